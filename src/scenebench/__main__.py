@@ -1,0 +1,3 @@
+from scenebench.cli import main
+
+main()

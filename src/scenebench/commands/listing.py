@@ -1,0 +1,35 @@
+"""``scenebench list``: benchmarks, their metrics and protocols."""
+
+from __future__ import annotations
+
+import typer
+
+
+def list_command() -> None:
+    """List benchmarks with their metrics (and metric cards) and protocols."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from scenebench.registry import BENCHMARKS
+
+    console = Console()
+    for name in BENCHMARKS.names():
+        info = BENCHMARKS.get(name)
+        t = Table(title=f"{name}: {info.title}", title_justify="left", show_lines=False)
+        t.add_column("metric")
+        t.add_column("what it measures")
+        t.add_column("metric card")
+        for m in info.metrics:
+            t.add_row(m.name, m.summary, m.card)
+        console.print(t)
+        console.print(f"  task: {info.task}")
+        console.print(f"  paper: {info.paper}")
+        for p, what in info.protocols.items():
+            console.print(f"  protocol [bold]{p}[/bold]: {what}")
+        if info.groups:
+            console.print(f"  breakdowns: {', '.join(info.groups)}")
+        console.print()
+
+
+def register(groups: dict[str, typer.Typer]) -> None:
+    groups["app"].command("list")(list_command)

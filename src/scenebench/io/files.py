@@ -1,0 +1,140 @@
+"""Atomic writes, checksums and streamed JSONL reading.
+
+Writes go to a temporary file in the same folder, are fsynced, then renamed over the target, so a
+reader (or a resumed run) never sees half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scenebench.errors import InputError
+
+MAX_JSONL_LINE_BYTES = 512 * 1024 * 1024  # one record larger than this is refused, not read
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_fingerprint(path: str | Path) -> dict[str, Any]:
+    """Checksum record of one input file for results.json."""
+    p = Path(path)
+    return {"path": str(p), "sha256": sha256_file(p), "bytes": p.stat().st_size}
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"non-finite number {name}")
+
+
+def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
+    """Read a whole JSON document; errors name the file and the line/column."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, f"{what} does not exist")
+    if p.is_dir():
+        raise InputError(p, f"{what} is a folder, not a file")
+    raw = p.read_bytes()
+    if not raw.strip():
+        raise InputError(p, f"{what} is empty", expected="a JSON document")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(p, f"not UTF-8 text (byte {exc.start})", expected="a UTF-8 JSON document") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(p, f"invalid JSON: {exc.msg}", where=f"line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        raise InputError(p, str(exc), expected="finite numbers (NaN/Infinity are not JSON)") from None
+
+
+def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Stream ``(line_number, record)`` from a JSONL file; blank lines are skipped.
+
+    Each record must be a JSON object. Errors name the file and line. The file is read line by
+    line, so a 1 GB predictions file never sits in memory whole.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "file does not exist")
+    if p.is_dir():
+        raise InputError(p, "is a folder, not a JSONL file")
+    n = 0
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if len(raw) > MAX_JSONL_LINE_BYTES:
+                raise InputError(p, f"record of {len(raw)} bytes is too large", where=f"line {lineno}")
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(p, f"not UTF-8 text (byte {exc.start})", where=f"line {lineno}") from None
+            try:
+                rec = json.loads(text, parse_constant=_reject_constant)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    p, f"invalid JSON: {exc.msg}", where=f"line {lineno} column {exc.colno}",
+                    expected="one JSON object per line",
+                ) from None
+            except ValueError as exc:
+                raise InputError(p, str(exc), where=f"line {lineno}", expected="finite numbers") from None
+            if not isinstance(rec, dict):
+                raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
+            n += 1
+            yield lineno, rec
+    if n == 0 and not allow_empty:
+        raise InputError(p, "file holds no records", expected="one JSON object per line")
+
+
+def is_finite_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

@@ -1,0 +1,248 @@
+"""Aggregate per-sample values into benchmark metrics, with scene-clustered bootstrap intervals.
+
+A metric declares the per-sample fields it depends on (habitat-lab's measures do the same), so one
+routine computes it on any subset of samples (overall, per question type, per task) and on every
+bootstrap resample. Kinds:
+
+- :class:`Mean`   -- mean of a per-sample value (IoU, a hit indicator), optionally scaled (x100).
+- :class:`Ratio`  -- sum(num) / sum(den) over samples (precision-like rates, micro averages).
+- :class:`Median` -- median of a per-sample value (median rotation / translation error).
+- :class:`Derived` -- a function of other metrics of the same subset (F1 from precision and recall).
+
+A sample without the field (NaN) does not enter that metric: the scorer decides what a missing or
+invalid prediction is worth (usually 0, i.e. wrong) before it gets here, so denominators come from
+the ground truth, never from whatever predictions happen to exist.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Mean:
+    name: str
+    field: str
+    scale: float = 1.0
+    description: str = ""
+    unit: str = ""
+    higher_is_better: bool = True
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        return (self.field,)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    name: str
+    num: str
+    den: str
+    scale: float = 1.0
+    description: str = ""
+    unit: str = ""
+    higher_is_better: bool = True
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        return (self.num, self.den)
+
+
+@dataclass(frozen=True)
+class Median:
+    name: str
+    field: str
+    scale: float = 1.0
+    description: str = ""
+    unit: str = ""
+    higher_is_better: bool = False
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        return (self.field,)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """``fn`` receives the values of ``metrics`` (names of other specs) and returns a float or None."""
+
+    name: str
+    metrics: tuple[str, ...]
+    fn: Callable[..., float | None] = field(compare=False)
+    description: str = ""
+    unit: str = ""
+    higher_is_better: bool = True
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        return ()
+
+
+MetricSpec = Mean | Ratio | Median | Derived
+
+
+def f1_from(precision: float | None, recall: float | None) -> float | None:
+    """Harmonic mean; 0 when both are 0; None when either is unavailable. Works on scaled values."""
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def field_matrix(values: Sequence[Mapping[str, float]], fields: Sequence[str]) -> dict[str, np.ndarray]:
+    """Column arrays of the named per-sample fields, NaN where a sample lacks one."""
+    out = {}
+    for f in fields:
+        out[f] = np.array([float(v.get(f, math.nan)) if v.get(f) is not None else math.nan for v in values], dtype=float)
+    return out
+
+
+def _fields_of(specs: Sequence[MetricSpec]) -> list[str]:
+    seen: dict[str, None] = {}
+    for s in specs:
+        for d in s.deps:
+            seen.setdefault(d, None)
+    return list(seen)
+
+
+def compute(specs: Sequence[MetricSpec], columns: Mapping[str, np.ndarray]) -> dict[str, float | None]:
+    """Point estimates of every spec over the given columns (one entry per sample)."""
+    out: dict[str, float | None] = {}
+    for s in specs:
+        if isinstance(s, Mean):
+            x = columns[s.field]
+            x = x[~np.isnan(x)]
+            out[s.name] = float(x.mean() * s.scale) if x.size else None
+        elif isinstance(s, Ratio):
+            num, den = columns[s.num], columns[s.den]
+            ok = ~(np.isnan(num) | np.isnan(den))
+            d = den[ok].sum()
+            out[s.name] = float(num[ok].sum() / d * s.scale) if d > 0 else None
+        elif isinstance(s, Median):
+            x = columns[s.field]
+            x = x[~np.isnan(x)]
+            out[s.name] = float(np.median(x) * s.scale) if x.size else None
+        elif isinstance(s, Derived):
+            args = [out.get(m) for m in s.metrics]
+            out[s.name] = s.fn(*args)
+        else:  # pragma: no cover
+            raise TypeError(f"unknown metric spec {s!r}")
+    return out
+
+
+def _weighted_median_sorted(xs: np.ndarray, w: np.ndarray) -> float:
+    """Median of the multiset where sorted value xs[i] occurs w[i] times (numpy's convention for even counts)."""
+    cs = np.cumsum(w)
+    total = int(cs[-1]) if cs.size else 0
+    if total == 0:
+        return math.nan
+    lo_pos = (total - 1) // 2
+    hi_pos = total // 2
+    lo = xs[np.searchsorted(cs, lo_pos, side="right")]
+    hi = xs[np.searchsorted(cs, hi_pos, side="right")]
+    return float((lo + hi) / 2.0)
+
+
+def bootstrap(
+    specs: Sequence[MetricSpec],
+    columns: Mapping[str, np.ndarray],
+    clusters: np.ndarray,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, list[float] | None]:
+    """Percentile intervals from resampling whole clusters (scenes) with replacement.
+
+    Samples of one scene are correlated (same geometry, same model failure modes), so resampling
+    samples would understate the uncertainty; we resample scenes and keep their samples together.
+    Means and ratios use cluster sums and a (resamples x clusters) count matrix, so the cost does not
+    grow with the number of samples; medians use a weighted median over the sorted values.
+    """
+    n = len(clusters)
+    if n == 0 or n_resamples <= 0:
+        return {s.name: None for s in specs}
+    _, cid = np.unique(clusters, return_inverse=True)
+    n_clusters = int(cid.max()) + 1
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
+    weights = np.zeros((n_resamples, n_clusters), dtype=np.int64)
+    np.add.at(weights, (np.repeat(np.arange(n_resamples), n_clusters), draws.ravel()), 1)
+    wf = weights.astype(float)
+
+    def csum(x: np.ndarray) -> np.ndarray:
+        return np.bincount(cid, weights=x, minlength=n_clusters)
+
+    boot: dict[str, np.ndarray] = {}
+    for s in specs:
+        if isinstance(s, Mean):
+            x = columns[s.field]
+            ok = ~np.isnan(x)
+            num, cnt = wf @ csum(np.where(ok, x, 0.0)), wf @ csum(ok.astype(float))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                boot[s.name] = np.where(cnt > 0, num / np.where(cnt > 0, cnt, 1) * s.scale, np.nan)
+        elif isinstance(s, Ratio):
+            a, b = columns[s.num], columns[s.den]
+            ok = ~(np.isnan(a) | np.isnan(b))
+            num, den = wf @ csum(np.where(ok, a, 0.0)), wf @ csum(np.where(ok, b, 0.0))
+            boot[s.name] = np.where(den > 0, num / np.where(den > 0, den, 1) * s.scale, np.nan)
+        elif isinstance(s, Median):
+            x = columns[s.field]
+            ok = ~np.isnan(x)
+            order = np.argsort(x[ok], kind="stable")
+            xs = x[ok][order]
+            sample_cluster = cid[ok][order]
+            vals = np.empty(n_resamples)
+            for b in range(n_resamples):
+                vals[b] = _weighted_median_sorted(xs, weights[b, sample_cluster]) if xs.size else math.nan
+            boot[s.name] = vals * s.scale
+        elif isinstance(s, Derived):
+            args = [boot.get(m) for m in s.metrics]
+            if any(a is None for a in args):
+                boot[s.name] = np.full(n_resamples, np.nan)
+            else:
+                boot[s.name] = np.array(
+                    [
+                        np.nan if (v := s.fn(*[None if np.isnan(a[b]) else float(a[b]) for a in args])) is None else v
+                        for b in range(n_resamples)
+                    ]
+                )
+    alpha = (1.0 - level) / 2.0
+    out: dict[str, list[float] | None] = {}
+    for name, vals in boot.items():
+        v = vals[~np.isnan(vals)]
+        out[name] = [float(np.quantile(v, alpha)), float(np.quantile(v, 1 - alpha))] if v.size else None
+    return out
+
+
+def summarize(
+    specs: Sequence[MetricSpec],
+    values: Sequence[Mapping[str, float]],
+    clusters: Sequence[str],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[dict[str, float | None], dict[str, list[float] | None]]:
+    """Point estimates and clustered bootstrap intervals for one subset of samples."""
+    cols = field_matrix(values, _fields_of(specs))
+    point = compute(specs, cols)
+    ci = bootstrap(specs, cols, np.asarray(clusters, dtype=object).astype(str), n_resamples=n_resamples, seed=seed, level=level)
+    return point, ci
+
+
+def metric_info(specs: Sequence[MetricSpec]) -> dict[str, dict[str, object]]:
+    info = {}
+    for s in specs:
+        info[s.name] = {
+            "kind": type(s).__name__.lower(),
+            "description": s.description,
+            "unit": s.unit,
+            "higher_is_better": s.higher_is_better,
+        }
+    return info

@@ -1,0 +1,57 @@
+"""Print a results summary as a Rich table: metric with its 95% CI, per group, with counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from scenebench.results import Results
+
+
+def fmt(value: float | None, ci: list[float] | None = None, digits: int = 2) -> str:
+    if value is None:
+        return "n/a"
+    s = f"{value:.{digits}f}"
+    if ci:
+        s += f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+    return s
+
+
+def results_table(res: Results, metrics: list[str] | None = None, title: str | None = None) -> Table:
+    overall = res.metrics.get("overall", {})
+    names = metrics or [k for k in overall]
+    ci_all: dict[str, Any] = res.confidence_intervals.model_dump()
+    table = Table(title=title or f"{res.benchmark} — protocol: {res.protocol} (95% CI, scene-clustered bootstrap)")
+    table.add_column("group")
+    table.add_column("n", justify="right")
+    for n in names:
+        unit = res.metric_info.get(n, {}).get("unit", "")
+        table.add_column(f"{n}{f' ({unit})' if unit else ''}", justify="right")
+
+    def row(label: str, vals: dict, cis: dict, counts: Any) -> None:
+        n = counts.n_samples if counts is not None else ""
+        table.add_row(label, str(n), *[fmt(vals.get(m), (cis or {}).get(m)) for m in names])
+
+    row("overall", overall, ci_all.get("overall", {}), res.counts)
+    for key, block in res.metrics.items():
+        if not key.startswith("by_"):
+            continue
+        table.add_section()
+        cis = ci_all.get(key, {}) or {}
+        cbg = res.counts_by_group.get(key, {})
+        for gv, vals in block.items():
+            row(f"{key[3:]}={gv}", vals, cis.get(gv, {}), cbg.get(gv))
+    return table
+
+
+def print_results(res: Results, metrics: list[str] | None = None, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(results_table(res, metrics))
+    c = res.counts
+    console.print(
+        f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}"
+    )
+    for w in res.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")

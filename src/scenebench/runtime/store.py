@@ -1,0 +1,86 @@
+"""Crash-safe per-sample storage for run folders (SQLite, WAL, one transaction per batch).
+
+Every scored (or predicted, or judged) sample is written the moment its batch finishes, keyed by
+its stable ``sample_id``. A killed process loses at most the batch in flight; the next run reads
+what is there and skips it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+class SampleStore:
+    """A table of JSON records keyed by ``(kind, sample_id)``; ``kind`` separates predictions from scores."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS records ("
+            " kind TEXT NOT NULL, sample_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " body TEXT NOT NULL, PRIMARY KEY (kind, sample_id))"
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "SampleStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def put_many(self, kind: str, items: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        rows = [(kind, sid, json.dumps(body, ensure_ascii=False, allow_nan=True)) for sid, body in items]
+        if not rows:
+            return 0
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                start = self._db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM records WHERE kind=?", (kind,)).fetchone()[0]
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO records(kind, sample_id, seq, body) VALUES (?, ?, ?, ?)",
+                    [(k, s, start + i, b) for i, (k, s, b) in enumerate(rows)],
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return len(rows)
+
+    def ids(self, kind: str) -> set[str]:
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT sample_id FROM records WHERE kind=?", (kind,))}
+
+    def get(self, kind: str, sample_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT body FROM records WHERE kind=? AND sample_id=?", (kind, sample_id)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def iter(self, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        with self._lock:
+            rows = self._db.execute("SELECT sample_id, body FROM records WHERE kind=? ORDER BY seq", (kind,)).fetchall()
+        for sid, body in rows:
+            yield sid, json.loads(body)
+
+    def count(self, kind: str) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM records WHERE kind=?", (kind,)).fetchone()[0]
+
+    def clear(self, kind: str | None = None) -> None:
+        with self._lock:
+            if kind is None:
+                self._db.execute("DELETE FROM records")
+            else:
+                self._db.execute("DELETE FROM records WHERE kind=?", (kind,))

@@ -1,0 +1,60 @@
+
+import numpy as np
+import pytest
+
+from scenebench.metrics.aggregate import Derived, Mean, Median, Ratio, bootstrap, compute, f1_from, field_matrix, summarize
+
+
+def test_compute_hand_worked():
+    vals = [{"iou": 0.5, "hit": 1, "tp": 1, "np": 2}, {"iou": 0.25, "hit": 0, "tp": 0, "np": 0}, {"iou": 0.0, "hit": 0}]
+    specs = [
+        Mean("mIoU", "iou", scale=100),
+        Mean("acc", "hit", scale=100),
+        Ratio("prec", "tp", "np", scale=100),
+        Median("med", "iou"),
+        Derived("f1", ("prec", "acc"), f1_from),
+    ]
+    cols = field_matrix(vals, ["iou", "hit", "tp", "np"])
+    out = compute(specs, cols)
+    assert out["mIoU"] == pytest.approx(25.0)
+    assert out["acc"] == pytest.approx(100 / 3)
+    assert out["prec"] == pytest.approx(50.0)  # third sample lacks tp/np: not in the ratio
+    assert out["med"] == pytest.approx(0.25)
+    assert out["f1"] == pytest.approx(2 * 50 * (100 / 3) / (50 + 100 / 3))
+
+
+def test_ratio_with_zero_denominator_is_none():
+    out = compute([Ratio("p", "a", "b")], field_matrix([{"a": 0, "b": 0}], ["a", "b"]))
+    assert out["p"] is None
+
+
+def test_bootstrap_matches_plain_cluster_resampling():
+    rng = np.random.default_rng(1)
+    n = 60
+    clusters = np.array([f"s{i % 7}" for i in range(n)])
+    x = rng.random(n)
+    specs = [Mean("m", "x"), Median("md", "x")]
+    cols = {"x": x}
+    fast = bootstrap(specs, cols, clusters, n_resamples=200, seed=3)
+    # plain reference: same draws, explicit concatenation of resampled scenes
+    uniq, cid = np.unique(clusters, return_inverse=True)
+    r = np.random.default_rng(3)
+    draws = r.integers(0, len(uniq), size=(200, len(uniq)))
+    means, meds = [], []
+    for row in draws:
+        idx = np.concatenate([np.flatnonzero(cid == c) for c in row])
+        means.append(x[idx].mean())
+        meds.append(np.median(x[idx]))
+    assert fast["m"] == pytest.approx([np.quantile(means, 0.025), np.quantile(means, 0.975)])
+    assert fast["md"] == pytest.approx([np.quantile(meds, 0.025), np.quantile(meds, 0.975)])
+
+
+def test_summarize_constant_values_have_degenerate_interval():
+    point, ci = summarize([Mean("m", "x", scale=100)], [{"x": 1.0}] * 5, ["a", "a", "b", "c", "c"], n_resamples=50)
+    assert point["m"] == 100.0
+    assert ci["m"] == [100.0, 100.0]
+
+
+def test_empty_subset_gives_none():
+    point, ci = summarize([Mean("m", "x")], [], [], n_resamples=10)
+    assert point["m"] is None and ci["m"] is None
