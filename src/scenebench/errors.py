@@ -33,7 +33,7 @@ class InputError(ScenebenchError, ValueError):
             parts.append(where)
         if field:
             parts.append(f"field '{field}'")
-        head = ": ".join([", ".join(parts)]) if parts else ""
+        head = ": ".join(parts)
         text = f"{head}: {message}" if head else message
         if expected:
             text += f" (expected {expected})"

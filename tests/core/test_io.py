@@ -1,0 +1,79 @@
+import json
+
+import numpy as np
+import pytest
+
+from scenebench.errors import InputError
+from scenebench.io.arrays import load_npy, load_npz
+from scenebench.io.files import atomic_write_json, iter_jsonl, read_json, sha256_file
+
+
+def test_iter_jsonl_reports_line_numbers(tmp_path):
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"a": 1}\n\n{"a": 2}\n{"a": \n')
+    it = iter_jsonl(p)
+    assert next(it) == (1, {"a": 1})
+    assert next(it) == (3, {"a": 2})
+    with pytest.raises(InputError) as e:
+        next(it)
+    assert "p.jsonl" in str(e.value) and "line 4" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"[1, 2]\n", "expected a JSON object"),
+        (b'{"x": NaN}\n', "finite"),
+        (b"\xff\xfe{}\n", "UTF-8"),
+        (b"", "no records"),
+    ],
+)
+def test_iter_jsonl_bad_inputs(tmp_path, content, needle):
+    p = tmp_path / "bad.jsonl"
+    p.write_bytes(content)
+    with pytest.raises(InputError) as e:
+        list(iter_jsonl(p))
+    assert needle in str(e.value)
+    assert "bad.jsonl" in str(e.value)
+
+
+def test_read_json_errors_name_position(tmp_path):
+    p = tmp_path / "a.json"
+    p.write_text('[{"a": 1},\n {"a": ]')
+    with pytest.raises(InputError, match=r"a.json: line 2"):
+        read_json(p)
+    with pytest.raises(InputError, match="does not exist"):
+        read_json(tmp_path / "nope.json")
+
+
+def test_atomic_write_leaves_no_temp(tmp_path):
+    p = tmp_path / "sub" / "r.json"
+    atomic_write_json(p, {"x": 1})
+    assert json.loads(p.read_text()) == {"x": 1}
+    assert [q.name for q in p.parent.iterdir()] == ["r.json"]
+    assert len(sha256_file(p)) == 64
+
+
+def test_atomic_write_refuses_nan(tmp_path):
+    with pytest.raises(ValueError):
+        atomic_write_json(tmp_path / "r.json", {"x": float("nan")})
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_arrays_refuse_pickles(tmp_path):
+    p = tmp_path / "obj.npy"
+    np.save(p, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(InputError, match="pickled"):
+        load_npy(p)
+    z = tmp_path / "obj.npz"
+    np.savez(z, good=np.arange(3), bad=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(InputError, match="pickled"):
+        load_npz(z)
+
+
+def test_arrays_truncated(tmp_path):
+    p = tmp_path / "t.npy"
+    np.save(p, np.arange(100))
+    p.write_bytes(p.read_bytes()[:60])
+    with pytest.raises(InputError, match="t.npy"):
+        load_npy(p)
