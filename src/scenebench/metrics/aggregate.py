@@ -148,31 +148,26 @@ def _weighted_median_sorted(xs: np.ndarray, w: np.ndarray) -> float:
     return float((lo + hi) / 2.0)
 
 
-def bootstrap(
-    specs: Sequence[MetricSpec],
-    columns: Mapping[str, np.ndarray],
-    clusters: np.ndarray,
-    *,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> dict[str, list[float] | None]:
-    """Percentile intervals from resampling whole clusters (scenes) with replacement.
+def cluster_weights(clusters: np.ndarray, *, n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster index per sample (n,) and how often each cluster is drawn per resample (n_resamples, n_clusters).
 
-    Samples of one scene are correlated (same geometry, same model failure modes), so resampling
-    samples would understate the uncertainty; we resample scenes and keep their samples together.
-    Means and ratios use cluster sums and a (resamples x clusters) count matrix, so the cost does not
-    grow with the number of samples; medians use a weighted median over the sorted values.
+    Depends only on the sorted set of cluster names, the seed and ``n_resamples``, so two runs over
+    the same samples get the same resamples (what a paired comparison needs).
     """
-    n = len(clusters)
-    if n == 0 or n_resamples <= 0:
-        return {s.name: None for s in specs}
-    _, cid = np.unique(clusters, return_inverse=True)
+    _, cid = np.unique(np.asarray(clusters), return_inverse=True)
     n_clusters = int(cid.max()) + 1
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     weights = np.zeros((n_resamples, n_clusters), dtype=np.int64)
     np.add.at(weights, (np.repeat(np.arange(n_resamples), n_clusters), draws.ravel()), 1)
+    return cid, weights
+
+
+def bootstrap_replicates(
+    specs: Sequence[MetricSpec], columns: Mapping[str, np.ndarray], cid: np.ndarray, weights: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Each metric on every resample (NaN where undefined), given :func:`cluster_weights`."""
+    n_resamples, n_clusters = weights.shape
     wf = weights.astype(float)
 
     def csum(x: np.ndarray) -> np.ndarray:
@@ -212,6 +207,29 @@ def bootstrap(
                         for b in range(n_resamples)
                     ]
                 )
+    return boot
+
+
+def bootstrap(
+    specs: Sequence[MetricSpec],
+    columns: Mapping[str, np.ndarray],
+    clusters: np.ndarray,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, list[float] | None]:
+    """Percentile intervals from resampling whole clusters (scenes) with replacement.
+
+    Samples of one scene are correlated (same geometry, same model failure modes), so resampling
+    samples would understate the uncertainty; we resample scenes and keep their samples together.
+    Means and ratios use cluster sums and a (resamples x clusters) count matrix, so the cost does not
+    grow with the number of samples; medians use a weighted median over the sorted values.
+    """
+    n = len(clusters)
+    if n == 0 or n_resamples <= 0:
+        return {s.name: None for s in specs}
+    boot = bootstrap_replicates(specs, columns, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
     alpha = (1.0 - level) / 2.0
     out: dict[str, list[float] | None] = {}
     for name, vals in boot.items():
@@ -245,4 +263,11 @@ def metric_info(specs: Sequence[MetricSpec]) -> dict[str, dict[str, object]]:
             "unit": s.unit,
             "higher_is_better": s.higher_is_better,
         }
+        # Enough to rebuild the spec from results.json alone (paired comparison of finished runs).
+        if isinstance(s, (Mean, Median)):
+            info[s.name].update(field=s.field, scale=s.scale)
+        elif isinstance(s, Ratio):
+            info[s.name].update(num=s.num, den=s.den, scale=s.scale)
+        elif isinstance(s, Derived):
+            info[s.name].update(metrics=list(s.metrics), fn=getattr(s.fn, "__name__", ""))
     return info
