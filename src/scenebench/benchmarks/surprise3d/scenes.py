@@ -1,0 +1,104 @@
+"""Load SURPRISE3D scene point clouds (``SCENES_DIR/<scene_id>.pth`` or ``.npz``) safely.
+
+Arrays are read with :mod:`scenebench.io.arrays` (``numpy.load(allow_pickle=False)``,
+``torch.load(weights_only=True)``): a scene file is data and is never unpickled. Each array is
+checked (keys, shapes, dtypes, finite coordinates) and every problem names the file and the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.arrays import load_arrays
+
+from .writer import COLORS_KEY, COORDS_KEY, INSTANCE_KEY, SUPERPOINTS_KEY
+
+SCENE_SUFFIXES = (".pth", ".npz")
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One scene: ``coords`` float32 (N, 3) metres, ``colors`` float32 (N, 3) in [0, 255],
+    ``instance_ids`` int64 (N,) with -1 (any negative) unannotated, optional ``superpoints`` (N,)."""
+
+    scene_id: str
+    path: Path
+    coords: np.ndarray
+    colors: np.ndarray
+    instance_ids: np.ndarray
+    superpoints: np.ndarray | None = None
+
+    @property
+    def n_points(self) -> int:
+        return int(self.coords.shape[0])
+
+
+def scene_path(scenes_dir: str | Path, scene_id: str) -> Path:
+    """``<scene_id>.pth`` if present, else ``<scene_id>.npz``; an error lists what was looked for."""
+    d = Path(scenes_dir)
+    for suf in SCENE_SUFFIXES:
+        p = d / f"{scene_id}{suf}"
+        if p.is_file():
+            return p
+    raise InputError(
+        d, f"no point cloud for scene '{scene_id}'", expected=f"{scene_id}.pth or {scene_id}.npz in this folder"
+    )
+
+
+def _array(path: Path, data: dict, key: str) -> np.ndarray:
+    if key not in data:
+        raise InputError(path, "key missing", field=key, expected=f"keys {COORDS_KEY}, {COLORS_KEY}, {INSTANCE_KEY}")
+    v = data[key]
+    if not isinstance(v, np.ndarray):
+        raise InputError(path, f"holds a {type(v).__name__}", field=key, expected="an array or tensor")
+    return v
+
+
+def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
+    """Validate the arrays of one scene file and return them with canonical dtypes."""
+    coords = _array(path, data, COORDS_KEY)
+    if coords.ndim != 2 or coords.shape[1] != 3:
+        raise InputError(path, f"shape {coords.shape}", field=COORDS_KEY, expected="(N, 3)")
+    n = coords.shape[0]
+    if n == 0:
+        raise InputError(path, "scene has no points", field=COORDS_KEY, expected="N > 0")
+    if coords.dtype.kind not in "fiu":
+        raise InputError(path, f"dtype {coords.dtype}", field=COORDS_KEY, expected="numbers (float32)")
+    coords = coords.astype(np.float32, copy=False)
+    if not np.isfinite(coords).all():
+        bad = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
+        raise InputError(path, f"non-finite coordinate at point {bad}", field=COORDS_KEY, expected="finite numbers")
+    colors = _array(path, data, COLORS_KEY)
+    if colors.shape != (n, 3):
+        raise InputError(path, f"shape {colors.shape}", field=COLORS_KEY, expected=f"({n}, 3) like {COORDS_KEY}")
+    if colors.dtype.kind not in "fiu":
+        raise InputError(path, f"dtype {colors.dtype}", field=COLORS_KEY, expected="numbers in [0, 255]")
+    colors = colors.astype(np.float32, copy=False)
+    if not np.isfinite(colors).all():
+        raise InputError(path, "non-finite colour", field=COLORS_KEY, expected="finite numbers in [0, 255]")
+    inst = _array(path, data, INSTANCE_KEY)
+    if inst.shape != (n,):
+        raise InputError(path, f"shape {inst.shape}", field=INSTANCE_KEY, expected=f"({n},) like {COORDS_KEY}")
+    if inst.dtype.kind == "f":
+        # Some pipelines store ids as floats; accept them only when they are whole numbers.
+        if not np.isfinite(inst).all() or not np.array_equal(inst, np.round(inst)):
+            raise InputError(path, "non-integer instance id", field=INSTANCE_KEY, expected="integers, -1 for unannotated")
+    elif inst.dtype.kind not in "iu":
+        raise InputError(path, f"dtype {inst.dtype}", field=INSTANCE_KEY, expected="integers, -1 for unannotated")
+    inst = inst.astype(np.int64, copy=False)
+    sp = data.get(SUPERPOINTS_KEY)
+    if sp is not None:
+        sp = _array(path, data, SUPERPOINTS_KEY)
+        if sp.shape != (n,) or sp.dtype.kind not in "iu":
+            raise InputError(path, f"shape {sp.shape} dtype {sp.dtype}", field=SUPERPOINTS_KEY, expected=f"({n},) integers")
+    return Scene(scene_id, path, coords, colors, inst, sp)
+
+
+def load_scene(scenes_dir: str | Path, scene_id: str) -> Scene:
+    """Load and validate ``<scenes_dir>/<scene_id>.pth|.npz``."""
+    p = scene_path(scenes_dir, scene_id)
+    return check_scene_arrays(p, load_arrays(p), scene_id)
