@@ -1,0 +1,195 @@
+"""6DoF pose errors for object re-localization (RIO on 3RScan), in the style of bop_toolkit's pose_error.py.
+
+Poses are 4x4 matrices ``T`` (``x' = R x + t``, metres) that move an instance from the reference
+scan into the rescan (see :mod:`scenebench.geometry.poses`). Angles are degrees. Every function is
+vectorised over a leading instance axis; ``*_reference`` functions are the plain per-instance
+versions the vectorised ones are tested (and benchmarked) against.
+
+Two protocols (docs/metrics/rio_recall.md, rio_mre_mte.md):
+
+- ``strict``: rotation error is the exact minimum over the instance's vertical symmetry group,
+  ``min_k angle(R_pred^T R_gt R_k)`` where ``R_k`` turns by ``k * 360/n`` deg about +Z. The group acts
+  about the vertical axis through the instance centroid ``c`` (reference frame), i.e. the equivalent
+  ground truths are ``T_gt @ S_k`` with ``S_k: x -> R_k (x - c) + c``; every ``T_gt @ S_k`` maps ``c``
+  to the same point, so the translation error -- the distance between ``c`` mapped by the predicted
+  and by the true pose, ``|T_pred c - T_gt c|`` -- is consistent with whichever ``k`` is chosen.
+- ``official``: translation error ``|t_pred - t_gt|`` of the 4x4 translations, and for a symmetric
+  instance the angle shortcut of public code, ``min(e, |180 - e|, |90 - e|)`` applied to the plain
+  angle ``e`` (also to 2-fold objects: the shortcut has one formula). It is exact only when the
+  residual rotation is about the vertical axis, and the translation is not made consistent.
+
+Ambiguity (interchangeable instances) is handled by giving an instance several ground-truth
+*candidates* (its own pose and, for each partner, the pose that lands it on the partner); the
+error is that of the best candidate, chosen by (translation error, rotation error) in that order.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from scenebench.geometry.poses import about_pivot, symmetry_rotations
+
+Protocol = Literal["strict", "official"]
+
+
+def angle_from_trace_deg(trace: np.ndarray) -> np.ndarray:
+    """Rotation angle (deg) from ``trace(R)``: ``degrees(arccos(clip((trace - 1) / 2, -1, 1)))``."""
+    return np.degrees(np.arccos(np.clip((np.asarray(trace, dtype=float) - 1.0) / 2.0, -1.0, 1.0)))
+
+
+def rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray) -> np.ndarray:
+    """Angle of ``R_pred^T R_gt`` in degrees, [0, 180]; (..., 3, 3) x2 -> (...)."""
+    return angle_from_trace_deg(np.einsum("...ij,...ij->...", np.asarray(R_pred, float), np.asarray(R_gt, float)))
+
+
+def translation_error(t_pred: np.ndarray, t_gt: np.ndarray) -> np.ndarray:
+    """``|t_pred - t_gt|_2`` in metres; (..., 3) x2 -> (...)."""
+    return np.linalg.norm(np.asarray(t_pred, float) - np.asarray(t_gt, float), axis=-1)
+
+
+def centroid_translation_error(T_pred: np.ndarray, T_gt: np.ndarray, centroid: np.ndarray) -> np.ndarray:
+    """Distance (m) between ``centroid`` (..., 3) mapped by ``T_pred`` and by ``T_gt`` (..., 4, 4)."""
+    T_pred = np.asarray(T_pred, float)
+    T_gt = np.asarray(T_gt, float)
+    c = np.asarray(centroid, float)
+    d = np.einsum("...ij,...j->...i", T_pred[..., :3, :3] - T_gt[..., :3, :3], c) + T_pred[..., :3, 3] - T_gt[..., :3, 3]
+    return np.linalg.norm(d, axis=-1)
+
+
+def symmetric_rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Exact ``min_k angle(R_pred^T R_gt R_k)`` over the vertical group of ``order`` (N,) -> (N,) deg.
+
+    With ``D = R_pred^T R_gt``, ``trace(D R_k) = cos(a_k)(D00 + D11) + sin(a_k)(D01 - D10) + D22``,
+    so each group element costs a few multiply-adds per instance; the largest trace gives the
+    smallest angle (arccos is decreasing).
+    """
+    Rp = np.asarray(R_pred, float)
+    Rg = np.asarray(R_gt, float)
+    order = np.asarray(order, dtype=np.int64)
+    # Columns of D needed: D_ij = sum_m Rp[m, i] Rg[m, j].
+    d00 = np.einsum("nm,nm->n", Rp[:, :, 0], Rg[:, :, 0])
+    d11 = np.einsum("nm,nm->n", Rp[:, :, 1], Rg[:, :, 1])
+    d01 = np.einsum("nm,nm->n", Rp[:, :, 0], Rg[:, :, 1])
+    d10 = np.einsum("nm,nm->n", Rp[:, :, 1], Rg[:, :, 0])
+    d22 = np.einsum("nm,nm->n", Rp[:, :, 2], Rg[:, :, 2])
+    a, b = d00 + d11, d01 - d10
+    best = a + d22  # k = 0
+    n_max = int(order.max()) if order.size else 1
+    for k in range(1, n_max):  # loop over group elements (<= n_max), never over instances
+        has = order > k
+        if not has.any():
+            continue
+        ang = 2.0 * np.pi * k / np.where(has, order, 1)
+        tr = np.cos(ang) * a + np.sin(ang) * b + d22
+        best = np.where(has & (tr > best), tr, best)
+    return angle_from_trace_deg(best)
+
+
+def official_symmetry_shortcut_deg(err_deg: np.ndarray, symmetric: np.ndarray) -> np.ndarray:
+    """Public-code shortcut: ``min(e, |180 - e|, |90 - e|)`` where ``symmetric``, else ``e`` (deg)."""
+    e = np.asarray(err_deg, float)
+    short = np.minimum(e, np.minimum(np.abs(180.0 - e), np.abs(90.0 - e)))
+    return np.where(np.asarray(symmetric, bool), short, e)
+
+
+def candidate_errors(
+    T_pred: np.ndarray,
+    T_cand: np.ndarray,
+    centroid: np.ndarray,
+    order: np.ndarray,
+    protocol: Protocol = "strict",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation (deg) and translation (m) error of each prediction against one ground-truth candidate.
+
+    Args:
+        T_pred, T_cand: (M, 4, 4) predicted pose and ground-truth candidate pose, row by row.
+        centroid: (M, 3) instance centroid in the reference frame (the symmetry pivot).
+        order: (M,) symmetry group order (1 none, 2, 4).
+    """
+    T_pred = np.asarray(T_pred, float)
+    T_cand = np.asarray(T_cand, float)
+    order = np.asarray(order, dtype=np.int64)
+    if protocol == "strict":
+        r = symmetric_rotation_error_deg(T_pred[:, :3, :3], T_cand[:, :3, :3], order)
+        t = centroid_translation_error(T_pred, T_cand, centroid)
+    elif protocol == "official":
+        r = official_symmetry_shortcut_deg(rotation_error_deg(T_pred[:, :3, :3], T_cand[:, :3, :3]), order > 1)
+        t = translation_error(T_pred[:, :3, 3], T_cand[:, :3, 3])
+    else:
+        raise ValueError(f"unknown protocol {protocol!r}")
+    return r, t
+
+
+def best_candidate_errors(
+    T_pred: np.ndarray,
+    T_cand: np.ndarray,
+    owner: np.ndarray,
+    centroid: np.ndarray,
+    order: np.ndarray,
+    protocol: Protocol = "strict",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-instance errors against the best of its ground-truth candidates.
+
+    Args:
+        T_pred: (N, 4, 4) one prediction per instance.
+        T_cand: (M, 4, 4) ground-truth candidates, M >= N; ``owner`` (M,) gives each candidate's
+            instance index; every instance owns >= 1 candidate, its own pose first.
+        centroid: (N, 3) reference-frame centroids; order: (N,) symmetry group orders.
+
+    Returns:
+        ``(r_err (N,) deg, t_err (N,) m, chosen (N,) index into T_cand)``; the chosen candidate has the
+        smallest translation error, ties broken by rotation error, then by position (own pose first).
+    """
+    owner = np.asarray(owner, dtype=np.int64)
+    n = len(T_pred)
+    centroid = np.asarray(centroid, float)
+    order = np.asarray(order, dtype=np.int64)
+    r, t = candidate_errors(np.asarray(T_pred, float)[owner], T_cand, centroid[owner], order[owner], protocol)
+    sort = np.lexsort((np.arange(len(owner)), r, t, owner))
+    first = np.ones(len(sort), dtype=bool)
+    first[1:] = owner[sort][1:] != owner[sort][:-1]
+    chosen = sort[first]
+    if len(chosen) != n:
+        raise ValueError(f"every instance needs at least one candidate ({len(chosen)} of {n} have one)")
+    return r[chosen], t[chosen], chosen
+
+
+def recall_hit(r_err: np.ndarray, t_err: np.ndarray, r_thr_deg: float, t_thr_m: float) -> np.ndarray:
+    """1.0 where ``t_err <= t_thr_m and r_err <= r_thr_deg`` (inclusive), else 0.0; NaN/inf fail."""
+    return ((np.asarray(t_err) <= t_thr_m) & (np.asarray(r_err) <= r_thr_deg)).astype(float)
+
+
+# --- plain per-instance reference (tests and benchmarks compare against it) ---------------------
+
+
+def _angle_reference(R_pred: np.ndarray, R_gt: np.ndarray) -> float:
+    cos = (np.trace(R_pred.T @ R_gt) - 1.0) / 2.0
+    return float(np.degrees(np.arccos(min(1.0, max(-1.0, cos)))))
+
+
+def instance_errors_reference(
+    T_pred: np.ndarray,
+    candidates: list[np.ndarray],
+    centroid: np.ndarray,
+    order: int,
+    protocol: Protocol = "strict",
+) -> tuple[float, float, int]:
+    """One instance, written the obvious way: build every symmetric ground truth ``T_gt @ S_k``
+    explicitly (``S_k`` about the centroid) and take the minimum. Returns ``(r_err, t_err, chosen)``."""
+    best: tuple[float, float, int] | None = None
+    group = symmetry_rotations(order)
+    c_h = np.append(np.asarray(centroid, float), 1.0)
+    for j, T_gt in enumerate(candidates):
+        if protocol == "strict":
+            r = min(_angle_reference(T_pred[:3, :3], (T_gt @ about_pivot(Rk, centroid))[:3, :3]) for Rk in group)
+            t = float(np.linalg.norm((T_pred @ c_h)[:3] - (T_gt @ c_h)[:3]))
+        else:
+            e = _angle_reference(T_pred[:3, :3], T_gt[:3, :3])
+            r = min(e, abs(180.0 - e), abs(90.0 - e)) if order > 1 else e
+            t = float(np.linalg.norm(T_pred[:3, 3] - T_gt[:3, 3]))
+        if best is None or (t, r) < (best[1], best[0]):
+            best = (r, t, j)
+    assert best is not None
+    return best

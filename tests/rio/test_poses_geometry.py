@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from scenebench.geometry.poses import (
+    about_pivot,
+    compose,
+    invert,
+    is_identity,
+    is_rotation,
+    matrix_from_column_major,
+    quaternion_to_matrix,
+    rotation_z,
+    symmetry_order,
+    symmetry_rotations,
+)
+
+
+def test_column_major_round_trip():
+    M = np.arange(16.0).reshape(4, 4)
+    flat = M.T.reshape(-1)  # column-major
+    assert np.array_equal(matrix_from_column_major(flat), M)
+    assert np.array_equal(matrix_from_column_major(np.stack([flat, flat])), np.stack([M, M]))
+
+
+def test_quaternion_scalar_first_matches_scipy():
+    rng = np.random.default_rng(0)
+    rot = Rotation.random(50, random_state=rng)
+    xyzw = rot.as_quat()
+    wxyz = np.c_[xyzw[:, 3], xyzw[:, :3]]
+    assert np.allclose(quaternion_to_matrix(wxyz), rot.as_matrix())
+
+
+def test_is_rotation_tolerance():
+    R = rotation_z(0.3)
+    assert is_rotation(R)
+    assert is_rotation(np.round(R, 6))  # six printed decimals pass
+    assert not is_rotation(R * 1.01)
+    assert not is_rotation(np.diag([1.0, 1.0, -1.0]))  # reflection: det -1
+    assert not is_rotation(np.full((3, 3), np.nan))
+
+
+def test_invert_and_pivot():
+    T = compose(rotation_z(0.7), [1.0, 2.0, 3.0])
+    assert np.allclose(invert(T) @ T, np.eye(4))
+    p = np.array([2.0, -1.0, 0.5])
+    S = about_pivot(rotation_z(np.pi), p)
+    assert np.allclose(S @ np.append(p, 1), np.append(p, 1))  # the pivot stays put
+    assert is_identity(np.eye(4)) and not is_identity(T)
+
+
+def test_symmetry_codes():
+    assert [symmetry_order(c) for c in (0, 1, 2)] == [1, 2, 4]
+    with pytest.raises(ValueError, match="unknown symmetry code 3"):
+        symmetry_order(3)
+    assert symmetry_order(3, {3: 8}) == 8
+    g = symmetry_rotations(4)
+    assert g.shape == (4, 3, 3) and np.allclose(g[0], np.eye(3)) and np.allclose(g[2], rotation_z(np.pi))
