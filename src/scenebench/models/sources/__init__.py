@@ -1,0 +1,1 @@
+"""Benchmark adapters for ``scenebench run`` (one module per benchmark)."""

@@ -1,0 +1,63 @@
+"""What a benchmark offers to ``scenebench run``: samples, scenes, answers, a writer and a scorer.
+
+A *run source* adapts one benchmark's loader to the model interface. It must be rebuildable from
+``(benchmark, kwargs)`` (see :func:`make_source`) so Ray workers can load scenes themselves instead
+of receiving point clouds over the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from scenebench.errors import ScenebenchError
+from scenebench.models.base import ModelSample, SceneView
+from scenebench.models.predictions import Prediction
+from scenebench.registry import Registry
+
+SOURCES = Registry("run source")
+SOURCES.register("surprise3d", "scenebench.models.sources.surprise3d:Surprise3DSource")
+SOURCES.register("3dbench", "scenebench.models.sources.bench3d:Bench3DSource")
+SOURCES.register("rio", "scenebench.models.sources.rio:RIOSource")
+
+
+class RunSource(Protocol):
+    benchmark: str
+    predictions_name: str  # file name of the benchmark prediction file written in the run folder
+
+    def spec(self) -> dict[str, Any]:
+        """JSON-able constructor kwargs: ``make_source(self.benchmark, **self.spec())`` rebuilds it."""
+
+    def inputs(self) -> dict[str, Any]:
+        """Checksums of the data files read (for the run fingerprint and results.json)."""
+
+    def samples(self) -> list[ModelSample]:
+        """Every evaluation sample, in ground-truth order."""
+
+    def train(self) -> list[tuple[ModelSample, Prediction]]:
+        """Train-split samples with their answers (empty when the data has no train split)."""
+
+    def scene(self, scene_id: str) -> SceneView: ...
+
+    def truth(self, sample: ModelSample) -> Prediction:
+        """The ground-truth answer as a prediction (what the oracle returns)."""
+
+    def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
+        """Write the benchmark's own prediction file for ``samples``; return its path."""
+
+    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool) -> Any:
+        """Score the prediction file into ``run`` (a RunDir) over exactly ``samples``; return Results."""
+
+
+def make_source(benchmark: str, **kwargs: Any) -> RunSource:
+    cls = SOURCES.get(benchmark)
+    return cls(**kwargs)
+
+
+def check_prediction_kind(sample: ModelSample, pred: Prediction) -> None:
+    if pred.kind not in (sample.answer_kind, "text"):
+        raise ScenebenchError(
+            f"sample {sample.sample_id} ({sample.task}) expects a '{sample.answer_kind}' prediction "
+            f"(or free 'text'), the model returned '{pred.kind}'"
+        )

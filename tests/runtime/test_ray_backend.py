@@ -1,0 +1,88 @@
+import os
+
+import pytest
+
+from scenebench.errors import ScenebenchError
+from scenebench.models.base import ModelSample
+from scenebench.models.predictions import TextPrediction
+from scenebench.runtime.ray_backend import RayBackend, merge_shard
+from scenebench.runtime.runner import PREDICTION_KIND, WorkUnit, run_benchmark
+from scenebench.runtime.rundir import RunDir
+from toy_source import ToySource
+
+HERE = os.path.dirname(__file__)
+
+
+def _unit(scene, *ids):
+    return WorkUnit(scene, tuple(ModelSample(i, scene, "t", "text") for i in ids))
+
+
+def test_merge_accepts_exactly_the_samples_sent():
+    shard = [_unit("a", "1", "2"), _unit("b", "3")]
+    ok = merge_shard(shard, [("a", [TextPrediction("1").to_json(), TextPrediction("2").to_json()]), ("b", [TextPrediction("3").to_json()])])
+    assert [[p.sample_id for p in ps] for _, ps in ok] == [["1", "2"], ["3"]]
+
+
+@pytest.mark.parametrize(
+    "result, match",
+    [
+        ([("a", [TextPrediction("1").to_json()])], "returned 1 scenes, expected 2"),
+        ([("a", [TextPrediction("1").to_json()]), ("b", [TextPrediction("3").to_json()])], r"lost \['2'\]"),
+        ([("a", [TextPrediction("1").to_json(), TextPrediction("2").to_json()]), ("c", [])], "scene 'c' where 'b'"),
+        ([("a", [TextPrediction("1").to_json(), TextPrediction("2").to_json(), TextPrediction("9").to_json()]), ("b", [TextPrediction("3").to_json()])], r"unexpected \['9'\]"),
+        (None, "returned NoneType"),
+    ],
+)
+def test_merge_refuses_a_lost_or_altered_shard(result, match):
+    with pytest.raises(ScenebenchError, match=match):
+        merge_shard([_unit("a", "1", "2"), _unit("b", "3")], result)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray", reason="ray extra not installed")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        logging_level="warning",
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": HERE + os.pathsep + os.environ.get("PYTHONPATH", "")}},
+    )
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.ray
+def test_ray_and_local_backends_agree(ray_cluster, tmp_path):
+    src = ToySource(n_scenes=5, per_scene=3)
+    local = run_benchmark(src, "random", tmp_path / "local", seed=7, progress=False)
+    dist = run_benchmark(src, "random", tmp_path / "ray", seed=7, progress=False, backend=RayBackend(scenes_per_task=2))
+    assert dist.predicted_now == 15
+    assert {k: v.to_json() for k, v in dist.predictions.items()} == {k: v.to_json() for k, v in local.predictions.items()}
+    assert dist.results == local.results
+    assert dist.predictions_path.read_text() == local.predictions_path.read_text()
+
+
+@pytest.mark.ray
+def test_ray_retries_failed_tasks(ray_cluster, tmp_path):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    out = run_benchmark(
+        ToySource(n_scenes=3), "plugin:plugins:FlakyModel", tmp_path / "run", model_options={"marker_dir": str(markers)},
+        progress=False, score=False, backend=RayBackend(max_retries=2),
+    )
+    assert out.predicted_now == 6
+    assert sorted(p.name for p in markers.iterdir()) == ["scene0.seen", "scene1.seen", "scene2.seen"]
+
+
+@pytest.mark.ray
+def test_ray_failed_shard_is_an_error_and_finished_shards_are_kept(ray_cluster, tmp_path):
+    with pytest.raises(ScenebenchError, match=r"6 of 6 samples were not predicted .*broken model"):
+        run_benchmark(ToySource(n_scenes=3), "plugin:plugins:AlwaysFails", tmp_path / "run", progress=False, backend=RayBackend(max_retries=1))
+    with pytest.raises(ScenebenchError, match="were not predicted"):
+        run_benchmark(ToySource(n_scenes=3), "plugin:plugins:DropsOne", tmp_path / "run2", progress=False, backend=RayBackend(max_retries=0))
+    with RunDir(tmp_path / "run2").store() as store:
+        assert store.count(PREDICTION_KIND) == 0
