@@ -1,0 +1,123 @@
+"""A tiny real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions protocol, with scripted faults.
+
+Each request to ``/v1/chat/completions`` takes the next action from ``script`` (then ``default``):
+``ok`` (a valid completion), ``500``/``502``/``503``/``429``/``400``/``401`` (that HTTP status),
+``garbage`` (HTTP 200 with a body that is not JSON), ``nochoices`` (JSON without choices),
+``hang`` (sleep ``hang_seconds`` before answering), ``reset`` (close the socket without a reply),
+``reject_rf`` (400 when the request has ``response_format``, else ok), ``die`` (stop listening for
+good: this and every later connection fails).
+
+An ``ok`` reply is a deterministic function of the request: a score request gets
+``score = len(answer) % 11`` (as JSON when ``response_format`` is set, else as plain text ``"Score: N"``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def reply_for(body: dict) -> str:
+    user = body["messages"][-1]["content"]
+    structured = "response_format" in body
+    m = re.search(r"Generated text: (.*)\nScore", user, re.S)
+    if m:
+        n = len(m.group(1)) % 11
+        return json.dumps({"score": n}) if structured else f"Score: {n}"
+    if "Same or different?" in user:
+        ans = re.search(r"\nAnswer: (.*)\nSame", user, re.S).group(1)
+        v = "same" if "same" in ans else "different"
+        return json.dumps({"verdict": v}) if structured else v
+    return json.dumps({"option": "A"}) if structured else "A"
+
+
+class FakeOpenAI:
+    def __init__(self, script: list[str] | None = None, default: str = "ok", hang_seconds: float = 2.0, port: int = 0,
+                 reply=None) -> None:
+        self.reply = reply or reply_for  # content of an ``ok`` completion, from the request body
+        self.script = list(script or [])
+        self.default = default
+        self.hang_seconds = hang_seconds
+        self.requests = 0  # chat requests received (each one a judge call attempt)
+        self.bodies: list[dict] = []
+        self.headers: list[dict] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.requests += 1
+                    fake.bodies.append(body)
+                    fake.headers.append(dict(self.headers))
+                    action = fake.script.pop(0) if fake.script else fake.default
+                fake._act(self, action, body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+        self._dead = False
+
+    def _send(self, h, status: int, payload: bytes, ctype: str = "application/json") -> None:
+        h.send_response(status)
+        h.send_header("Content-Type", ctype)
+        h.send_header("Content-Length", str(len(payload)))
+        h.end_headers()
+        h.wfile.write(payload)
+
+    def _act(self, h, action: str, body: dict) -> None:
+        if action == "hang":
+            time.sleep(self.hang_seconds)
+            action = "ok"
+        if action == "reject_rf":
+            action = "400" if "response_format" in body else "ok"
+        if action == "ok":
+            content = self.reply(body)
+            out = {
+                "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+            }
+            self._send(h, 200, json.dumps(out).encode())
+        elif action.isdigit():
+            self._send(h, int(action), json.dumps({"error": {"message": f"scripted {action}", "type": "x"}}).encode())
+        elif action == "garbage":
+            self._send(h, 200, b"<html>proxy error</html>", "application/json")
+        elif action == "nochoices":
+            self._send(h, 200, json.dumps({"id": "x", "object": "chat.completion", "choices": []}).encode())
+        elif action == "reset":
+            h.connection.shutdown(socket.SHUT_RDWR)
+            h.close_connection = True
+        elif action == "die":
+            h.connection.shutdown(socket.SHUT_RDWR)
+            h.close_connection = True
+            self.kill()
+        else:  # pragma: no cover - a typo in a test script
+            raise ValueError(action)
+
+    def kill(self) -> None:
+        """Stop listening: later connections are refused, like a crashed server."""
+        if not self._dead:
+            self._dead = True
+            threading.Thread(target=lambda: (self.httpd.shutdown(), self.httpd.server_close()), daemon=True).start()
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        if not self._dead:
+            self._dead = True
+            self.httpd.shutdown()
+            self.httpd.server_close()
