@@ -1,0 +1,140 @@
+"""Read the official SURPRISE3D annotation JSON and give every record a stable ``sample_id``.
+
+The file is a JSON list of records ``{scene_id, object_id, description, object_name,
+question_type, ...}``; other keys are kept but not required. Each record is checked and an error
+names the file, the record index and the field.
+
+**sample_id.** The annotations have no id field, so one is derived from the record's content::
+
+    sample_id = f"{scene_id}:{sha256(json([scene_id, sorted(set(object_ids)), description, question_type]))[:12]}"
+
+(compact JSON, UTF-8, no ASCII escaping). It does not depend on the record's position, so
+predictions still match after the annotation file is reordered or filtered. Records whose four
+fields are identical would get the same id; the second and later copies get ``#2``, ``#3``, ... in
+file order. ``index`` is the record's 0-based row in the file; predictions may use either key.
+``scenebench validate surprise3d --list-ids`` prints both for every record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.files import read_json
+
+# Scene ids become file names (SCENES_DIR/<scene_id>.pth): no separators, no leading dot.
+SCENE_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One annotation record. ``object_ids`` are ScanNet++ instance ids (the GT is their union)."""
+
+    sample_id: str
+    index: int
+    scene_id: str
+    object_ids: tuple[int, ...]
+    description: str
+    object_name: tuple[str, ...]
+    question_type: str
+
+    @property
+    def targets(self) -> np.ndarray:
+        return np.asarray(self.object_ids, dtype=np.int64)
+
+
+@dataclass
+class Annotations:
+    path: Path
+    samples: list[Sample]
+    by_id: dict[str, Sample] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {s.sample_id: s for s in self.samples}
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def question_types(self) -> dict[str, int]:
+        """Question types found in the file with their sample counts (enumerated, not hard-coded)."""
+        return dict(sorted(Counter(s.question_type for s in self.samples).items()))
+
+    def scene_ids(self) -> list[str]:
+        """Scenes in order of first appearance."""
+        return list(dict.fromkeys(s.scene_id for s in self.samples))
+
+    def by_scene(self) -> dict[str, list[Sample]]:
+        out: dict[str, list[Sample]] = {}
+        for s in self.samples:
+            out.setdefault(s.scene_id, []).append(s)
+        return out
+
+
+def derive_sample_id(scene_id: str, object_ids: tuple[int, ...], description: str, question_type: str) -> str:
+    """The content-derived id documented in the module docstring (without the ``#n`` suffix)."""
+    key = json.dumps([scene_id, sorted(set(object_ids)), description, question_type], ensure_ascii=False, separators=(",", ":"))
+    return f"{scene_id}:{hashlib.sha256(key.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...], str, tuple[str, ...], str]:
+    where = f"record {index}"
+    if not isinstance(rec, dict):
+        raise InputError(path, f"record is a {type(rec).__name__}", where=where, expected="a JSON object")
+    for key in ("scene_id", "object_id", "description", "object_name", "question_type"):
+        if key not in rec:
+            raise InputError(path, "missing", where=where, field=key)
+    scene_id = rec["scene_id"]
+    if not isinstance(scene_id, str) or not SCENE_ID_RE.match(scene_id):
+        raise InputError(path, f"{scene_id!r} is not a usable scene id", where=where, field="scene_id",
+                         expected="a string of letters, digits, '_', '-', '.' (e.g. '0a5c013435')")
+    oid = rec["object_id"]
+    if _is_int(oid):
+        ids: tuple[int, ...] = (oid,)
+    elif isinstance(oid, list) and oid and all(_is_int(o) for o in oid):
+        ids = tuple(oid)
+    else:
+        raise InputError(path, f"{oid!r}", where=where, field="object_id", expected="an integer or a non-empty list of integers")
+    if any(o < 0 for o in ids):
+        raise InputError(path, f"negative instance id in {oid!r}", where=where, field="object_id",
+                         expected="instance ids >= 0 (-1 marks unannotated points)")
+    desc = rec["description"]
+    if not isinstance(desc, str) or not desc.strip():
+        raise InputError(path, f"{desc!r}", where=where, field="description", expected="a non-empty string (the question)")
+    names = rec["object_name"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InputError(path, f"{names!r}", where=where, field="object_name", expected="a list of strings")
+    qt = rec["question_type"]
+    if not isinstance(qt, str) or not qt:
+        raise InputError(path, f"{qt!r}", where=where, field="question_type", expected="a non-empty string")
+    return scene_id, ids, desc, tuple(names), qt
+
+
+def load_annotations(path: str | Path) -> Annotations:
+    """Read and validate the annotation list; every record becomes a :class:`Sample`."""
+    p = Path(path)
+    data = read_json(p, what="annotation file")
+    if not isinstance(data, list):
+        raise InputError(p, f"top level is a {type(data).__name__}", expected="a JSON list of annotation records")
+    if not data:
+        raise InputError(p, "holds no records", expected="a non-empty JSON list")
+    samples: list[Sample] = []
+    seen: Counter[str] = Counter()
+    for i, rec in enumerate(data):
+        scene_id, ids, desc, names, qt = parse_record(p, i, rec)
+        base = derive_sample_id(scene_id, ids, desc, qt)
+        seen[base] += 1
+        sid = base if seen[base] == 1 else f"{base}#{seen[base]}"
+        samples.append(Sample(sid, i, scene_id, ids, desc, names, qt))
+    return Annotations(p, samples)

@@ -1,0 +1,334 @@
+"""Read SURPRISE3D prediction files (JSONL, or Parquet with the same columns), streamed.
+
+One record per sample. It names its sample by ``sample_id`` (see :mod:`.annotations`) or by
+``index`` (0-based row of the annotation file), or both when they agree, and carries exactly one
+prediction field:
+
+- ``mask_indices``: point indices (ints in [0, N)); repeats are harmless (a mask is a set);
+- ``mask_rle``: flat ``[start, length, start, length, ...]`` runs over point indices;
+- ``scores``: one float in [0, 1] per point (length N); a point is predicted when its score is
+  ``>= score_threshold`` (0.5 by default, at both protocols);
+- ``box``: ``[xmin, ymin, zmin, xmax, ymax, zmax]`` in metres (scored as the mask of the points
+  inside it, and separately by the box-detection protocol).
+
+A file holds either boxes or masks, not both: the two kinds of model are never averaged together.
+Each record is turned at once into a compact form (sorted unique point indices, or the box), so a
+1 GB file of per-point scores is never held in memory. Checks that need the scene (an index beyond
+the scene's N points, a ``scores`` list whose length is not N) run when the scene is loaded, with the
+same file/line/field message. Every error is an :class:`~scenebench.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.files import iter_jsonl
+
+from .annotations import Annotations
+
+MASK_FIELDS = ("mask_indices", "mask_rle", "scores")
+PRED_FIELDS = (*MASK_FIELDS, "box")
+KEY_FIELDS = ("sample_id", "index")
+DEFAULT_SCORE_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A parsed prediction. ``indices``: sorted unique int32/int64 point indices (masks);
+    ``limit``: one past the largest point index referred to; ``n_scores``: length of a ``scores``
+    list; ``box``: (6,) float64 min-max box."""
+
+    kind: str
+    where: str
+    indices: np.ndarray | None = None
+    limit: int = 0
+    n_scores: int | None = None
+    box: np.ndarray | None = None
+
+
+@dataclass
+class PredictionSet:
+    path: Path
+    by_sample: dict[str, Prediction]
+    kinds: Counter
+    score_threshold: float
+
+    @property
+    def has_boxes(self) -> bool:
+        return self.kinds.get("box", 0) > 0
+
+    def check_scene(self, pred: Prediction, n_points: int, scene_id: str) -> None:
+        """Refuse a prediction that does not fit its scene's ``n_points`` points."""
+        if pred.kind == "scores" and pred.n_scores != n_points:
+            raise InputError(self.path, f"{pred.n_scores} scores for scene '{scene_id}' of {n_points} points",
+                             where=pred.where, field="scores", expected=f"one score per point ({n_points})")
+        if pred.limit > n_points:
+            raise InputError(self.path, f"point index {pred.limit - 1} is beyond scene '{scene_id}' ({n_points} points)",
+                             where=pred.where, field=pred.kind, expected=f"indices in [0, {n_points})")
+
+
+# ------------------------------------------------------------------------------------------------
+# Field parsers: value (list from JSON, or numpy array from Parquet) -> compact form.
+
+
+def _as_array(path: Path, where: str, name: str, value: Any, what: str) -> np.ndarray:
+    if isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, list):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            raise InputError(path, "not a flat list", where=where, field=name, expected=what) from None
+    else:
+        raise InputError(path, f"is a {type(value).__name__}", where=where, field=name, expected=what)
+    if arr.ndim != 1:
+        raise InputError(path, f"nested list (shape {arr.shape})", where=where, field=name, expected=what)
+    return arr
+
+
+def _int_array(path: Path, where: str, name: str, value: Any, what: str) -> np.ndarray:
+    arr = _as_array(path, where, name, value, what)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        bad = _first_bad(arr)
+        raise InputError(path, f"non-integer value{bad}", where=where, field=name, expected=what)
+    arr = arr.astype(np.int64, copy=False)
+    if (arr < 0).any():
+        i = int(np.flatnonzero(arr < 0)[0])
+        raise InputError(path, f"negative value {int(arr[i])} at position {i}", where=where, field=name, expected=what)
+    return arr
+
+
+def _first_bad(arr: np.ndarray) -> str:
+    """Describe the first element that is not an integer (error path only)."""
+    if arr.dtype == object or arr.dtype.kind in "USb":
+        for i, x in enumerate(arr.tolist()):
+            if isinstance(x, bool) or not isinstance(x, int):
+                return f" {x!r} at position {i}"
+    elif arr.dtype.kind == "f":
+        i = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
+        return f" {arr[i]!r} at position {i}"
+    return ""
+
+
+def _compact(idx: np.ndarray) -> np.ndarray:
+    """Sorted unique indices in the smallest safe integer type."""
+    u = np.unique(idx)
+    return u.astype(np.int32) if (u.size == 0 or u[-1] < 2**31 - 1) else u
+
+
+def parse_mask_indices(path: Path, where: str, value: Any) -> Prediction:
+    arr = _int_array(path, where, "mask_indices", value, "a list of point indices (integers >= 0)")
+    limit = int(arr.max()) + 1 if arr.size else 0
+    return Prediction("mask_indices", where, indices=_compact(arr), limit=limit)
+
+
+def rle_to_indices(runs: np.ndarray) -> np.ndarray:
+    """Flat ``[start, length, ...]`` (int, even length) -> the covered point indices (unsorted if
+    runs are unsorted; may repeat if runs overlap). Vectorised: no loop over runs or points."""
+    starts, lens = runs[0::2], runs[1::2]
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    run_of = np.repeat(np.arange(lens.size), lens)
+    offset_in_run = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    return starts[run_of] + offset_in_run
+
+
+def parse_mask_rle(path: Path, where: str, value: Any) -> Prediction:
+    what = "a flat list [start, length, start, length, ...] of integers >= 0"
+    runs = _int_array(path, where, "mask_rle", value, what)
+    if runs.size % 2:
+        raise InputError(path, f"odd length {runs.size}", where=where, field="mask_rle", expected=what)
+    ends = runs[0::2] + runs[1::2]
+    nonempty = runs[1::2] > 0
+    limit = int(ends[nonempty].max()) if nonempty.any() else 0
+    return Prediction("mask_rle", where, indices=_compact(rle_to_indices(runs)), limit=limit)
+
+
+def parse_scores(path: Path, where: str, value: Any, threshold: float) -> Prediction:
+    what = "one number in [0, 1] per point"
+    arr = _as_array(path, where, "scores", value, what)
+    if arr.size and arr.dtype.kind not in "iuf":
+        raise InputError(path, "non-numeric values (strings, null or lists)", where=where, field="scores", expected=what)
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(path, f"{arr[i]!r} at position {i} (NaN or null)", where=where, field="scores", expected=what)
+    out = (arr < 0) | (arr > 1)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise InputError(path, f"{arr[i]!r} at position {i} is outside [0, 1]", where=where, field="scores", expected=what)
+    return Prediction("scores", where, indices=_compact(np.flatnonzero(arr >= threshold)), n_scores=int(arr.size))
+
+
+def parse_box(path: Path, where: str, value: Any) -> Prediction:
+    what = "[xmin, ymin, zmin, xmax, ymax, zmax] (6 finite numbers, metres)"
+    arr = _as_array(path, where, "box", value, what)
+    if arr.size != 6 or arr.dtype.kind not in "iuf":
+        raise InputError(path, f"{value!r}" if isinstance(value, list) else f"{arr.size} values", where=where, field="box", expected=what)
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise InputError(path, "non-finite value", where=where, field="box", expected=what)
+    if (arr[3:] < arr[:3]).any():
+        axis = "xyz"[int(np.flatnonzero(arr[3:] < arr[:3])[0])]
+        raise InputError(path, f"{axis}max < {axis}min", where=where, field="box", expected=what)
+    return Prediction("box", where, box=arr)
+
+
+# ------------------------------------------------------------------------------------------------
+# Record streams.
+
+
+def _locate_nonfinite(path: Path, lineno: int) -> str | None:
+    """Name the field holding NaN/Infinity on one JSONL line (only on the error path)."""
+    with open(path, "rb") as fh:
+        for i, raw in enumerate(fh, start=1):
+            if i == lineno:
+                try:
+                    rec = json.loads(raw.decode("utf-8"), parse_constant=float)
+                except ValueError:
+                    return None
+                for k, v in rec.items() if isinstance(rec, dict) else ():
+                    vals = v if isinstance(v, list) else [v]
+                    for j, x in enumerate(vals):
+                        if isinstance(x, float) and not math.isfinite(x):
+                            return f"{k}[{j}]" if isinstance(v, list) else k
+                return None
+    return None
+
+
+def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    try:
+        for lineno, rec in iter_jsonl(path):
+            yield f"line {lineno}", rec
+    except InputError as exc:
+        if exc.reason.startswith("non-finite") and exc.where and exc.where.startswith("line "):
+            lineno = int(exc.where.split()[1])
+            fld = _locate_nonfinite(path, lineno)
+            raise InputError(path, f"{exc.reason.split()[-1]} is not a valid value", where=exc.where, field=fld,
+                             expected="finite numbers (scores in [0, 1])") from None
+        raise
+
+
+def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    from scenebench.extras import require
+
+    pq = require("pyarrow.parquet", "core", purpose="reading Parquet predictions")
+    pa = require("pyarrow", "core")
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for non-Parquet files
+        raise InputError(path, f"not a readable Parquet file: {exc}") from None
+    cols = [c for c in pf.schema_arrow.names if c in KEY_FIELDS + PRED_FIELDS]
+    if not any(c in KEY_FIELDS for c in cols):
+        raise InputError(path, "no 'sample_id' or 'index' column", expected="columns sample_id or index, plus one of " + ", ".join(PRED_FIELDS))
+    row = 0
+    for batch in pf.iter_batches(batch_size=256, columns=cols):
+        columns: dict[str, Any] = {}
+        for name in cols:
+            arr = batch.column(name)
+            if pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
+                offsets = arr.offsets.to_numpy()
+                values = arr.values.to_numpy(zero_copy_only=False)
+                columns[name] = (arr, offsets, values)
+            else:
+                columns[name] = (arr, None, arr.to_pylist())
+        for i in range(batch.num_rows):
+            rec: dict[str, Any] = {}
+            for name, (arr, offsets, values) in columns.items():
+                if not arr[i].is_valid:
+                    continue
+                rec[name] = values[offsets[i]:offsets[i + 1]] if offsets is not None else values[i]
+            row += 1
+            yield f"row {row}", rec
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, record)`` from a ``.jsonl`` or ``.parquet`` predictions file, streamed."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "predictions file does not exist")
+    if p.suffix.lower() in (".parquet", ".pq"):
+        yield from _iter_parquet_records(p)
+    else:
+        yield from _iter_jsonl_records(p)
+
+
+def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> str:
+    sid, idx = rec.get("sample_id"), rec.get("index")
+    if sid is None and idx is None:
+        raise InputError(path, "record names no sample", where=where, field="sample_id",
+                         expected="'sample_id' (see scenebench validate surprise3d --list-ids) or 'index'")
+    by_index = None
+    if idx is not None:
+        if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
+            raise InputError(path, f"{idx!r}", where=where, field="index", expected="an integer row of the annotation file")
+        if not 0 <= idx < len(ann):
+            raise InputError(path, f"{idx} is not a row of {ann.path.name}", where=where, field="index",
+                             expected=f"0 <= index < {len(ann)}")
+        by_index = ann.samples[int(idx)].sample_id
+    if sid is not None:
+        if not isinstance(sid, str):
+            raise InputError(path, f"{sid!r}", where=where, field="sample_id", expected="a string")
+        if sid not in ann.by_id:
+            raise InputError(path, f"unknown sample '{sid}'", where=where, field="sample_id",
+                             expected=f"an id of {ann.path.name} (list them with scenebench validate surprise3d --list-ids)")
+        if by_index is not None and by_index != sid:
+            raise InputError(path, f"sample_id '{sid}' and index {idx} name different samples", where=where, field="index")
+        return sid
+    assert by_index is not None
+    return by_index
+
+
+def read_predictions(
+    path: str | Path, annotations: Annotations, *, score_threshold: float = DEFAULT_SCORE_THRESHOLD
+) -> PredictionSet:
+    """Stream and validate every record; return the compact predictions keyed by sample id."""
+    p = Path(path)
+    by_sample: dict[str, Prediction] = {}
+    kinds: Counter = Counter()
+    first_kind_where: dict[str, str] = {}
+    for where, rec in iter_records(p):
+        sid = _resolve(p, where, rec, annotations)
+        present = [f for f in PRED_FIELDS if rec.get(f) is not None]
+        if not present:
+            raise InputError(p, "record has no prediction", where=where, expected="one of " + ", ".join(PRED_FIELDS))
+        if len(present) > 1:
+            raise InputError(p, f"several predictions ({', '.join(present)})", where=where, field=present[1],
+                             expected="exactly one of " + ", ".join(PRED_FIELDS))
+        kind = present[0]
+        value = rec[kind]
+        if kind == "mask_indices":
+            pred = parse_mask_indices(p, where, value)
+        elif kind == "mask_rle":
+            pred = parse_mask_rle(p, where, value)
+        elif kind == "scores":
+            pred = parse_scores(p, where, value, score_threshold)
+        else:
+            pred = parse_box(p, where, value)
+        family = "box" if kind == "box" else "mask"
+        other = "mask" if family == "box" else "box"
+        if other in first_kind_where:
+            raise InputError(p, f"a {family} prediction in a file whose {first_kind_where[other]} holds a {other}",
+                             where=where, field=kind,
+                             expected="boxes or masks in one file, not both (they are scored and reported apart)")
+        first_kind_where.setdefault(family, where)
+        if sid in by_sample:
+            raise InputError(p, f"second prediction for sample '{sid}' (first at {by_sample[sid].where})",
+                             where=where, field="sample_id" if rec.get("sample_id") is not None else "index",
+                             expected="one record per sample")
+        by_sample[sid] = pred
+        kinds[kind] += 1
+    return PredictionSet(p, by_sample, kinds, score_threshold)

@@ -1,0 +1,233 @@
+"""Point-mask IoU and Acc@IoU for 3D reasoning segmentation (SURPRISE3D), vectorised per scene.
+
+Conventions (see docs/metrics/surprise3d_miou.md and surprise3d_acc_iou.md):
+
+- A mask is a **sorted array of unique point indices** (int) into the scene's N points; the
+  ground-truth mask of a sample is the union of the points whose instance id is one of its
+  ``object_id`` targets.
+- ``IoU = |P ∩ G| / |P ∪ G|``.
+  ``official``: the denominator gets ``+1e-6`` (as the published script does), so an IoU of exactly
+  1/4 or 1/2 lands just below the threshold; ``strict``: exact division, an empty union scores 0.
+- ``Acc@t`` (A25, A50): official counts ``IoU > t`` (strict inequality), strict counts ``IoU >= t``.
+
+The scene-level functions never build an (N,) boolean mask per sample: they gather the instance
+id of each *predicted* point and look up whether it is one of the sample's targets, so the cost is
+O(N) once per scene plus O(|P|) per sample. ``reference_*`` functions are the plain per-sample
+boolean-mask formulation the vectorised ones are tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+Protocol = Literal["official", "strict"]
+OFFICIAL_EPS = 1e-6
+ACC_THRESHOLDS = (0.25, 0.5)
+
+
+def iou_from_counts(inter: np.ndarray, n_pred: np.ndarray, n_gt: np.ndarray, *, protocol: Protocol) -> np.ndarray:
+    """IoU from intersection and mask sizes (all (K,) point counts); returns (K,) float in [0, 1].
+
+    ``union = n_pred + n_gt - inter``. official: ``inter / (union + 1e-6)``; strict: ``inter / union``
+    with 0 where the union is empty.
+    """
+    inter = np.asarray(inter, dtype=np.float64)
+    union = np.asarray(n_pred, dtype=np.float64) + np.asarray(n_gt, dtype=np.float64) - inter
+    if protocol == "official":
+        return inter / (union + OFFICIAL_EPS)
+    if protocol == "strict":
+        return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    raise ValueError(f"unknown protocol {protocol!r}")
+
+
+def acc_at(iou: np.ndarray, threshold: float, *, protocol: Protocol) -> np.ndarray:
+    """(K,) float 0/1: official ``iou > threshold``, strict ``iou >= threshold``."""
+    iou = np.asarray(iou, dtype=np.float64)
+    if protocol == "official":
+        return (iou > threshold).astype(np.float64)
+    if protocol == "strict":
+        return (iou >= threshold).astype(np.float64)
+    raise ValueError(f"unknown protocol {protocol!r}")
+
+
+def _concat_with_owner(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate index arrays and say which sample each element came from."""
+    sizes = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
+    flat = np.concatenate([np.asarray(a, dtype=np.int64).ravel() for a in arrays]) if arrays else np.zeros(0, np.int64)
+    owner = np.repeat(np.arange(len(arrays), dtype=np.int64), sizes)
+    return flat, owner
+
+
+def target_codes(instance_ids: np.ndarray, targets: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dense codes of the scene's target instances.
+
+    Returns ``(point_code, target_values, T)``: ``point_code`` (N,) int64 is the position of each
+    point's instance id in the sorted ``target_values`` (T,) of all ids any sample targets, or ``T``
+    for points of no target (including unannotated ones).
+    """
+    inst = np.asarray(instance_ids, dtype=np.int64)
+    flat, _ = _concat_with_owner(targets)
+    values = np.unique(flat)
+    t = values.size
+    if t == 0:
+        return np.full(inst.shape, 0, dtype=np.int64), values, 0
+    pos = np.searchsorted(values, inst)
+    pos_c = np.minimum(pos, t - 1)
+    code = np.where(values[pos_c] == inst, pos_c, t)
+    return code, values, t
+
+
+def scene_counts(
+    instance_ids: np.ndarray, preds: Sequence[np.ndarray], targets: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intersection and mask sizes of K samples of one scene.
+
+    ``instance_ids`` (N,) int, the per-point instance id (negative = unannotated);
+    ``preds[k]`` sorted unique point indices (int, all < N) predicted for sample k;
+    ``targets[k]`` the instance ids (ints >= 0) whose union is sample k's ground truth.
+    Returns ``(inter, n_pred, n_gt)``, each (K,) int64 point counts.
+    """
+    k = len(preds)
+    if len(targets) != k:
+        raise ValueError("preds and targets must have the same length")
+    code, values, t = target_codes(instance_ids, targets)
+    points_per_code = np.bincount(code, minlength=t + 1)
+    tflat, towner = _concat_with_owner([np.unique(np.asarray(x, dtype=np.int64)) for x in targets])
+    tcode = np.searchsorted(values, tflat)
+    # member[k, c]: is target code c one of sample k's targets? Column t ("no target") stays False.
+    member = np.zeros((k, t + 1), dtype=bool)
+    member[towner, tcode] = True
+    n_gt = np.bincount(towner, weights=points_per_code[tcode], minlength=k).astype(np.int64)
+    pflat, powner = _concat_with_owner(preds)
+    hit = member[powner, code[pflat]]
+    inter = np.bincount(powner[hit], minlength=k).astype(np.int64)
+    n_pred = np.fromiter((p.size for p in preds), dtype=np.int64, count=k)
+    return inter, n_pred, n_gt
+
+
+def score_scene(
+    instance_ids: np.ndarray,
+    preds: Sequence[np.ndarray],
+    targets: Sequence[np.ndarray],
+    *,
+    protocol: Protocol,
+) -> dict[str, np.ndarray]:
+    """Per-sample ``iou``, ``a25``, ``a50`` (float, IoU in [0, 1], hits 0/1) and ``inter``,
+    ``n_pred``, ``n_gt`` (point counts) for K samples of one scene (see :func:`scene_counts`)."""
+    inter, n_pred, n_gt = scene_counts(instance_ids, preds, targets)
+    iou = iou_from_counts(inter, n_pred, n_gt, protocol=protocol)
+    return {
+        "iou": iou,
+        "a25": acc_at(iou, 0.25, protocol=protocol),
+        "a50": acc_at(iou, 0.5, protocol=protocol),
+        "inter": inter,
+        "n_pred": n_pred,
+        "n_gt": n_gt,
+    }
+
+
+def gt_aabbs(coords: np.ndarray, instance_ids: np.ndarray, targets: Sequence[np.ndarray]) -> np.ndarray:
+    """(K, 6) min-max box ``[xmin, ymin, zmin, xmax, ymax, zmax]`` (metres) of each sample's GT
+    points (``coords`` (N, 3)); rows of samples with an empty GT mask are NaN."""
+    k = len(targets)
+    out = np.full((k, 6), np.nan)
+    code, values, t = target_codes(instance_ids, targets)
+    if t == 0:
+        return out
+    sel = np.flatnonzero(code < t)
+    lo = np.full((t, 3), np.inf)
+    hi = np.full((t, 3), -np.inf)
+    pts = np.asarray(coords, dtype=np.float64)[sel]
+    _segment_minmax(code[sel], pts, lo, hi)
+    tflat, towner = _concat_with_owner([np.unique(np.asarray(x, dtype=np.int64)) for x in targets])
+    tcode = np.searchsorted(values, tflat)
+    slo = np.full((k, 3), np.inf)
+    shi = np.full((k, 3), -np.inf)
+    np.minimum.at(slo, towner, lo[tcode])
+    np.maximum.at(shi, towner, hi[tcode])
+    ok = np.isfinite(slo).all(axis=1)
+    out[ok] = np.concatenate([slo[ok], shi[ok]], axis=1)
+    return out
+
+
+def _segment_minmax(codes: np.ndarray, pts: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+    """Per-code min and max of ``pts`` by sorting once and reducing each run (faster than ufunc.at)."""
+    order = np.argsort(codes, kind="stable")
+    c = codes[order]
+    p = pts[order]
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    lo[c[starts]] = np.minimum.reduceat(p, starts, axis=0)
+    hi[c[starts]] = np.maximum.reduceat(p, starts, axis=0)
+
+
+def points_in_boxes(coords: np.ndarray, boxes: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Sorted indices of the points of ``coords`` (N, 3) inside each min-max box (6,), boundaries
+    included (same rule as :func:`scenebench.geometry.boxes.points_in_minmax`).
+
+    The points are sorted by x once, so each box only tests the points of its x slab.
+    """
+    if not len(boxes):
+        return []
+    c = np.asarray(coords)
+    order = np.argsort(c[:, 0], kind="stable")
+    xs = c[order, 0]
+    out = []
+    for b in boxes:
+        b = np.asarray(b, dtype=np.float64)
+        lo, hi = np.searchsorted(xs, b[0], side="left"), np.searchsorted(xs, b[3], side="right")
+        cand = order[lo:hi]
+        p = c[cand]
+        inside = (p[:, 1] >= b[1]) & (p[:, 1] <= b[4]) & (p[:, 2] >= b[2]) & (p[:, 2] <= b[5])
+        out.append(np.sort(cand[inside]))
+    return out
+
+
+def box_detection(pred_boxes: np.ndarray, gt_boxes: np.ndarray) -> dict[str, np.ndarray]:
+    """Detection protocol for box predictions: 3D IoU of each predicted min-max box (K, 6) with the
+    axis-aligned box of the GT points (K, 6), and hits ``box_a25``/``box_a50`` with ``IoU >= t``.
+
+    SURPRISE3D publishes no box evaluator, so both protocols use the ScanRefer convention (``>=``,
+    exact volumes, overlaps clamped at 0). Returns ``box_iou`` in [0, 1] and 0/1 hits, each (K,).
+    """
+    from scenebench.geometry.boxes import iou_minmax
+
+    iou = np.asarray(iou_minmax(np.asarray(pred_boxes, float).reshape(-1, 6), np.asarray(gt_boxes, float).reshape(-1, 6)))
+    return {
+        "box_iou": iou,
+        "box_a25": (iou >= 0.25).astype(np.float64),
+        "box_a50": (iou >= 0.5).astype(np.float64),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain reference: one boolean mask per sample, as the published evaluation does it.
+
+
+def reference_gt_mask(instance_ids: np.ndarray, target: Sequence[int]) -> np.ndarray:
+    """(N,) bool: points whose instance id is one of ``target``."""
+    return np.isin(np.asarray(instance_ids), np.asarray(list(target), dtype=np.int64))
+
+
+def reference_iou(pred_mask: np.ndarray, gt_mask: np.ndarray, *, protocol: Protocol) -> float:
+    """IoU of two (N,) boolean masks, per the protocol's formula."""
+    inter = float(np.logical_and(pred_mask, gt_mask).sum())
+    union = float(np.logical_or(pred_mask, gt_mask).sum())
+    if protocol == "official":
+        return inter / (union + OFFICIAL_EPS)
+    return inter / union if union > 0 else 0.0
+
+
+def reference_sample(
+    instance_ids: np.ndarray, pred: np.ndarray, target: Sequence[int], *, protocol: Protocol
+) -> tuple[float, float, float]:
+    """``(iou, a25, a50)`` of one sample from a boolean mask of its predicted indices."""
+    n = len(instance_ids)
+    pm = np.zeros(n, dtype=bool)
+    pm[np.asarray(pred, dtype=np.int64)] = True
+    iou = reference_iou(pm, reference_gt_mask(instance_ids, target), protocol=protocol)
+    if protocol == "official":
+        return iou, float(iou > 0.25), float(iou > 0.5)
+    return iou, float(iou >= 0.25), float(iou >= 0.5)
