@@ -1,0 +1,288 @@
+/* scenebench HTML report: summary, charts, sample browser. Data comes from the JSON block
+   #sb-data; every string from it is inserted with textContent (never innerHTML), so text from
+   predictions can never become markup or script. */
+(function () {
+  'use strict';
+  const DATA = JSON.parse(document.getElementById('sb-data').textContent);
+  const C = window.ScenebenchCharts, V = window.ScenebenchViewer;
+  const fmt = C.fmt;
+
+  function el(tag, attrs) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === 'text') e.textContent = attrs[k];
+      else if (k === 'cls') e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+    for (let i = 2; i < arguments.length; i++) {
+      const c = arguments[i];
+      if (c === null || c === undefined) continue;
+      e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return e;
+  }
+  function option(value, label, selected) { const o = el('option', { value: value, text: label }); if (selected) o.selected = true; return o; }
+  const $ = (id) => document.getElementById(id);
+
+  const runs = DATA.runs;
+  const multi = runs.length > 1;
+  const state = { run: 0, limit: 200, selected: null, viewer: null };
+
+  function metricNames(run) { return Object.keys(run.metrics.overall || {}); }
+  function unitOf(run, m) { return ((run.metric_info || {})[m] || {}).unit || ''; }
+  function groupKeys(run) { return Object.keys(run.metrics).filter((k) => k.indexOf('by_') === 0).map((k) => k.slice(3)); }
+  function ciOf(run, key, value, m) {
+    const block = key === 'overall' ? (run.ci.overall || {}) : ((run.ci['by_' + key] || {})[value] || {});
+    return block ? block[m] || null : null;
+  }
+
+  /* ---------- header ---------- */
+  function renderHeader() {
+    $('sb-title').textContent = DATA.title;
+    const meta = $('sb-meta');
+    meta.textContent = '';
+    runs.forEach(function (r, i) {
+      const c = r.counts;
+      const li = el('li', {},
+        el('b', { text: r.label }), ' — ' + r.benchmark + ', protocol ', el('code', { text: r.protocol }),
+        ', ' + c.n_samples + ' samples (scored ' + c.n_scored + ', missing ' + c.n_missing + ', invalid ' + c.n_invalid + ', excluded ' + c.n_excluded + ')',
+        el('span', { cls: 'path', text: '  ' + r.path }));
+      meta.appendChild(li);
+      for (const w of r.warnings || []) meta.appendChild(el('li', { cls: 'warn', text: r.label + ': ' + w }));
+      for (const n of r.view_notes || []) meta.appendChild(el('li', { cls: 'note', text: r.label + ': ' + n }));
+    });
+    $('sb-generated').textContent = 'generated ' + DATA.generated + ' by scenebench ' + DATA.version +
+      ' · intervals: ' + Math.round((runs[0].ci.level || 0.95) * 100) + '% ' + (runs[0].ci.method || '') + ' over ' + (runs[0].ci.cluster_key || 'scene_id') +
+      ' (' + runs[0].ci.n_resamples + ' resamples)';
+  }
+
+  /* ---------- summary table ---------- */
+  function renderSummary() {
+    const box = $('sb-summary');
+    box.textContent = '';
+    for (const r of runs) {
+      const names = metricNames(r);
+      const table = el('table', { cls: 'summary' });
+      const head = el('tr', {}, el('th', { text: multi ? r.label : 'group' }), el('th', { text: 'n' }));
+      for (const m of names) head.appendChild(el('th', { text: m + (unitOf(r, m) ? ' (' + unitOf(r, m) + ')' : ''), title: ((r.metric_info || {})[m] || {}).description || '' }));
+      table.appendChild(el('thead', {}, head));
+      const body = el('tbody');
+      const addRow = function (label, vals, key, value, n, cls) {
+        const tr = el('tr', { cls: cls || '' }, el('td', { text: label }), el('td', { cls: 'num', text: String(n) }));
+        for (const m of names) {
+          const ci = ciOf(r, key, value, m);
+          tr.appendChild(el('td', { cls: 'num' }, fmt(vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null));
+        }
+        body.appendChild(tr);
+      };
+      addRow('overall', r.metrics.overall || {}, 'overall', null, r.counts.n_samples, 'overall');
+      for (const g of groupKeys(r)) {
+        const block = r.metrics['by_' + g], counts = (r.counts_by_group || {})['by_' + g] || {};
+        for (const v of Object.keys(block)) addRow(g + ' = ' + v, block[v], g, v, counts[v] ? counts[v].n_samples : '');
+      }
+      table.appendChild(body);
+      box.appendChild(table);
+    }
+  }
+
+  /* ---------- charts ---------- */
+  function renderCharts() {
+    const r0 = runs[0], names = metricNames(r0);
+    const sel = $('sb-metric');
+    if (!sel.options.length) names.forEach((m, i) => sel.appendChild(option(m, m, i === 0)));
+    const m = sel.value || names[0];
+    const box = $('sb-charts');
+    box.textContent = '';
+    if (!m) return;
+    const series = (rs, key) => rs.map(function (r) { return { name: r.label, values: [], cis: [] }; });
+    // overall: every metric with the same unit as the chosen one, so bars share an axis
+    const same = names.filter((n) => unitOf(r0, n) === unitOf(r0, m));
+    const s0 = series(runs);
+    runs.forEach(function (r, j) { for (const n of same) { s0[j].values.push((r.metrics.overall || {})[n]); s0[j].cis.push(ciOf(r, 'overall', null, n)); } });
+    box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s0, unit: unitOf(r0, m), title: 'Overall' + (multi ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
+    for (const g of groupKeys(r0)) {
+      const cats = [];
+      for (const r of runs) for (const v of Object.keys(r.metrics['by_' + g] || {})) if (cats.indexOf(v) < 0) cats.push(v);
+      const s = series(runs);
+      runs.forEach(function (r, j) { for (const v of cats) { s[j].values.push(((r.metrics['by_' + g] || {})[v] || {})[m]); s[j].cis.push(ciOf(r, g, v, m)); } });
+      const counts = cats.map((v) => (((r0.counts_by_group || {})['by_' + g] || {})[v] || {}).n_samples);
+      box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'by_' + g }, C.barChart({ categories: cats, series: s, unit: unitOf(r0, m), counts: counts, title: m + ' by ' + g })));
+    }
+    const legend = el('div', { cls: 'chart-legend' });
+    if (multi) runs.forEach((r, j) => legend.appendChild(el('span', {}, el('span', { cls: 'swatch', style: 'background:' + C.PALETTE[j % C.PALETTE.length] }), r.label)));
+    box.appendChild(legend);
+  }
+
+  function renderDistribution() {
+    const r = runs[state.run];
+    const sel = $('sb-field');
+    sel.textContent = '';
+    (r.fields || []).forEach((f, i) => sel.appendChild(option(f, f, f === state.field || (!state.field && i === 0))));
+    state.field = sel.value;
+    const box = $('sb-dist');
+    box.textContent = '';
+    const scored = r.samples.filter((s) => s.status !== 'excluded');
+    const vals = scored.map((s) => s.values[state.field]);
+    const st = {};
+    for (const s of r.samples) st[s.status] = (st[s.status] || 0) + 1;
+    box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'distribution' }, C.histogram({ values: vals, title: 'per-sample ' + (state.field || '') + ' (' + r.label + ')', xlabel: state.field })));
+    box.appendChild(el('p', { cls: 'statuses', text: Object.keys(st).map((k) => k + ': ' + st[k]).join(' · ') }));
+  }
+
+  /* ---------- sample browser ---------- */
+  function setupFilters() {
+    const r = runs[state.run];
+    const runSel = $('f-run');
+    runSel.textContent = '';
+    runs.forEach((x, i) => runSel.appendChild(option(String(i), x.label, i === state.run)));
+    runSel.parentNode.style.display = multi ? '' : 'none';
+    const gbox = $('f-groups');
+    gbox.textContent = '';
+    for (const g of r.group_keys) {
+      const values = Array.from(new Set(r.samples.map((s) => s.groups[g]).filter((v) => v !== undefined))).sort();
+      const sel = el('select', { 'data-group': g }, option('', 'all'));
+      values.forEach((v) => sel.appendChild(option(v, v)));
+      sel.addEventListener('change', renderList);
+      gbox.appendChild(el('label', {}, g + ' ', sel));
+    }
+    const fsel = $('f-field');
+    fsel.textContent = '';
+    (r.fields || []).forEach((f, i) => fsel.appendChild(option(f, f, i === 0)));
+  }
+
+  function filtered() {
+    const r = runs[state.run];
+    const field = $('f-field').value, status = $('f-status').value, text = $('f-text').value.trim().toLowerCase();
+    const lo = parseFloat($('f-min').value), hi = parseFloat($('f-max').value);
+    const groups = {};
+    for (const s of document.querySelectorAll('#f-groups select')) if (s.value) groups[s.getAttribute('data-group')] = s.value;
+    let out = r.samples.filter(function (s) {
+      if (status && s.status !== status) return false;
+      for (const g in groups) if (s.groups[g] !== groups[g]) return false;
+      const v = s.values[field];
+      if (!isNaN(lo) && !(v !== null && v >= lo)) return false;
+      if (!isNaN(hi) && !(v !== null && v <= hi)) return false;
+      if (text) {
+        const hay = (s.id + ' ' + s.scene + ' ' + (s.detail.question || s.detail.description || s.detail.query || '')).toLowerCase();
+        if (hay.indexOf(text) < 0) return false;
+      }
+      return true;
+    });
+    const sort = $('f-sort').value;
+    if (sort !== 'order') {
+      const sign = sort === 'asc' ? 1 : -1;
+      out = out.slice().sort(function (a, b) {
+        const x = a.values[field], y = b.values[field];
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return sign * (x - y);
+      });
+    }
+    return out;
+  }
+
+  function renderList() {
+    const r = runs[state.run];
+    const field = $('f-field').value;
+    const rows = filtered();
+    const table = $('sb-samples');
+    table.textContent = '';
+    const head = el('tr', {}, el('th', { text: 'sample' }), el('th', { text: 'scene' }));
+    for (const g of r.group_keys) head.appendChild(el('th', { text: g }));
+    head.appendChild(el('th', { text: 'status' }));
+    head.appendChild(el('th', { text: field || 'score' }));
+    head.appendChild(el('th', { text: '3D' }));
+    table.appendChild(el('thead', {}, head));
+    const body = el('tbody');
+    rows.slice(0, state.limit).forEach(function (s) {
+      const tr = el('tr', { cls: 'sample-row status-' + s.status, 'data-sample': s.id, tabindex: '0' },
+        el('td', { text: s.id }), el('td', { text: s.scene }));
+      for (const g of r.group_keys) tr.appendChild(el('td', { text: s.groups[g] === undefined ? '' : String(s.groups[g]) }));
+      tr.appendChild(el('td', { text: s.status }));
+      tr.appendChild(el('td', { cls: 'num', text: fmt(s.values[field], 3) }));
+      tr.appendChild(el('td', { text: s.view ? '●' : '' }));
+      if (state.selected === s.id) tr.classList.add('selected');
+      const open = () => showSample(s.id);
+      tr.addEventListener('click', open);
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    $('sb-count').textContent = 'showing ' + Math.min(rows.length, state.limit) + ' of ' + rows.length + ' matching (' + r.samples.length + ' in run)';
+    $('sb-more').style.display = rows.length > state.limit ? '' : 'none';
+  }
+
+  const DETAIL_FIRST = ['question', 'description', 'query', 'answer', 'gt', 'ground_truth', 'options', 'choices', 'prediction', 'raw', 'text', 'parsed', 'parsed_prediction', 'reason'];
+
+  function valueNode(v) {
+    if (typeof v === 'string') return el('pre', { cls: 'text', text: v });
+    if (typeof v === 'number' || typeof v === 'boolean' || v === null) return el('span', { text: String(v) });
+    let s = JSON.stringify(v, null, 1);
+    if (s.length > 4000) s = s.slice(0, 4000) + ' … (' + s.length + ' characters)';
+    return el('pre', { cls: 'json', text: s });
+  }
+
+  function showSample(id) {
+    const r = runs[state.run];
+    const s = r.samples.find((x) => x.id === id);
+    if (!s) return;
+    state.selected = id;
+    for (const tr of document.querySelectorAll('#sb-samples tr.sample-row')) tr.classList.toggle('selected', tr.getAttribute('data-sample') === id);
+    const box = $('sb-detail');
+    box.textContent = '';
+    box.appendChild(el('h3', { text: s.id }));
+    const dl = el('dl', { cls: 'detail' });
+    const add = (k, node) => { dl.appendChild(el('dt', { text: k })); dl.appendChild(el('dd', { 'data-key': k }, node)); };
+    add('scene', el('span', { text: s.scene }));
+    add('status', el('span', { cls: 'status-' + s.status, text: s.status }));
+    for (const g in s.groups) add(g, el('span', { text: String(s.groups[g]) }));
+    add('score', el('span', { text: Object.keys(s.values).map((k) => k + ' = ' + fmt(s.values[k], 4)).join(' · ') || '—' }));
+    const keys = Object.keys(s.detail || {});
+    const ordered = DETAIL_FIRST.filter((k) => keys.indexOf(k) >= 0).concat(keys.filter((k) => DETAIL_FIRST.indexOf(k) < 0));
+    for (const k of ordered) add(k, valueNode(s.detail[k]));
+    box.appendChild(dl);
+    if (multi) {
+      const t = el('table', { cls: 'others' }, el('tr', {}, el('th', { text: 'run' }), el('th', { text: 'status' }), el('th', { text: 'values' })));
+      for (const o of runs) {
+        const x = o.index[id];
+        const os = x === undefined ? null : o.samples[x];
+        t.appendChild(el('tr', {}, el('td', { text: o.label }), el('td', { text: os ? os.status : 'not in run' }),
+          el('td', { text: os ? Object.keys(os.values).map((k) => k + '=' + fmt(os.values[k], 3)).join(' ') : '' })));
+      }
+      box.appendChild(el('h4', { text: 'this sample in every run' }));
+      box.appendChild(t);
+    }
+    const view = ((DATA.views || {})[String(state.run)] || {})[id];
+    const vbox = el('div', { cls: 'viewer' });
+    box.appendChild(vbox);
+    if (view) {
+      const canvas = el('canvas', { id: 'sb-canvas', width: '760', height: '480' });
+      const legend = el('div', { cls: 'legend' });
+      if (view.note) vbox.appendChild(el('p', { cls: 'note', text: view.note }));
+      vbox.appendChild(canvas);
+      vbox.appendChild(legend);
+      state.viewer = new V.PointViewer(canvas, legend, DATA.scenes[view.scene] || null, view);
+    } else {
+      vbox.appendChild(el('p', { cls: 'note', text: (r.view_notes && r.view_notes.length ? r.view_notes.join('; ') : 'no 3D view for this sample') }));
+    }
+    box.scrollIntoView({ block: 'nearest' });
+  }
+
+  function init() {
+    runs.forEach(function (r) { r.index = {}; r.samples.forEach((s, i) => { r.index[s.id] = i; }); });
+    renderHeader();
+    renderSummary();
+    renderCharts();
+    setupFilters();
+    renderDistribution();
+    renderList();
+    $('sb-metric').addEventListener('change', renderCharts);
+    $('sb-field').addEventListener('change', function () { state.field = $('sb-field').value; renderDistribution(); });
+    $('f-run').addEventListener('change', function () { state.run = +$('f-run').value; state.selected = null; $('sb-detail').textContent = ''; setupFilters(); renderDistribution(); renderList(); });
+    for (const id of ['f-status', 'f-field', 'f-sort']) $(id).addEventListener('change', renderList);
+    for (const id of ['f-min', 'f-max', 'f-text']) $(id).addEventListener('input', renderList);
+    $('sb-more').addEventListener('click', function () { state.limit += 500; renderList(); });
+    document.body.setAttribute('data-ready', '1');
+  }
+  init();
+})();

@@ -1,0 +1,223 @@
+/* scenebench 3D point viewer: a software point rasteriser on a 2D canvas (no WebGL, no GPU needed,
+   identical pixels in every browser). Drag to orbit, shift-drag or right-drag to pan, wheel to zoom,
+   double-click to reset. Clouds arrive as uint16-quantised base64 (see report/viewer.py). */
+(function (global) {
+  'use strict';
+
+  function b64bytes(s) {
+    const bin = atob(s);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+
+  // Data with y up (3DBench / AI2-THOR) is turned into the viewer's z-up frame, keeping handedness.
+  function toZUp(up, x, y, z) { return up === 'y' ? [x, -z, y] : [x, y, z]; }
+
+  function decodeCloud(c, up, fallback) {
+    const n = c.n;
+    const q = new Uint16Array(b64bytes(c.q).buffer);
+    const pos = new Float32Array(n * 3);
+    const span = [c.hi[0] - c.lo[0], c.hi[1] - c.lo[1], c.hi[2] - c.lo[2]];
+    for (let i = 0; i < n; i++) {
+      const p = toZUp(up,
+        c.lo[0] + q[3 * i] / 65535 * span[0],
+        c.lo[1] + q[3 * i + 1] / 65535 * span[1],
+        c.lo[2] + q[3 * i + 2] / 65535 * span[2]);
+      pos[3 * i] = p[0]; pos[3 * i + 1] = p[1]; pos[3 * i + 2] = p[2];
+    }
+    let rgb;
+    if (c.rgb) rgb = b64bytes(c.rgb);
+    else {
+      const col = c.color || fallback || [160, 160, 160];
+      rgb = new Uint8Array(n * 3);
+      for (let i = 0; i < n; i++) { rgb[3 * i] = col[0]; rgb[3 * i + 1] = col[1]; rgb[3 * i + 2] = col[2]; }
+    }
+    return { n: n, pos: pos, rgb: rgb, total: c.total };
+  }
+
+  // Segments (pairs of 3D points) of a box, an oriented box or a path layer.
+  function layerSegments(layer, up) {
+    const P = (p) => toZUp(up, p[0], p[1], p[2]);
+    const segs = [];
+    let corners = null;
+    if (layer.kind === 'box') {
+      const b = layer.minmax;
+      corners = [];
+      for (let i = 0; i < 8; i++) corners.push([i & 1 ? b[3] : b[0], i & 2 ? b[4] : b[1], i & 4 ? b[5] : b[2]]);
+    } else if (layer.kind === 'obb') {
+      corners = layer.corners;
+    }
+    if (corners) {
+      const c = corners.map(P);
+      for (let i = 0; i < 8; i++) for (let k = 0; k < 3; k++) {
+        const j = i | (1 << k);
+        if (j !== i) segs.push([c[i], c[j]]);
+      }
+    } else if (layer.kind === 'path') {
+      const pts = layer.points.map(P);
+      for (let i = 0; i + 1 < pts.length; i++) segs.push([pts[i], pts[i + 1]]);
+      if (pts.length === 1) segs.push([pts[0], pts[0]]);
+    }
+    return segs;
+  }
+
+  function PointViewer(canvas, legend, scene, view) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.up = scene ? scene.up : 'z';
+    this.items = [];  // {label, color, visible, cloud?, segs?, kind}
+    if (scene) {
+      const dim = view && view.layers && view.layers.length > 0;
+      this.items.push({ label: 'scene (' + scene.cloud.n + ' of ' + scene.cloud.total + ' points)', kind: 'scene',
+                        visible: true, cloud: decodeCloud(scene.cloud, this.up), dim: dim, color: [150, 150, 150] });
+    }
+    for (const layer of (view && view.layers) || []) {
+      const item = { label: layer.label, kind: layer.kind, visible: true, color: layer.color };
+      if (layer.kind === 'cloud') item.cloud = decodeCloud(layer.cloud, this.up, layer.color);
+      else item.segs = layerSegments(layer, this.up);
+      if (layer.kind === 'path') item.dots = true;
+      this.items.push(item);
+    }
+    this.fit();
+    this.buildLegend(legend);
+    this.bind();
+    this.render();
+  }
+
+  PointViewer.prototype.fit = function () {
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    const add = (x, y, z) => { const p = [x, y, z]; for (let k = 0; k < 3; k++) { if (p[k] < lo[k]) lo[k] = p[k]; if (p[k] > hi[k]) hi[k] = p[k]; } };
+    for (const it of this.items) {
+      if (it.cloud) for (let i = 0; i < it.cloud.n; i++) add(it.cloud.pos[3 * i], it.cloud.pos[3 * i + 1], it.cloud.pos[3 * i + 2]);
+      if (it.segs) for (const s of it.segs) { add(s[0][0], s[0][1], s[0][2]); add(s[1][0], s[1][1], s[1][2]); }
+    }
+    if (!isFinite(lo[0])) { lo[0] = lo[1] = lo[2] = -1; hi[0] = hi[1] = hi[2] = 1; }
+    this.target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
+    const r = Math.max(0.5, Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2);
+    this.fov = 50 * Math.PI / 180;
+    this.dist = r / Math.sin(this.fov / 2) * 0.9;
+    this.yaw = -Math.PI / 3; this.pitch = Math.PI / 5;
+  };
+
+  PointViewer.prototype.buildLegend = function (legend) {
+    if (!legend) return;
+    legend.textContent = '';
+    const self = this;
+    this.items.forEach(function (it) {
+      const lab = document.createElement('label');
+      const cb = document.createElement('input');
+      cb.type = 'checkbox'; cb.checked = true;
+      cb.addEventListener('change', function () { it.visible = cb.checked; self.render(); });
+      const sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = 'rgb(' + it.color.join(',') + ')';
+      lab.appendChild(cb); lab.appendChild(sw);
+      lab.appendChild(document.createTextNode(it.label));
+      legend.appendChild(lab);
+    });
+    const hint = document.createElement('span');
+    hint.className = 'hint';
+    hint.textContent = 'drag: orbit · shift/right-drag: pan · wheel: zoom · double-click: reset';
+    legend.appendChild(hint);
+  };
+
+  PointViewer.prototype.bind = function () {
+    const c = this.canvas, self = this;
+    let last = null, pan = false;
+    c.addEventListener('contextmenu', (e) => e.preventDefault());
+    c.addEventListener('pointerdown', function (e) { last = [e.clientX, e.clientY]; pan = e.shiftKey || e.button === 2; c.setPointerCapture(e.pointerId); });
+    c.addEventListener('pointerup', function () { last = null; });
+    c.addEventListener('pointermove', function (e) {
+      if (!last) return;
+      const dx = e.clientX - last[0], dy = e.clientY - last[1];
+      last = [e.clientX, e.clientY];
+      if (pan) {
+        const cam = self.camera(), k = self.dist * 0.0015;
+        for (let i = 0; i < 3; i++) self.target[i] += -cam.r[i] * dx * k + cam.u[i] * dy * k;
+      } else {
+        self.yaw -= dx * 0.01;
+        self.pitch = Math.max(-1.55, Math.min(1.55, self.pitch + dy * 0.01));
+      }
+      self.schedule();
+    });
+    c.addEventListener('wheel', function (e) { e.preventDefault(); self.dist *= Math.exp(e.deltaY * 0.001); self.schedule(); }, { passive: false });
+    c.addEventListener('dblclick', function () { self.fit(); self.schedule(); });
+  };
+
+  PointViewer.prototype.schedule = function () {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => { this.pending = false; this.render(); });
+  };
+
+  PointViewer.prototype.camera = function () {
+    const cp = Math.cos(this.pitch);
+    const eye = [this.target[0] + this.dist * cp * Math.cos(this.yaw), this.target[1] + this.dist * cp * Math.sin(this.yaw), this.target[2] + this.dist * Math.sin(this.pitch)];
+    const f = [this.target[0] - eye[0], this.target[1] - eye[1], this.target[2] - eye[2]];
+    const fl = Math.hypot(f[0], f[1], f[2]); f[0] /= fl; f[1] /= fl; f[2] /= fl;
+    let r = [f[1], -f[0], 0];  // f x z-up
+    const rl = Math.hypot(r[0], r[1]) || 1; r = [r[0] / rl, r[1] / rl, 0];
+    const u = [r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0]];
+    return { eye: eye, f: f, r: r, u: u };
+  };
+
+  PointViewer.prototype.render = function () {
+    const W = this.canvas.width, H = this.canvas.height, ctx = this.ctx;
+    const img = ctx.createImageData(W, H);
+    const px = new Uint32Array(img.data.buffer);
+    px.fill(0xff1e1a17);  // opaque background (ABGR little-endian): #171a1e
+    const depth = new Float32Array(W * H).fill(Infinity);
+    const cam = this.camera(), focal = (H / 2) / Math.tan(this.fov / 2);
+    const e = cam.eye, r = cam.r, u = cam.u, f = cam.f, near = 0.01;
+    let drawn = 0;
+    for (const it of this.items) {
+      if (!it.visible || !it.cloud) continue;
+      const pos = it.cloud.pos, rgb = it.cloud.rgb, n = it.cloud.n;
+      const size = it.kind === 'scene' ? 2 : 3, bias = it.kind === 'scene' ? 1 : 0.97;
+      for (let i = 0; i < n; i++) {
+        const dx = pos[3 * i] - e[0], dy = pos[3 * i + 1] - e[1], dz = pos[3 * i + 2] - e[2];
+        const zc = dx * f[0] + dy * f[1] + dz * f[2];
+        if (zc < near) continue;
+        const sx = Math.round(W / 2 + focal * (dx * r[0] + dy * r[1] + dz * r[2]) / zc);
+        const sy = Math.round(H / 2 - focal * (dx * u[0] + dy * u[1] + dz * u[2]) / zc);
+        if (sx < 0 || sy < 0 || sx > W - size || sy > H - size) continue;
+        let R = rgb[3 * i], G = rgb[3 * i + 1], B = rgb[3 * i + 2];
+        if (it.dim) { R = (R + 128) >> 2; G = (G + 128) >> 2; B = (B + 128) >> 2; }
+        const col = (0xff000000 | (B << 16) | (G << 8) | R) >>> 0, zt = zc * bias;
+        for (let oy = 0; oy < size; oy++) for (let ox = 0; ox < size; ox++) {
+          const k = (sy + oy) * W + sx + ox;
+          if (zt < depth[k]) { depth[k] = zt; px[k] = col; }
+        }
+        drawn++;
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    const proj = (p) => {
+      const dx = p[0] - e[0], dy = p[1] - e[1], dz = p[2] - e[2];
+      const zc = dx * f[0] + dy * f[1] + dz * f[2];
+      if (zc < near) return null;
+      return [W / 2 + focal * (dx * r[0] + dy * r[1] + dz * r[2]) / zc, H / 2 - focal * (dx * u[0] + dy * u[1] + dz * u[2]) / zc];
+    };
+    ctx.lineWidth = 2;
+    for (const it of this.items) {
+      if (!it.visible || !it.segs) continue;
+      ctx.strokeStyle = ctx.fillStyle = 'rgb(' + it.color.join(',') + ')';
+      ctx.beginPath();
+      for (const s of it.segs) {
+        const a = proj(s[0]), b = proj(s[1]);
+        if (!a || !b) continue;
+        ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]);
+        drawn++;
+      }
+      ctx.stroke();
+      if (it.dots) for (const s of it.segs) for (const p of s) {
+        const a = proj(p);
+        if (a) { ctx.beginPath(); ctx.arc(a[0], a[1], 3, 0, 2 * Math.PI); ctx.fill(); }
+      }
+    }
+    this.canvas.dataset.drawn = String(drawn);
+  };
+
+  global.ScenebenchViewer = { PointViewer: PointViewer, decodeCloud: decodeCloud };
+})(window);

@@ -1,0 +1,228 @@
+"""The HTML report: one self-contained file (no network, no CDN) with tables, charts and a 3D viewer.
+
+Public entry point::
+
+    write_html_report(runs, out_path, *, title=None, view_options=ViewOptions(), max_views=300) -> Path
+
+``runs`` is a run folder, a list of run folders (shown side by side; the sample browser switches
+between them) or already loaded :class:`~scenebench.report.runs.LoadedRun` objects. The report is
+built from ``results.json`` and ``samples.sqlite`` only; nothing is rescored. 3D views come from the
+benchmark's view builder (:mod:`scenebench.report.views`), which reads the data the run was scored
+on; scenes are downsampled (seeded) for the viewer only.
+
+Safety: every string (questions, predictions, model output) travels as JSON inside
+``<script type="application/json">`` with ``<``, ``>``, ``&`` and the JavaScript line separators
+escaped as ``\\uXXXX``, and the page inserts text with ``textContent`` only; a prediction holding
+``<script>`` is shown as text and never runs.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from scenebench import __version__
+from scenebench.io.files import atomic_write_text
+from scenebench.report.runs import LoadedRun, load_run
+from scenebench.report.views import ViewOptions, build_views
+
+ASSETS = ("charts.js", "viewer.js", "report.js")
+
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_for_script(obj: Any) -> str:
+    """JSON that is safe inside ``<script type="application/json">``: no ``</script>``, no ``<!--``."""
+    text = json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return "".join(_JSON_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _finite(obj: Any) -> Any:
+    """NaN/inf (possible in free-form ``detail``) become null: JSON has no spelling for them."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _asset(name: str) -> str:
+    return resources.files("scenebench.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _fields(run: LoadedRun) -> list[str]:
+    """Per-sample value fields, those the metrics use first (so the default histogram is the main score)."""
+    out: list[str] = []
+    for info in run.results.metric_info.values():
+        for key in ("field", "num"):
+            f = info.get(key)
+            if isinstance(f, str) and f not in out:
+                out.append(f)
+    for s in run.scores:
+        for f in s.values:
+            if f not in out:
+                out.append(f)
+    # Graded values (IoU, error) say more in a histogram than 0/1 hit indicators: list them first.
+    distinct = {f: len({s.values.get(f) for s in run.scores if s.values.get(f) is not None and not math.isnan(s.values[f])}) for f in out}
+    return sorted(out, key=lambda f: distinct[f] <= 2)
+
+
+def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str]:
+    """Which samples get a 3D view when there are too many to embed: the worst-scored half first
+    (failures are what people open), the rest a seeded random draw, all in ground-truth order."""
+    ids = [s.sample_id for s in run.scores if s.status != "excluded"]
+    if len(ids) <= max_views:
+        return ids
+    import numpy as np
+
+    fields = _fields(run)
+    main = fields[0] if fields else None
+    by_id = run.scores_by_id()
+
+    def key(sid: str) -> float:
+        v = by_id[sid].values.get(main, math.nan) if main else math.nan
+        return -math.inf if by_id[sid].status in ("missing", "invalid") else (math.inf if math.isnan(v) else v)
+
+    worst = sorted(ids, key=key)[: max_views // 2]
+    rest = [i for i in ids if i not in set(worst)]
+    rng = np.random.default_rng(seed)
+    picked = set(worst) | set(rng.choice(rest, size=max_views - len(worst), replace=False).tolist())
+    return [i for i in ids if i in picked]
+
+
+def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_options: ViewOptions = ViewOptions(), max_views: int = 300, views: bool = True) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "title": title or "scenebench report: " + ", ".join(dict.fromkeys(r.benchmark for r in runs)),
+        "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "version": __version__,
+        "runs": [],
+        "scenes": {},
+        "views": {},
+    }
+    for i, run in enumerate(runs):
+        res = run.results
+        vs = build_views(run, pick_view_samples(run, max_views, view_options.seed), view_options) if views else None
+        if vs is not None:
+            payload["scenes"].update(vs.scenes)
+            payload["views"][str(i)] = vs.views
+        group_keys: list[str] = []
+        for s in run.scores:
+            group_keys += [g for g in s.groups if g not in group_keys]
+        payload["runs"].append(
+            {
+                "label": run.label,
+                "path": str(run.path),
+                "benchmark": res.benchmark,
+                "protocol": res.protocol,
+                "metrics": res.metrics,
+                "ci": res.confidence_intervals.model_dump(mode="json"),
+                "counts": res.counts.model_dump(),
+                "counts_by_group": {k: {v: c.model_dump() for v, c in d.items()} for k, d in res.counts_by_group.items()},
+                "metric_info": res.metric_info,
+                "warnings": res.warnings,
+                "settings": res.settings,
+                "fields": _fields(run),
+                "group_keys": group_keys,
+                "view_notes": vs.notes if vs is not None else ["3D views not requested"],
+                "samples": [
+                    {
+                        "id": s.sample_id,
+                        "scene": s.scene_id,
+                        "status": s.status,
+                        "values": s.values,
+                        "groups": s.groups,
+                        "detail": s.detail,
+                        "view": bool(vs is not None and s.sample_id in vs.views),
+                    }
+                    for s in run.scores
+                ],
+            }
+        )
+    return payload
+
+
+_TEMPLATE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>{title}</title>
+<style>{css}</style>
+</head>
+<body>
+<header>
+  <h1 id="sb-title"></h1>
+  <ul id="sb-meta"></ul>
+  <p id="sb-generated"></p>
+</header>
+<main>
+  <h2>Summary</h2>
+  <div id="sb-summary"></div>
+  <h2>Breakdowns</h2>
+  <div class="controls"><label>metric <select id="sb-metric"></select></label><span class="note">bars: point estimate; whiskers: confidence interval</span></div>
+  <div id="sb-charts"></div>
+  <h2>Distribution of per-sample scores</h2>
+  <div class="controls"><label>value <select id="sb-field"></select></label></div>
+  <div id="sb-dist"></div>
+  <h2>Samples</h2>
+  <div class="controls" id="sb-filters">
+    <label>run <select id="f-run"></select></label>
+    <span id="f-groups" class="controls"></span>
+    <label>status <select id="f-status"><option value="">all</option><option>scored</option><option>missing</option><option>invalid</option><option>excluded</option></select></label>
+    <label>value <select id="f-field"></select></label>
+    <label>min <input id="f-min" type="number" step="any"></label>
+    <label>max <input id="f-max" type="number" step="any"></label>
+    <label>sort <select id="f-sort"><option value="order">as in benchmark</option><option value="asc">value ascending</option><option value="desc">value descending</option></select></label>
+    <label>search <input id="f-text" type="search" placeholder="id, scene, question"></label>
+  </div>
+  <p id="sb-count"></p>
+  <div id="sb-browser">
+    <div id="sb-list"><table id="sb-samples"></table><button id="sb-more" type="button">show more</button></div>
+    <section id="sb-detail"><p class="note">Click a sample to see its question, answer, prediction, score and 3D view.</p></section>
+  </div>
+</main>
+<script type="application/json" id="sb-data">{data}</script>
+{scripts}
+</body>
+</html>
+"""
+
+
+def render_html(payload: dict[str, Any]) -> str:
+    import html as _html
+
+    scripts = "\n".join(f"<script>\n{_asset(name)}\n</script>" for name in ASSETS)
+    return _TEMPLATE.format(title=_html.escape(payload["title"]), css=_asset("report.css"), data=json_for_script(payload), scripts=scripts)
+
+
+def write_html_report(
+    runs: str | Path | LoadedRun | Sequence[str | Path | LoadedRun],
+    out_path: str | Path,
+    *,
+    title: str | None = None,
+    view_options: ViewOptions = ViewOptions(),
+    max_views: int = 300,
+    views: bool = True,
+) -> Path:
+    """Write the self-contained HTML report of one or more finished runs to ``out_path``; return the path.
+
+    ``max_views`` caps how many samples per run get an embedded 3D view (file size); the others are
+    listed and browsable without one. Raises :class:`~scenebench.errors.InputError` when a folder
+    holds no results.
+    """
+    if isinstance(runs, (str, Path, LoadedRun)):
+        runs = [runs]
+    loaded = [r if isinstance(r, LoadedRun) else load_run(r) for r in runs]
+    if not loaded:
+        raise ValueError("write_html_report needs at least one run")
+    out = Path(out_path)
+    atomic_write_text(out, render_html(build_payload(loaded, title=title, view_options=view_options, max_views=max_views, views=views)))
+    return out

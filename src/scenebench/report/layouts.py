@@ -1,0 +1,79 @@
+"""How each benchmark's paper lays out its results table, as data the table writers follow.
+
+A layout says which breakdown becomes the column groups (SURPRISE3D: question types under
+"Knowledge" and "Spatial"; 3DBench: one column block per task), in which order, under which printed
+names, and which metrics fill each block. Metric and group names are matched case-insensitively
+against what a run's ``results.json`` holds; names a run lacks are skipped, so a layout never
+invents a number. Benchmarks without a layout get the generic long table (one row per group value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Block:
+    """One column block: a group value (``None`` = overall) and the metrics shown under it."""
+
+    value: str | None
+    label: str
+    metrics: tuple[str, ...] = ()  # empty: every metric that has a number in this block
+    super_label: str = ""
+
+
+@dataclass(frozen=True)
+class Layout:
+    group: str | None  # breakdown key whose values become column blocks (``question_type``, ``task``)
+    blocks: tuple[Block, ...]
+    metrics: tuple[str, ...]  # default metrics of a block, in paper order
+    rest_label: str = ""  # group values not named in ``blocks`` are appended with their own name
+    metric_labels: dict[str, str] = field(default_factory=dict)
+
+
+SURPRISE3D = Layout(
+    group="question_type",
+    metrics=("A25", "A50", "mIoU"),
+    blocks=(
+        Block("cs", "Common sense", super_label="Knowledge"),
+        Block("hi", "Human intention", super_label="Knowledge"),
+        Block("rel_pos", "Relative position", super_label="Spatial"),
+        Block("first_view", "Narrative perspective", super_label="Spatial"),
+        Block("camera_view", "Parametric perspective", super_label="Spatial"),
+        Block("abs", "Absolute distance", super_label="Spatial"),
+        Block(None, "Overall"),
+    ),
+    metric_labels={"A25": "A25", "A50": "A50", "mIoU": "mIoU"},
+)
+
+# 3DBench (Table 2 of the paper): one block per task, perception then reasoning then expression.
+BENCH3D = Layout(
+    group="task",
+    metrics=(),
+    blocks=(
+        Block("classification", "Cls.", super_label="Object"),
+        Block("object_caption", "Caption", super_label="Object"),
+        Block("object_conversation", "Conv.", super_label="Object"),
+        Block("counting", "Count.", super_label="Scene"),
+        Block("detection", "Det.", super_label="Scene"),
+        Block("visual_grounding", "VG", super_label="Scene"),
+        Block("room_detection", "Room det.", super_label="Scene"),
+        Block("position_relation", "Pos. rel.", super_label="Scene"),
+        Block("navigation", "Nav.", super_label="Scene"),
+        Block("scene_caption", "Scene cap.", super_label="Scene"),
+        Block("scene_qa", "Scene QA", super_label="Scene"),
+    ),
+)
+
+# RIO (Table 3 of the paper): recall at two thresholds and median errors, overall.
+RIO = Layout(
+    group=None,
+    metrics=("recall_0.1m_10deg", "recall_0.2m_20deg", "MRE", "MTE"),
+    blocks=(Block(None, "All instances"),),
+)
+
+LAYOUTS: dict[str, Layout] = {"surprise3d": SURPRISE3D, "bench3d": BENCH3D, "3dbench": BENCH3D, "rio": RIO}
+
+
+def layout_for(benchmark: str) -> Layout | None:
+    return LAYOUTS.get(benchmark.lower())

@@ -1,0 +1,80 @@
+"""Finished runs as the reports see them: settings, results and per-sample scores, read from disk.
+
+Reports never rescore: they read ``run.json``, ``results.json`` and the ``score`` records of
+``samples.sqlite`` that the scoring engine wrote (see :mod:`scenebench.runtime.rundir`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scenebench.errors import InputError
+from scenebench.results import Results
+from scenebench.runtime.rundir import RunDir
+from scenebench.runtime.scoring import SCORE_KIND, SampleScore
+
+
+@dataclass
+class LoadedRun:
+    path: Path
+    meta: dict[str, Any]
+    results: Results
+    scores: list[SampleScore]
+    label: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def benchmark(self) -> str:
+        return self.results.benchmark
+
+    @property
+    def protocol(self) -> str:
+        return self.results.protocol
+
+    def scores_by_id(self) -> dict[str, SampleScore]:
+        return {s.sample_id: s for s in self.scores}
+
+
+def default_label(path: Path, meta: dict[str, Any]) -> str:
+    """A short name for tables: the model named in run.json if any, else the folder name."""
+    for key in ("label", "model"):
+        v = meta.get(key) or (meta.get("settings") or {}).get(key)
+        if isinstance(v, str) and v:
+            return v
+    return path.resolve().name
+
+
+def load_run(path: str | Path, label: str | None = None) -> LoadedRun:
+    """Read a finished run folder; errors say which file is missing and what to run first."""
+    run = RunDir(path)
+    if not run.path.is_dir():
+        raise InputError(run.path, "run folder does not exist")
+    if not run.results_json.exists():
+        raise InputError(run.results_json, "no results in this run folder; score it first (scenebench score ... --out RUN_DIR)")
+    results = Results.load(run.results_json)
+    meta = run.read_meta() if run.exists() else {}
+    scores: list[SampleScore] = []
+    if run.store_path.exists():
+        with run.store() as store:
+            for sid, body in store.iter(SCORE_KIND):
+                try:
+                    scores.append(SampleScore.from_json(body))
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise InputError(run.store_path, f"score record is malformed: {exc}", where=f"sample '{sid}'") from None
+    return LoadedRun(run.path, meta, results, scores, label or default_label(run.path, meta))
+
+
+def load_runs(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> list[LoadedRun]:
+    labels = list(labels or [])
+    if labels and len(labels) != len(paths):
+        raise InputError(None, f"{len(labels)} labels given for {len(paths)} runs", expected="one --label per run or none")
+    runs = [load_run(p, labels[i] if labels else None) for i, p in enumerate(paths)]
+    seen: dict[str, int] = {}
+    for r in runs:  # two folders with the same name would make ambiguous table rows
+        seen[r.label] = seen.get(r.label, 0) + 1
+        if seen[r.label] > 1:
+            r.label = f"{r.label} ({seen[r.label]})"
+    return runs

@@ -1,0 +1,275 @@
+"""Paper tables: Markdown and LaTeX (booktabs) from finished runs, one row per run.
+
+A benchmark with a :mod:`~scenebench.report.layouts` entry gets the column layout of its paper
+(column blocks per question type or task, each with its metrics). Every benchmark also gets long
+tables (one row per run and group value) for each breakdown in its results. Values are printed
+as stored (percent where the benchmark reports percent); the best value of a column is bold when
+several runs are shown, using each metric's ``higher_is_better``. Notes under each table state the
+protocol, the CI method and the sample counts, so a copied table still says how it was made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scenebench.report.layouts import Layout, layout_for
+from scenebench.report.runs import LoadedRun
+
+
+@dataclass
+class Cell:
+    value: float | None
+    ci: list[float] | None = None
+    best: bool = False
+
+
+@dataclass
+class Table:
+    title: str
+    row_header: list[str]
+    leaf: list[str]  # one label per value column
+    spans: list[list[tuple[str, int]]] = field(default_factory=list)  # header rows above the leaf row
+    rows: list[tuple[list[str], list[Cell]]] = field(default_factory=list)
+    higher: list[bool | None] = field(default_factory=list)  # per column
+    notes: list[str] = field(default_factory=list)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9.]", "", name.lower())
+
+
+def _find(name: str, available: Sequence[str]) -> str | None:
+    want = _norm(name)
+    for a in available:
+        if _norm(a) == want:
+            return a
+    return None
+
+
+def _block_values(run: LoadedRun, group: str | None, value: str | None) -> tuple[dict, dict]:
+    ci = run.results.confidence_intervals.model_dump()
+    if group is None or value is None:
+        return run.results.metrics.get("overall", {}), ci.get("overall", {}) or {}
+    key = f"by_{group}"
+    return run.results.metrics.get(key, {}).get(value, {}), (ci.get(key, {}) or {}).get(value, {}) or {}
+
+
+def _higher(runs: Sequence[LoadedRun], metric: str) -> bool | None:
+    for r in runs:
+        info = r.results.metric_info.get(metric)
+        if info is not None:
+            return bool(info.get("higher_is_better", True))
+    return None
+
+
+def _mark_best(table: Table) -> None:
+    if len(table.rows) < 2:
+        return
+    for j, hib in enumerate(table.higher):
+        vals = [(i, cells[j].value) for i, (_, cells) in enumerate(table.rows) if cells[j].value is not None]
+        if hib is None or len(vals) < 2:
+            continue
+        best = (max if hib else min)(v for _, v in vals)
+        for i, v in vals:
+            table.rows[i][1][j].best = v == best
+
+
+def _notes(runs: Sequence[LoadedRun]) -> list[str]:
+    notes = []
+    for r in runs:
+        c = r.results.counts
+        cim = r.results.confidence_intervals
+        notes.append(
+            f"{r.label}: benchmark {r.benchmark}, protocol {r.protocol}; {c.n_samples} samples "
+            f"(scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}); "
+            f"{int(cim.level * 100)}% CI: {cim.method} over {cim.cluster_key} ({cim.n_resamples} resamples, seed {cim.seed})"
+        )
+    return notes
+
+
+def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
+    """The benchmark's paper layout, rows = runs; ``None`` when no block of the layout has data."""
+    first = runs[0].results
+    overall_names = list(first.metrics.get("overall", {}))
+    group_values = list(first.metrics.get(f"by_{layout.group}", {})) if layout.group else []
+    blocks = []
+    for b in layout.blocks:
+        if b.value is not None:
+            actual = _find(b.value, group_values)
+            if actual is None:
+                continue
+            blocks.append((b.super_label, b.label, actual))
+        else:
+            blocks.append((b.super_label, b.label, None))
+    named = {_norm(b.value) for b in layout.blocks if b.value}
+    for v in group_values:  # values the paper did not name still appear, after the named ones
+        if _norm(v) not in named:
+            blocks.insert(len(blocks) - (1 if blocks and blocks[-1][2] is None else 0), (layout.rest_label, v, v))
+    leaf, spans_mid, spans_top, higher = [], [], [], []
+    block_cols: list[tuple[str | None, list[str]]] = []
+    for sup, label, value in blocks:
+        vals = [_block_values(r, layout.group, value)[0] for r in runs]
+        if layout.metrics:
+            metrics = [m for want in layout.metrics if (m := _find(want, overall_names)) is not None]
+        else:  # every metric with a number for this block in some run
+            metrics = [m for m in overall_names if any(v.get(m) is not None for v in vals)]
+        metrics = [m for m in metrics if any(v.get(m) is not None for v in vals)]
+        if not metrics:
+            continue
+        block_cols.append((value, metrics))
+        leaf += [layout.metric_labels.get(m, m) for m in metrics]
+        higher += [_higher(runs, m) for m in metrics]
+        spans_mid.append((label, len(metrics)))
+        if spans_top and spans_top[-1][0] == sup:
+            spans_top[-1] = (sup, spans_top[-1][1] + len(metrics))
+        else:
+            spans_top.append((sup, len(metrics)))
+    if not block_cols:
+        return None
+    spans = ([spans_top] if any(s for s, _ in spans_top) else []) + [spans_mid]
+    t = Table(
+        title=f"{first.benchmark} ({first.protocol})",
+        row_header=["Method"],
+        leaf=leaf,
+        spans=spans,
+        higher=higher,
+        notes=_notes(runs),
+    )
+    for r in runs:
+        cells = []
+        for value, metrics in block_cols:
+            vals, cis = _block_values(r, layout.group, value)
+            cells += [Cell(vals.get(m), cis.get(m)) for m in metrics]
+        t.rows.append(([r.label], cells))
+    _mark_best(t)
+    return t
+
+
+def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
+    """Rows = runs (x group values), columns = the overall metrics; the generic layout."""
+    names: list[str] = []
+    for r in runs:
+        for m in r.results.metrics.get("overall", {}):
+            if m not in names:
+                names.append(m)
+    units = {m: runs[0].results.metric_info.get(m, {}).get("unit", "") for m in names}
+    leaf = [f"{m} ({units[m]})" if units[m] else m for m in names]
+    t = Table(
+        title=f"{runs[0].benchmark} ({runs[0].protocol})" + (f" by {group}" if group else ""),
+        row_header=["Method"] + ([group, "n"] if group else ["n"]),
+        leaf=leaf,
+        higher=[_higher(runs, m) for m in names],
+        notes=_notes(runs),
+    )
+    for r in runs:
+        if group is None:
+            vals, cis = _block_values(r, None, None)
+            t.rows.append(([r.label, str(r.results.counts.n_samples)], [Cell(vals.get(m), cis.get(m)) for m in names]))
+            continue
+        counts = r.results.counts_by_group.get(f"by_{group}", {})
+        for v in r.results.metrics.get(f"by_{group}", {}):
+            vals, cis = _block_values(r, group, v)
+            n = counts[v].n_samples if v in counts else ""
+            t.rows.append(([r.label, v, str(n)], [Cell(vals.get(m), cis.get(m)) for m in names]))
+    if group is None:
+        _mark_best(t)
+    return t
+
+
+def tables_for(runs: Sequence[LoadedRun]) -> list[Table]:
+    """The paper-layout table (when the benchmark has one), the overall table and one per breakdown."""
+    if not runs:
+        return []
+    out: list[Table] = []
+    layout = layout_for(runs[0].benchmark)
+    if layout is not None and (t := paper_table(runs, layout)) is not None:
+        out.append(t)
+    out.append(long_table(runs, None))
+    groups: list[str] = []
+    for r in runs:
+        groups += [g for g in r.results.groups() if g not in groups]
+    out += [long_table(runs, g) for g in groups]
+    return out
+
+
+def fmt_value(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def to_markdown(tables: Sequence[Table], *, digits: int = 1, ci: bool = True) -> str:
+    """GitHub-flavoured Markdown; column blocks are folded into the header text ("Common sense A25")."""
+    parts = []
+    for t in tables:
+        heads = list(t.leaf)
+        if t.spans:  # the innermost spanning row names each block
+            i = 0
+            for label, span in t.spans[-1]:
+                for k in range(span):
+                    heads[i + k] = f"{label} {heads[i + k]}".strip()
+                i += span
+        header = [_md(h) for h in t.row_header + heads]
+        lines = [f"**{_md(t.title)}**", "", "| " + " | ".join(header) + " |"]
+        lines.append("|" + "|".join([":---"] * len(t.row_header) + ["---:"] * len(heads)) + "|")
+        for labels, cells in t.rows:
+            vals = []
+            for c in cells:
+                s = fmt_value(c.value, digits)
+                if ci and c.ci and c.value is not None:
+                    s += f" [{c.ci[0]:.{digits}f}, {c.ci[1]:.{digits}f}]"
+                vals.append(f"**{s}**" if c.best else s)
+            lines.append("| " + " | ".join([_md(x) for x in labels] + vals) + " |")
+        lines.append("")
+        lines += [f"- {_md(n)}" for n in t.notes]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: Any) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def to_latex(tables: Sequence[Table], *, digits: int = 1, ci: bool = False) -> str:
+    """booktabs tables (``\\usepackage{booktabs}``); each in a ``table`` float with the notes as caption."""
+    out = ["% generated by scenebench report; needs \\usepackage{booktabs}"]
+    for t in tables:
+        nrow = len(t.row_header)
+        out += ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{'l' * nrow}{'c' * len(t.leaf)}}}", "\\toprule"]
+        for spans in t.spans:
+            cells, rules, col = [""] * nrow, [], nrow + 1
+            for label, span in spans:
+                cells.append(f"\\multicolumn{{{span}}}{{c}}{{{latex_escape(label)}}}" if span > 1 else latex_escape(label))
+                if label:
+                    rules.append(f"\\cmidrule(lr){{{col}-{col + span - 1}}}")
+                col += span
+            out.append(" & ".join(cells) + " \\\\")
+            if rules:
+                out.append(" ".join(rules))
+        out.append(" & ".join([latex_escape(h) for h in t.row_header] + [latex_escape(h) for h in t.leaf]) + " \\\\")
+        out.append("\\midrule")
+        for labels, cells in t.rows:
+            vals = []
+            for c in cells:
+                s = fmt_value(c.value, digits) if c.value is not None else "--"
+                if c.best:
+                    s = f"\\textbf{{{s}}}"
+                if ci and c.ci and c.value is not None:
+                    s += f"\\,{{\\scriptsize[{c.ci[0]:.{digits}f}, {c.ci[1]:.{digits}f}]}}"
+                vals.append(s)
+            out.append(" & ".join([latex_escape(x) for x in labels] + vals) + " \\\\")
+        out += ["\\bottomrule", "\\end{tabular}"]
+        out.append(f"\\caption{{{latex_escape(t.title)}. " + latex_escape(" ".join(t.notes)) + "}")
+        out += ["\\end{table}", ""]
+    return "\n".join(out) + "\n"
