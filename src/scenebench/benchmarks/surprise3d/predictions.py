@@ -117,7 +117,7 @@ def _first_bad(arr: np.ndarray) -> str:
                 return f" {x!r} at position {i}"
     elif arr.dtype.kind == "f":
         i = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
-        return f" {arr[i]!r} at position {i}"
+        return f" {arr[i].item()!r} at position {i}"
     return ""
 
 
