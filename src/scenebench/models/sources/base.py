@@ -61,3 +61,12 @@ def check_prediction_kind(sample: ModelSample, pred: Prediction) -> None:
             f"sample {sample.sample_id} ({sample.task}) expects a '{sample.answer_kind}' prediction "
             f"(or free 'text'), the model returned '{pred.kind}'"
         )
+
+
+def finish_results(res: Any, run: Any) -> Any:
+    """Add what the run was (model, seed, samples) to the results and save them in the run folder."""
+    meta = run.read_meta()
+    res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
+    res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    res.save(run.results_json)
+    return res

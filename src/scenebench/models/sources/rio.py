@@ -1,0 +1,166 @@
+"""RIO on 3RScan for ``scenebench run``: re-localize each reference instance in a rescan (6DoF pose).
+
+``--data`` is a 3RScan root (``3RScan.json``, ``objects.json``, one folder per scan); ``split``
+chooses the rescans (``validation`` by default; test ground truth is hidden). One sample per
+reference instance that the rescan keeps rigidly (non-rigid and unannotated instances are excluded
+by the scorer and asked of no model); the samples of one rescan form one batch.
+
+A model gets ``task="relocalization"``, answer kind ``pose``, ``query`` naming the object, and
+``inputs``: ``rescan``, ``reference`` (scan id), ``instance`` (reference instance id), ``label``,
+``reference_center`` (the instance's centre in the reference frame, metres) and ``up_axis`` = 2 (+Z).
+The scene (one per rescan) offers ``points``/``colors`` = the rescan cloud moved into the reference
+frame with the index's ``scans[].transform`` (where poses are expressed), ``reference_points``,
+``reference_colors`` and ``reference_instance_ids`` (the reference scan, its instance labels), and
+``objects`` = the reference instances (label, box). The rescan's own instance labels are never
+exposed: they would give the answer away.
+
+Predictions are written as ``{"rescan", "instance", "pose"}`` JSONL (row-major 4x4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.benchmarks.rio.loader import ThreeRScan
+from scenebench.benchmarks.rio.predictions import read_pose_predictions
+from scenebench.benchmarks.rio.scorer import THRESHOLDS, RioScorer, build_results
+from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.models.base import ModelSample, SceneView
+from scenebench.models.predictions import PosePrediction, Prediction
+from scenebench.models.sources.base import finish_results
+
+TASK = "relocalization"
+
+
+class RIOSource:
+    benchmark = "rio"
+    predictions_name = "rio_predictions.jsonl"
+
+    def __init__(self, data: str, split: str = "validation", units: str = "auto") -> None:
+        self.data = ThreeRScan(data, units=units)
+        self.split = split
+        self._kwargs = {"data": str(data), "split": split, "units": units}
+        self.rescans = self.data.split_rescans(split)
+        self._gt = {r.scan_id: self.data.ground_truth(r) for r in self.rescans}
+        self._by_id = {g.sample_id: g for gts in self._gt.values() for g in gts}
+
+    def spec(self) -> dict[str, Any]:
+        return dict(self._kwargs)
+
+    def inputs(self) -> dict[str, Any]:
+        out = {"index": file_fingerprint(self.data.index_path)}
+        if self.data.objects_path.exists():
+            out["objects"] = file_fingerprint(self.data.objects_path)
+        return out
+
+    def samples(self) -> list[ModelSample]:
+        out = []
+        for r in self.rescans:
+            for g in self._gt[r.scan_id]:
+                if g.excluded is not None:
+                    continue
+                inputs = {
+                    "rescan": g.rescan,
+                    "reference": g.scene,
+                    "instance": int(g.instance),
+                    "label": g.label,
+                    "reference_center": [float(v) for v in g.centroid],
+                    "up_axis": 2,
+                }
+                query = f"Find the {g.label} (instance {g.instance} of reference scan {g.scene}) in rescan {g.rescan} and give its pose."
+                out.append(ModelSample(g.sample_id, g.rescan, TASK, "pose", query, (), inputs))
+        return out
+
+    def train(self) -> list[tuple[ModelSample, Prediction]]:
+        return []
+
+    def _cloud(self, scan_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        xyz, rgb, ids = self.data.points(scan_id)
+        return np.array(xyz, float), np.asarray(rgb, float) / 255.0, np.array(ids)
+
+    def scene(self, scene_id: str) -> SceneView:
+        from scenebench.models.sources.surprise3d import instance_objects
+
+        rescan = self.data.rescans[scene_id]
+        cache: dict[str, Any] = {}
+
+        def rescan_cloud() -> tuple[np.ndarray, np.ndarray]:
+            if "r" not in cache:
+                xyz, rgb, _ = self._cloud(scene_id)
+                T = rescan.transform
+                cache["r"] = (xyz @ T[:3, :3].T + T[:3, 3], rgb)
+            return cache["r"]
+
+        def reference_cloud() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            if "ref" not in cache:
+                cache["ref"] = self._cloud(rescan.scene_id)
+            return cache["ref"]
+
+        def objects() -> Any:
+            xyz, _, ids = reference_cloud()
+            labels = {int(i): self.data.label(rescan.scene_id, int(i)) for i in np.unique(ids[ids > 0]).tolist()}
+            return instance_objects(xyz, np.where(ids > 0, ids, -1), labels)
+
+        return SceneView(
+            scene_id,
+            {
+                "points": lambda: rescan_cloud()[0],
+                "colors": lambda: rescan_cloud()[1],
+                "reference_points": lambda: reference_cloud()[0],
+                "reference_colors": lambda: reference_cloud()[1],
+                "reference_instance_ids": lambda: reference_cloud()[2],
+                "objects": objects,
+            },
+        )
+
+    def truth(self, sample: ModelSample) -> Prediction:
+        return PosePrediction(sample.sample_id, pose=np.asarray(self._by_id[sample.sample_id].pose, float).tolist())
+
+    def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
+        import json
+
+        lines = []
+        for s in samples:
+            p = predictions[s.sample_id]
+            if isinstance(p, PosePrediction):
+                lines.append(json.dumps({"rescan": s.inputs["rescan"], "instance": int(s.inputs["instance"]), "pose": p.pose}))
+        path = Path(folder) / self.predictions_name
+        atomic_write_text(path, "".join(x + "\n" for x in lines))
+        return path
+
+    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool) -> Any:
+        from scenebench.runtime.scoring import score_into_run
+
+        chosen_rescans = {s.scene_id for s in samples}
+        rescans = [r for r in self.rescans if r.scan_id in chosen_rescans]
+        # Excluded instances of the chosen rescans stay in the denominator bookkeeping (listed, never scored).
+        chosen = {s.sample_id for s in samples} | {g.sample_id for r in rescans for g in self._gt[r.scan_id] if g.excluded is not None}
+        preds = read_pose_predictions(predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+        scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, chosen, self._gt)
+        records = score_into_run(scorer, run, progress=progress, label="scoring rio")
+        settings = {
+            "split": self.split,
+            "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
+            "units": self.data.unit_decision,
+        }
+        res = build_results(
+            records, protocol=protocol, settings=settings,
+            inputs={**self.inputs(), "predictions": file_fingerprint(predictions_path)},
+            extra={"n_rescans": len(rescans)},
+        )
+        return finish_results(res, run)
+
+
+class _SubsetRioScorer(RioScorer):
+    """RioScorer restricted to the run's samples (``--limit`` / ``--tasks``), reusing the loaded ground truth."""
+
+    def __init__(self, data: Any, preds: Any, rescans: list[Any], protocol: str, chosen: set[str], gt: Mapping[str, list[Any]]) -> None:
+        super().__init__(data, preds, rescans, protocol)
+        self._chosen, self._loaded = chosen, gt
+
+    def ground_truth(self, rescan: Any) -> list[Any]:
+        return [g for g in self._loaded[rescan.scan_id] if g.sample_id in self._chosen]

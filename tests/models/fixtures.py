@@ -1,0 +1,74 @@
+"""Tiny benchmark folders written with the benchmarks' own writers (fast, no synth pipeline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def box_points(rng, centre, size, n):
+    c, s = np.asarray(centre, float), np.asarray(size, float)
+    return c + (rng.uniform(-0.5, 0.5, size=(n, 3)) * s)
+
+
+def make_surprise3d(root: Path, n_scenes: int = 2) -> Path:
+    from scenebench.benchmarks.surprise3d.writer import annotation_record, write_annotations, write_scene
+
+    rng = np.random.default_rng(0)
+    scenes = root / "scenes"
+    val, train = [], []
+    for k in range(n_scenes):
+        sid = f"scene{k:02d}"
+        objs = [(1, "chair", [1, 1, 0.5], [0.5, 0.5, 1.0]), (2, "table", [3, 1, 0.4], [1.2, 0.8, 0.8]), (3, "lamp", [1, 3, 1.0], [0.3, 0.3, 2.0])]
+        pts, inst = [rng.uniform([0, 0, 0], [4, 4, 0.02], size=(200, 3))], [np.full(200, -1)]
+        for oid, _, c, s in objs:
+            pts.append(box_points(rng, c, s, 100))
+            inst.append(np.full(100, oid))
+        coords = np.concatenate(pts)
+        write_scene(scenes / f"{sid}.npz", coords, rng.uniform(0, 255, size=(len(coords), 3)), np.concatenate(inst))
+        val.append(annotation_record(sid, 1, f"Where would you sit in scene {k}?", ["chair"], "hi"))
+        val.append(annotation_record(sid, [2], f"What holds the plates, near the sofa {k}?", ["table"], "rel_pos"))
+        val.append(annotation_record(sid, 3, f"What gives light {k}?", ["lamp"], "cs"))
+        train.append(annotation_record(sid, 1, "Where would you sit down?", ["chair"], "hi"))
+        train.append(annotation_record(sid, 1, "Which one can you sit on?", ["chair"], "cs"))
+    write_annotations(root / "surprise-3d-val.json", val)
+    write_annotations(root / "surprise-3d-train.json", train)
+    return root
+
+
+def _yaw(deg, t):
+    a = np.deg2rad(deg)
+    m = np.eye(4)
+    m[:2, :2] = [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]
+    m[:3, 3] = t
+    return m
+
+
+def make_rio(root: Path) -> Path:
+    """One reference scan with 3 instances and one rescan where instance 2 moved (yaw 30 deg, 0.5 m)."""
+    from scenebench.benchmarks.rio.writer import write_index, write_scan
+
+    rng = np.random.default_rng(1)
+    specs = [(1, "chair", [1, 1, 0.5], [0.5, 0.4, 1.0]), (2, "table", [3, 1, 0.4], [1.2, 0.8, 0.8]), (3, "shelf", [1, 3, 1.0], [0.3, 0.9, 2.0])]
+    pts, ids = [], []
+    for iid, _, c, s in specs:
+        pts.append(box_points(rng, c, s, 150))
+        ids.append(np.full(150, iid))
+    ref_xyz, ref_ids = np.concatenate(pts), np.concatenate(ids)
+    moved = _yaw(30, [0.5, 0.2, 0.0])
+    moved_xyz = ref_xyz.copy()
+    m = ref_ids == 2
+    centre = np.array([3, 1, 0.4])
+    # Rotate about the object's centre, then translate: the rigid transform maps reference -> rescan.
+    T = np.eye(4)
+    T[:3, :3] = moved[:3, :3]
+    T[:3, 3] = centre - moved[:3, :3] @ centre + moved[:3, 3]
+    moved_xyz[m] = ref_xyz[m] @ T[:3, :3].T + T[:3, 3]
+    instances = [{"id": iid, "global_id": iid, "label": lab} for iid, lab, _, _ in specs]
+    colors = rng.integers(0, 255, size=(len(ref_xyz), 3))
+    write_scan(root / "ref0", ref_xyz, colors, None, ref_ids, instances)
+    write_scan(root / "scan0", moved_xyz, colors, None, ref_ids, instances)
+    scenes = [{"reference": "ref0", "type": "validation", "scans": [{"reference": "scan0", "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": T}]}]}]
+    write_index(root, scenes, {"ref0": instances, "scan0": instances})
+    return root

@@ -1,0 +1,62 @@
+import json
+
+import numpy as np
+import pytest
+
+from scenebench.models.sources.base import make_source
+from scenebench.models.sources.surprise3d import instance_objects
+from scenebench.runtime.runner import run_benchmark
+
+
+def test_surprise3d_oracle_is_perfect_and_random_is_not(s3d_dir, tmp_path):
+    src = make_source("surprise3d", data=str(s3d_dir))
+    oracle = run_benchmark(src, "oracle", tmp_path / "o", progress=False).results
+    assert oracle.overall() == {"mIoU": 100.0, "A25": 100.0, "A50": 100.0}
+    assert oracle.settings["model"] == "oracle"
+    assert set(oracle.metrics["by_question_type"]) == {"hi", "rel_pos", "cs"}
+    rnd = run_benchmark(src, "random", tmp_path / "r", progress=False).results
+    assert rnd.overall()["mIoU"] < 100.0
+    rec = json.loads((tmp_path / "o" / "surprise3d_predictions.jsonl").read_text().splitlines()[0])
+    assert set(rec) == {"sample_id", "mask_indices"}
+
+
+def test_surprise3d_limit_scores_only_the_chosen_samples(s3d_dir, tmp_path):
+    res = run_benchmark(make_source("surprise3d", data=str(s3d_dir)), "oracle", tmp_path / "o", limit=2, progress=False).results
+    assert res.counts.n_samples == 2
+
+
+def test_surprise3d_scene_never_shows_target_names(s3d_dir):
+    src = make_source("surprise3d", data=str(s3d_dir))
+    s = src.samples()[0]
+    assert "chair" not in json.dumps(s.to_json())
+    objs = src.scene(s.scene_id).objects
+    assert {o.label for o in objs} == {"object"} and [o.instance_id for o in objs] == [1, 2, 3]
+
+
+def test_instance_objects_matches_a_plain_loop():
+    rng = np.random.default_rng(0)
+    pts = rng.normal(size=(500, 3))
+    ids = rng.integers(-1, 6, size=500)
+    objs = instance_objects(pts, ids, {2: "chair"})
+    assert [o.instance_id for o in objs] == sorted(set(ids.tolist()) - {-1})
+    for o in objs:
+        m = ids == o.instance_id
+        lo, hi = pts[m].min(0), pts[m].max(0)
+        assert o.box == pytest.approx([*((lo + hi) / 2), *(hi - lo)])
+        assert sorted(o.point_indices.tolist()) == np.flatnonzero(m).tolist()
+        assert o.label == ("chair" if o.instance_id == 2 else "object")
+
+
+def test_rio_oracle_is_perfect(rio_dir, tmp_path):
+    src = make_source("rio", data=str(rio_dir))
+    assert [s.sample_id for s in src.samples()] == ["scan0/1", "scan0/2", "scan0/3"]
+    res = run_benchmark(src, "oracle", tmp_path / "o", progress=False).results
+    assert res.overall()["recall_10cm_10deg"] == 100.0 and res.overall()["MTE"] == 0.0
+    rec = json.loads((tmp_path / "o" / "rio_predictions.jsonl").read_text().splitlines()[1])
+    assert rec["rescan"] == "scan0" and rec["instance"] == 2 and len(rec["pose"]) == 4
+
+
+def test_rio_scene_hides_rescan_instance_labels(rio_dir):
+    view = make_source("rio", data=str(rio_dir)).scene("scan0")
+    assert "instance_ids" not in view.fields() and "reference_instance_ids" in view.fields()
+    assert view.points.shape == view.get("reference_points").shape
