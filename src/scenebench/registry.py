@@ -84,3 +84,4 @@ def load_object(path: str) -> Any:
 # name -> BenchmarkInfo (scenebench.benchmarks.base); each benchmark package declares its own.
 BENCHMARKS = Registry("benchmark")
 BENCHMARKS.register("surprise3d", "scenebench.benchmarks.surprise3d.info:INFO")
+BENCHMARKS.register("3dbench", "scenebench.benchmarks.bench3d.info:INFO")

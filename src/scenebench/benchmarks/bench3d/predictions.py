@@ -1,0 +1,91 @@
+"""``answers.jsonl``: one ``{"question_id", "task", "text"}`` per ground-truth record, paired by id.
+
+The released script pairs predictions with ground truth by position, so one dropped line shifts
+every later answer onto the wrong question. scenebench pairs by ``question_id`` and refuses a file
+that does not cover the records unless missing answers are explicitly allowed (scored as wrong
+and counted). With circular evaluation a multiple-choice question ``q`` expects one answer per
+rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.metrics.choice.rotate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scenebench.benchmarks.bench3d.loader import Bench
+from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
+from scenebench.errors import InputError
+from scenebench.io.files import iter_jsonl
+from scenebench.metrics.choice import circular_id
+
+
+@dataclass
+class Answers:
+    by_id: dict[str, str]  # expected id (question_id or question_id#rotK) -> answer text
+    missing: list[str] = field(default_factory=list)  # expected ids without an answer
+    skipped_other_tasks: int = 0  # answers of tasks not being scored
+
+    def get(self, key: str) -> str | None:
+        return self.by_id.get(key)
+
+
+def expected_ids(bench: Bench, circular: bool) -> dict[str, str]:
+    """Every answer id the records call for -> its task."""
+    out: dict[str, str] = {}
+    for t, recs in bench.records.items():
+        rot = circular and TASKS[t].kind == "choice"
+        for r in recs:
+            if rot:
+                for k in range(len(r.gt["choices"])):
+                    out[circular_id(r.question_id, k)] = t
+            else:
+                out[r.question_id] = t
+    return out
+
+
+def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allow_missing: bool = False) -> Answers:
+    """Read and check ``answers.jsonl`` against the loaded records; see the module docstring."""
+    path = Path(path)
+    expected = expected_ids(bench, circular)
+    by_id: dict[str, str] = {}
+    line_of: dict[str, int] = {}
+    skipped = 0
+    for lineno, rec in iter_jsonl(path):
+        where = f"line {lineno}"
+        qid = rec.get("question_id")
+        if isinstance(qid, int) and not isinstance(qid, bool):
+            qid = str(qid)
+        if not isinstance(qid, str) or not qid:
+            raise InputError(path, f"got {qid!r:.60}", where=where, field="question_id", expected="a non-empty string")
+        task = rec.get("task")
+        if not isinstance(task, str):
+            raise InputError(path, f"got {task!r:.60}", where=where, field="task", expected="a 3DBench task name")
+        key = task_key(task)
+        if key is None:
+            raise InputError(path, f"unknown task {task!r}", where=where, field="task", expected=", ".join(TASKS))
+        text = rec.get("text")
+        if not isinstance(text, str):
+            raise InputError(path, f"got {type(text).__name__}", where=where, field="text", expected="the model's answer as a string")
+        if key not in bench.records:
+            skipped += 1
+            continue
+        if qid not in expected:
+            hint = ""
+            if circular and f"{qid}#rot0" in expected:
+                hint = f"; circular evaluation expects ids {qid}#rot0 .. #rot{{n-1}}"
+            elif not circular and qid.split("#rot")[0] in expected and "#rot" in qid:
+                hint = "; rotation ids need --circular"
+            raise InputError(path, f"question_id {qid!r} is not a {key} record of the benchmark{hint}", where=where, field="question_id")
+        if expected[qid] != key:
+            raise InputError(path, f"question_id {qid!r} belongs to task '{expected[qid]}', not '{key}'", where=where, field="task")
+        if qid in by_id:
+            raise InputError(path, f"question_id {qid!r} already answered on line {line_of[qid]}", where=where, field="question_id", expected="one answer per question")
+        by_id[qid], line_of[qid] = text, lineno
+    missing = [q for q in expected if q not in by_id]
+    if missing and not allow_missing:
+        raise InputError(
+            path,
+            f"answers {len(expected) - len(missing)} of {len(expected)} expected ids; {len(missing)} missing (first: {', '.join(missing[:3])})",
+            expected="an answer for every record, or --allow-missing to score missing ones as wrong",
+        )
+    return Answers(by_id, missing, skipped)

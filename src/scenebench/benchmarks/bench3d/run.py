@@ -1,0 +1,168 @@
+"""``scenebench score 3dbench`` as a library call: load, pair, score into a run folder, summarise."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from scenebench.benchmarks.bench3d.loader import Bench, load_bench
+from scenebench.benchmarks.bench3d.predictions import Answers, read_answers
+from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate
+from scenebench.benchmarks.bench3d.specs import task_specs
+from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
+from scenebench.errors import InputError, ScenebenchError
+from scenebench.io.files import file_fingerprint
+from scenebench.metrics.aggregate import metric_info
+from scenebench.results import ConfidenceIntervals, Counts, Results
+from scenebench.runtime.rundir import RunDir, default_run_dir, fingerprint
+from scenebench.runtime.scoring import SampleScore, count, score_into_run, summarize_scores
+
+AGGREGATE_RULE = (
+    "mean over the tasks of the group of each task's primary metric in percent (judge scores x10); "
+    "tasks whose primary metric is unavailable are left out and listed under extra.aggregates; "
+    "CIs resample houses jointly across tasks"
+)
+
+
+def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None, circular: bool, allow_missing: bool, limit: int | None) -> tuple[Bench, Answers]:
+    try:
+        task_list = parse_task_list(tasks)
+    except ValueError as exc:
+        raise InputError(None, str(exc), field="--tasks") from None
+    bench = load_bench(data, task_list if tasks else None)
+    if limit is not None:
+        if limit <= 0:
+            raise InputError(None, f"got {limit}", field="--limit", expected="a positive number of records per task")
+        bench.records = {t: rs[:limit] for t, rs in bench.records.items()}
+    return bench, read_answers(predictions, bench, circular=circular, allow_missing=allow_missing)
+
+
+def score_3dbench(
+    data: str | Path,
+    predictions: str | Path,
+    *,
+    tasks: str | None = None,
+    protocol: str = "strict",
+    judge: Any | None = None,
+    out: str | Path | None = None,
+    circular: bool = False,
+    allow_missing: bool = False,
+    limit: int | None = None,
+    overwrite: bool = False,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    progress: bool = False,
+) -> Results:
+    """Score ``predictions`` against the 3DBench folder ``data``; ``judge`` is a built Judge or None."""
+    if protocol not in ("strict", "official"):
+        raise InputError(None, f"got {protocol!r}", field="--protocol", expected="strict or official")
+    bench, answers = load_inputs(data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit)
+    settings = Settings(protocol=protocol, circular=circular, n_resamples=n_resamples, seed=seed)
+    judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
+    inputs = {"predictions": file_fingerprint(predictions), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}}
+    knobs = {"tasks": list(bench.records), "circular": circular, "allow_missing": allow_missing, "limit": limit, "judge": judge_id}
+    meta = {"benchmark": "3dbench", "protocol": protocol, "settings": knobs, "inputs": inputs,
+            "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": protocol})}
+    run = RunDir(out or default_run_dir("3dbench")).open(meta, overwrite=overwrite)
+    scorer = Bench3DScorer(bench, answers, settings, judge)
+    records = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
+    res = build_results(bench, answers, scorer, records, settings, judge, inputs, knobs)
+    res.save(run.results_json)
+    return res
+
+
+def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records: list[SampleScore], settings: Settings,
+                  judge: Any | None, inputs: dict, knobs: dict) -> Results:
+    by_task: dict[str, list[SampleScore]] = defaultdict(list)
+    for r in records:
+        by_task[r.groups["task"]].append(r)
+    metrics: dict[str, Any] = {"overall": {}, "by_task": {}, "by_level": {}, "by_ability": {}}
+    ci = ConfidenceIntervals(n_resamples=settings.n_resamples, seed=settings.seed, cluster_key="house id")
+    ci_task: dict[str, Any] = {}
+    counts_by_group: dict[str, dict[str, Counts]] = {"by_task": {}, "by_level": {}, "by_ability": {}}
+    info: dict[str, dict[str, Any]] = {}
+    primaries = {}
+    for t in bench.records:
+        specs, prim = task_specs(t, settings.protocol, circular=settings.circular)
+        primaries[t] = prim
+        summ = summarize_scores(by_task[t], specs, n_resamples=settings.n_resamples, seed=settings.seed)
+        metrics["by_task"][t], ci_task[t] = summ.metrics["overall"], summ.intervals.overall
+        counts_by_group["by_task"][t] = summ.counts
+        for name, i in metric_info(specs).items():
+            info.setdefault(name, i)
+    aggregates: dict[str, Any] = {}
+    ci_groups: dict[str, dict[str, Any]] = {"by_level": {}, "by_ability": {}}
+
+    def agg(label: str, tasks: list[str]) -> tuple[dict, list | None]:
+        v, c, used = aggregate({t: by_task[t] for t in tasks}, {t: primaries[t] for t in tasks}, n_resamples=settings.n_resamples, seed=settings.seed)
+        aggregates[label] = {"tasks": used, "left_out": [t for t in tasks if t not in used]}
+        return {"mean_primary": v, "n_tasks": float(len(used))}, c
+
+    metrics["overall"], c = agg("overall", list(bench.records))
+    ci.overall = {"mean_primary": c}
+    for key, attr in (("by_level", "level"), ("by_ability", "ability")):
+        groups: dict[str, list[str]] = defaultdict(list)
+        for t in bench.records:
+            groups[getattr(TASKS[t], attr)].append(t)
+        for g, ts in sorted(groups.items()):
+            metrics[key][g], c = agg(f"{key}:{g}", ts)
+            ci_groups[key][g] = {"mean_primary": c}
+            counts_by_group[key][g] = count([r for t in ts for r in by_task[t]])
+    setattr(ci, "by_task", ci_task)
+    for key, val in ci_groups.items():
+        setattr(ci, key, val)
+    info["mean_primary"] = {"kind": "aggregate", "description": AGGREGATE_RULE, "unit": "%", "higher_is_better": True}
+    info["n_tasks"] = {"kind": "count", "description": "tasks entering the aggregate", "unit": "", "higher_is_better": True}
+
+    warnings = _warnings(bench, answers, scorer, settings, judge, knobs)
+    extra: dict[str, Any] = {
+        "primary_metric": {t: p.metric for t, p in primaries.items()},
+        "aggregate_rule": AGGREGATE_RULE,
+        "aggregates": aggregates,
+        "task_info": {t: {"file": bench.files[t].name, "level": TASKS[t].level, "ability": TASKS[t].ability} for t in bench.records},
+        "text_metrics": {"tokenizer": "sb-tok-1", "cider_corpus_size": scorer.text.corpus_size, "meteor": scorer.text.meteor_reason or "java"},
+        "circular_ids": "question_id#rot{k}: options[k:] + options[:k]" if settings.circular else None,
+        "answers": {"missing": len(answers.missing), "skipped_other_tasks": answers.skipped_other_tasks},
+    }
+    if judge is not None:
+        extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge.usage()}
+    else:
+        extra["judge"] = None
+    return Results(
+        benchmark="3dbench", protocol=settings.protocol, metrics=metrics, confidence_intervals=ci,
+        counts=count(records), counts_by_group=counts_by_group, metric_info=info,
+        settings={**knobs, "protocol": settings.protocol}, inputs=inputs, warnings=warnings, extra=extra,
+    )
+
+
+def _warnings(bench: Bench, answers: Answers, scorer: Bench3DScorer, settings: Settings, judge: Any | None, knobs: dict) -> list[str]:
+    w: list[str] = []
+    text_tasks = [t for t in bench.records if TASKS[t].kind == "text"]
+    if answers.missing:
+        w.append(f"{len(answers.missing)} expected answers are missing and scored as wrong (--allow-missing)")
+    if answers.skipped_other_tasks:
+        w.append(f"{answers.skipped_other_tasks} answers belong to tasks not scored here and were ignored")
+    if judge is None and (text_tasks or "position_relation" in bench.records):
+        w.append("no judge (--judge none): judge_score / judge_same are n/a; rule-based metrics are complete")
+    if settings.protocol == "official" and judge is None and "position_relation" in bench.records:
+        w.append("official position relation is judged ('same'/'different'): without a judge its primary metric judge_same is n/a (left out of the aggregates); rule accuracy is reported beside it")
+    with_refs = [t for t in text_tasks if scorer.text.corpus_size.get(t)]
+    if with_refs:
+        subset = knobs.get("limit") is not None or len(bench.records) < len(TASKS) or bool(answers.missing)
+        sizes = ", ".join(f"{t}={scorer.text.corpus_size[t]}" for t in with_refs)
+        w.append(f"CIDEr-D depends on the evaluated corpus (IDF from its references; sizes {sizes})"
+                 + ("; this run scores a subset, so CIDEr-D is not comparable with full-benchmark numbers" if subset else ""))
+        if scorer.text.meteor_reason:
+            w.append(f"meteor_java is n/a: {scorer.text.meteor_reason}")
+    return w
+
+
+def make_judge_or_none(spec: str | None, base_url: str | None, cache: str | None, concurrency: int) -> Any | None:
+    if spec is None or spec.lower() == "none":
+        return None
+    try:
+        from scenebench.judges.api import make_judge
+    except ImportError as exc:  # pragma: no cover - the judge package ships with scenebench
+        raise ScenebenchError(f"LLM judges are unavailable in this installation: {exc}") from None
+    return make_judge(spec, base_url=base_url, cache_path=cache, concurrency=concurrency)

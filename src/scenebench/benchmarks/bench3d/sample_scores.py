@@ -1,0 +1,174 @@
+"""Score one 3DBench answer against its record: (status, per-sample values, detail).
+
+Values are the per-sample fields of :mod:`scenebench.benchmarks.bench3d.specs`. A missing answer
+is worth 0 on every rate (denominators are the records); an answer nothing can be read from is
+``invalid`` and also worth 0 — except where the released script divides by parsed answers only
+(visual grounding plus, ``official``), which is then reproduced with NaN (not counted).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from scenebench.benchmarks.bench3d import parsing as P
+from scenebench.benchmarks.bench3d.records import Record
+from scenebench.geometry.boxes import room_box_to_center_size
+from scenebench.metrics import localization as L
+from scenebench.metrics import navigation as N
+from scenebench.metrics.choice import rotate, score_choice
+
+Outcome = tuple[str, dict[str, float], dict[str, Any]]
+
+# 3DBench's 93 object categories and room types: candidate labels for boxes in strict answers.
+VOCAB = (
+    "alarmclock apple armchair baseballbat basketball bed book boots bottle bowl box bread butterknife candle cart "
+    "cellphone chair cloth clothesdryer coffeemachine coffeetable countertop creditcard cup desk desklamp desktop "
+    "diningtable dishsponge dogbed doorway dresser dumbbell egg faucet floorlamp fork fridge garbagebag garbagecan "
+    "houseplant kettle keychain knife ladle laptop laundryhamper lettuce microwave mug newspaper ottoman painting pan "
+    "papertowelroll pen pencil peppershaker pillow plate plunger pot potato remotecontrol safe saltshaker "
+    "shelvingunit sidetable sink soapbar soapbottle sofa spatula spoon spraybottle statue stool tabletopdecor "
+    "teddybear television tennisracket tissuebox toaster toilet toiletpaper tomato tvstand vacuumcleaner vase "
+    "washingmachine watch window winebottle cabinet shelf kitchen livingroom bedroom bathroom"
+).split()
+
+
+def norm_label(s: str) -> str:
+    """``"Living room"``, ``"living_room"``, ``"LivingRoom"`` -> ``"livingroom"``."""
+    return re.sub(r"[^0-9a-z]", "", s.lower())
+
+
+@lru_cache(maxsize=4096)
+def _label_re(label: str) -> re.Pattern:
+    chars = norm_label(label)
+    return re.compile(r"(?<![a-z])" + r"[\s_-]?".join(map(re.escape, chars)) + r"(?:e?s)?(?![a-z])")
+
+
+def box_labels(text: str, spans: list[P.Span], candidates: list[str], default: str | None) -> list[str | None]:
+    """Label of each box: the last candidate named between the previous box and this one (whole words).
+
+    Boxes without a name take ``default`` (the record's only GT label, when it has just one).
+    """
+    t = P.normalize_text(text).lower()
+    out: list[str | None] = []
+    prev_end = 0
+    for s in spans:
+        seg = t[prev_end : s.start] if s.start >= 0 else ""
+        best, best_pos = None, -1
+        for c in candidates:
+            for m in _label_re(c).finditer(seg):
+                if m.end() > best_pos or (m.end() == best_pos and best is not None and len(norm_label(c)) > len(norm_label(best))):
+                    best, best_pos = c, m.end()
+        out.append(best if best is not None else default)
+        prev_end = s.end if s.end >= 0 else prev_end
+    return out
+
+
+def missing_values(kind: str, protocol: str) -> dict[str, float]:
+    """What a missing answer is worth: 0 on every rate, NaN where the field is undefined."""
+    nan = math.nan
+    return {
+        "choice": {"correct": 0.0, "rot_correct": 0.0, "parsed": 0.0},
+        "grounding": {"hit": 0.0, "in_box": 0.0, "iou": 0.0, "iou25": 0.0, "iou50": 0.0},
+        "grounding_plus": {"in_box": 0.0, "within_1m": nan if protocol == "official" else 0.0},
+        "detection": {"hits": 0.0, "tp": 0.0, "n_pred": 0.0},
+        "room_detection": {"hits": 0.0, "tp": 0.0, "n_pred": 0.0},
+        "navigation": {"success": 0.0, "loss": nan, "spl": 0.0, "ndtw": 0.0},
+        "text": {},
+    }[kind]
+
+
+def score_choice_record(rec: Record, text: str | None, protocol: str, *, rotation: int | None = None, llm_choice: int | None = None) -> tuple[bool | None, int | None, str]:
+    """(correct or None when missing, chosen index, rule) for one (possibly rotated) answer."""
+    if text is None:
+        return None, None, "missing"
+    options, gt = rec.gt["choices"], rec.gt["answer"]
+    if rotation is not None:
+        options, gt = rotate(options, gt, rotation)
+    out = score_choice(text, options, gt, task=rec.task, protocol=protocol)
+    if protocol == "strict" and out.rule == "none" and llm_choice is not None:
+        return llm_choice == gt, llm_choice, "llm"
+    return out.correct, out.chosen, out.rule
+
+
+def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
+    boxes = P.parse_boxes(text, protocol)
+    gt = rec.gt["box"]
+    detail: dict[str, Any] = {"n_boxes": len(boxes)}
+    if len(boxes) != 1:
+        status = "invalid"
+        detail["reason"] = "no box" if not boxes else f"{len(boxes)} boxes (exactly one expected)"
+        return status, missing_values("grounding", protocol), detail
+    b = np.asarray(boxes[0])
+    iou = float(L.box_iou(b, gt))
+    detail["box"] = boxes[0]
+    return "scored", {
+        "hit": float(L.around_box(b, gt, protocol)),
+        "in_box": float(L.point_in_box(b[:3], gt)),
+        "iou": iou, "iou25": float(iou >= 0.25), "iou50": float(iou >= 0.5),
+    }, detail
+
+
+def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
+    pt = P.parse_point(text, protocol)
+    if pt is None:
+        return "invalid", missing_values("grounding_plus", protocol), {"reason": "no point"}
+    p = np.asarray(pt)
+    gt = rec.gt["box"]
+    return "scored", {
+        "in_box": float(L.point_in_box(p, gt)),
+        "within_1m": float(np.linalg.norm(p - gt[:3]) <= L.AROUND_M),
+    }, {"point": pt}
+
+
+def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
+    """Detection / room detection; official counts per GT any box, strict matches one-to-one."""
+    spans = P.parse_box_spans(text, protocol)
+    gt_labels: list[str] = rec.gt["labels"]
+    gt_boxes = rec.gt["boxes"]
+    n_pred = len(spans)
+    pred = np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6)
+    if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
+        pred_c, gt_c = room_box_to_center_size(pred), room_box_to_center_size(gt_boxes)
+    else:
+        pred_c, gt_c = pred, gt_boxes
+    detail: dict[str, Any] = {"n_boxes": n_pred}
+    if n_pred and len(gt_c):
+        ok = L.box_iou_matrix(pred_c, gt_c) if rooms else L.center_in_box_matrix(pred_c, gt_c).astype(float)
+    else:
+        ok = np.zeros((n_pred, len(gt_c)))
+    if protocol == "official":
+        low = text.lower()
+        named = np.array([lab in low for lab in gt_labels], dtype=bool)  # label as written, not lower-cased: released
+        hit_mat = ok > 0.5 if rooms else ok > 0.25
+        hits = int((named & hit_mat.any(axis=0)).sum()) if n_pred else 0
+        vals = {"hits": float(hits), "n_pred": float(n_pred)}
+    else:
+        cands = sorted({*gt_labels, *VOCAB}, key=lambda s: -len(s))
+        default = gt_labels[0] if len({norm_label(g) for g in gt_labels}) == 1 else None
+        labels = box_labels(text, spans, cands, default)
+        same = np.array([[lab is not None and norm_label(lab) == norm_label(g) for g in gt_labels] for lab in labels], dtype=bool).reshape(n_pred, len(gt_labels))
+        valid = same & ((ok >= 0.5) if rooms else (ok > 0))
+        cost = 1.0 - ok if rooms else None
+        tp = L.match_count(valid, cost)
+        vals = {"tp": float(tp), "n_pred": float(n_pred), "n_gt": float(len(gt_labels))}
+        detail["labels"] = labels
+    status = "scored" if n_pred else "invalid"
+    if not n_pred:
+        detail["reason"] = "no box"
+    return status, vals, detail
+
+
+def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
+    pts = P.parse_waypoints(text, protocol)
+    gt = rec.gt["positions"]
+    if not pts:
+        return "invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}
+    p = np.asarray(pts, dtype=float)
+    loss = N.path_loss(p, gt)
+    ok = N.path_success(loss, len(gt))
+    return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, {"n_waypoints": len(pts), "loss": loss}

@@ -1,0 +1,293 @@
+"""3DBench scorer on the shared engine: pairs answers with records, scores every task, aggregates.
+
+``Bench3DScorer`` implements the engine's ``Scorer`` protocol (batches per house, resumable);
+:func:`build_results` turns the stored per-sample records into ``results.json`` with one block per
+task (``metrics.by_task``), aggregates per level and ability, and house-clustered CIs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scenebench.benchmarks.bench3d import sample_scores as S
+from scenebench.benchmarks.bench3d.loader import Bench
+from scenebench.benchmarks.bench3d.predictions import Answers
+from scenebench.benchmarks.bench3d.records import Record
+from scenebench.benchmarks.bench3d.specs import Primary, task_specs
+from scenebench.benchmarks.bench3d.tasks import TASKS
+from scenebench.metrics import text as T
+from scenebench.metrics.choice import circular_id, rotate
+from scenebench.runtime.scoring import SampleScore, summarize_scores
+
+
+@dataclass
+class Settings:
+    protocol: str = "strict"
+    circular: bool = False
+    n_resamples: int = 1000
+    seed: int = 0
+
+
+@dataclass
+class TextPrep:
+    """Corpus-level text metrics computed once per task before scoring (CIDEr needs the whole corpus)."""
+
+    cider: dict[str, float] = field(default_factory=dict)
+    meteor: dict[str, float] = field(default_factory=dict)
+    meteor_reason: str | None = None
+    corpus_size: dict[str, int] = field(default_factory=dict)
+
+
+class Bench3DScorer:
+    benchmark = "3dbench"
+
+    def __init__(self, bench: Bench, answers: Answers, settings: Settings, judge: Any | None = None) -> None:
+        self.bench = bench
+        self.answers = answers
+        self.settings = settings
+        self.protocol = settings.protocol
+        self.judge = judge
+        self.records: dict[str, Record] = {r.question_id: r for r in bench.all_records()}
+        self._verdicts: dict[tuple[str, str], Any] = {}
+        self.text = self._prepare_text()
+
+    # -- engine protocol -------------------------------------------------------------------
+    def sample_ids(self) -> list[str]:
+        return list(self.records)
+
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        todo = [r for q, r in self.records.items() if q not in skip]
+        self._judge_all(todo)
+        by_house: dict[str, list[Record]] = defaultdict(list)
+        for r in todo:
+            by_house[r.house].append(r)
+        for house in sorted(by_house):
+            yield [self.score_record(r) for r in by_house[house]]
+
+    # -- answers ---------------------------------------------------------------------------
+    def _answer_keys(self, rec: Record) -> list[tuple[str, int | None]]:
+        if self.settings.circular and TASKS[rec.task].kind == "choice":
+            return [(circular_id(rec.question_id, k), k) for k in range(len(rec.gt["choices"]))]
+        return [(rec.question_id, None)]
+
+    # -- judge -----------------------------------------------------------------------------
+    def _judge_all(self, todo: list[Record]) -> None:
+        """Ask the judge everything these records need in one call (it caches and runs concurrently)."""
+        if self.judge is None:
+            return
+        from scenebench.judges.api import JudgeRequest
+
+        keys: list[tuple[str, str]] = []
+        reqs: list[Any] = []
+        for rec in todo:
+            t = TASKS[rec.task]
+            if t.kind == "text":
+                text = self.answers.get(rec.question_id)
+                if text is None:
+                    continue
+                refs = rec.gt.get("references")
+                payload = {"task": t.stem, "question": rec.query, "answer": text,
+                           "reference": refs[0] if refs and len(refs) == 1 else refs,
+                           "rooms": rec.gt.get("rooms"), "objects": rec.gt.get("objects"), "level": t.level}
+                keys.append((rec.question_id, "score"))
+                reqs.append(JudgeRequest("score", payload))
+            elif t.kind == "choice":
+                for key, rot in self._answer_keys(rec):
+                    text = self.answers.get(key)
+                    if text is None:
+                        continue
+                    if rec.task == "position_relation" and rot in (None, 0):
+                        keys.append((key, "same"))
+                        reqs.append(JudgeRequest("same", {"question": rec.query, "answer": text, "reference": rec.gt["choices"][rec.gt["answer"]]}))
+                    if self.protocol == "strict":
+                        correct, _, rule = S.score_choice_record(rec, text, "strict", rotation=rot)
+                        if rule == "none":
+                            opts = rec.gt["choices"] if rot is None else rotate(rec.gt["choices"], rec.gt["answer"], rot)[0]
+                            keys.append((key, "option"))
+                            reqs.append(JudgeRequest("option", {"question": rec.query, "answer": text, "options": list(opts)}))
+        if reqs:
+            verdicts = self.judge.judge_many(reqs)
+            self._verdicts.update(zip(keys, verdicts))
+
+    def _judge_detail(self, kind: str, v: Any) -> dict[str, Any]:
+        return {"kind": kind, "value": v.value, "valid": v.valid, "model_id": getattr(self.judge, "model_id", None),
+                "prompt_version": (getattr(self.judge, "prompt_versions", {}) or {}).get(kind), "raw": v.raw,
+                "cached": v.cached, "settled_by_rule": v.settled_by_rule, "error": v.error}
+
+    # -- text corpus metrics ---------------------------------------------------------------
+    def _prepare_text(self) -> TextPrep:
+        prep = TextPrep()
+        prep.meteor_reason = T.meteor_unavailable_reason()
+        for t, recs in self.bench.records.items():
+            if TASKS[t].kind != "text":
+                continue
+            with_ref = [r for r in recs if r.gt.get("references")]
+            prep.corpus_size[t] = len(with_ref)
+            if not with_ref:
+                continue
+            hyps = [self.answers.get(r.question_id) or "" for r in with_ref]
+            scores = T.cider_d([T.tokenize(h) for h in hyps], [[T.tokenize(x) for x in r.gt["references"]] for r in with_ref])
+            prep.cider.update({r.question_id: s for r, s in zip(with_ref, scores)})
+            if prep.meteor_reason is None:
+                try:
+                    ms = T.meteor_scores(hyps, [r.gt["references"] for r in with_ref])
+                    prep.meteor.update({r.question_id: s for r, s in zip(with_ref, ms)})
+                except (OSError, RuntimeError, ValueError) as exc:
+                    prep.meteor_reason = f"METEOR failed: {exc}"
+        return prep
+
+    # -- one record ------------------------------------------------------------------------
+    def score_record(self, rec: Record) -> SampleScore:
+        t = TASKS[rec.task]
+        groups = {"task": rec.task, "level": t.level, "ability": t.ability}
+        if t.kind == "choice":
+            status, values, detail = self._score_choice(rec)
+        elif t.kind == "text":
+            status, values, detail = self._score_text(rec)
+        else:
+            text = self.answers.get(rec.question_id)
+            if text is None:
+                status, values, detail = "missing", S.missing_values(t.kind, self.protocol), {}
+            elif t.kind == "grounding":
+                status, values, detail = S.score_grounding(rec, text, self.protocol)
+            elif t.kind == "grounding_plus":
+                status, values, detail = S.score_grounding_plus(rec, text, self.protocol)
+            elif t.kind == "navigation":
+                status, values, detail = S.score_navigation(rec, text, self.protocol)
+            else:
+                status, values, detail = S.score_boxes(rec, text, self.protocol, rooms=t.kind == "room_detection")
+            if t.kind in ("detection", "room_detection"):
+                values = {**values, "n_gt": float(len(rec.gt["labels"]))}
+        return SampleScore(rec.question_id, rec.house, status, values, groups, detail)  # type: ignore[arg-type]
+
+    def _score_choice(self, rec: Record) -> S.Outcome:
+        outs = []
+        detail: dict[str, Any] = {}
+        for key, rot in self._answer_keys(rec):
+            text = self.answers.get(key)
+            v = self._verdicts.get((key, "option"))
+            llm = int(v.value) if v is not None and v.valid and v.value is not None else None
+            correct, chosen, rule = S.score_choice_record(rec, text, self.protocol, rotation=rot, llm_choice=llm)
+            outs.append((correct, chosen, rule))
+            if v is not None:
+                detail.setdefault("judge_option", {})[key] = self._judge_detail("option", v)
+        missing = all(c is None for c, _, _ in outs)
+        parsed = [r not in ("none", "missing") and (ch is not None or r.startswith("official") or r == "number") for c, ch, r in outs]
+        rights = [bool(c) for c, _, _ in outs]
+        values = {"correct": float(all(rights)), "rot_correct": float(np.mean(rights)), "parsed": float(np.mean(parsed))}
+        if self.protocol == "official":  # official rules test correctness; parseability is read by the strict rules
+            parsed = [ch is not None for _, ch, _ in outs]
+            values["parsed"] = float(np.mean(parsed))
+        detail["answers"] = [{"chosen": ch, "rule": r, "correct": c} for c, ch, r in outs]
+        if rec.task == "position_relation" and self.judge is not None:
+            v = self._verdicts.get((self._answer_keys(rec)[0][0], "same"))
+            if v is not None:
+                values["judge_same"] = float(v.value == 1) if v.valid else 0.0
+                detail["judge"] = self._judge_detail("same", v)
+            elif missing:
+                values["judge_same"] = 0.0
+        status = "missing" if missing else ("scored" if any(parsed) else "invalid")
+        return status, values, detail
+
+    def _score_text(self, rec: Record) -> S.Outcome:
+        text = self.answers.get(rec.question_id)
+        refs = rec.gt.get("references")
+        values: dict[str, float] = {}
+        detail: dict[str, Any] = {}
+        status = "missing" if text is None else "scored"
+        if self.judge is not None:
+            v = self._verdicts.get((rec.question_id, "score"))
+            if v is None:
+                values["judge"] = 0.0
+            else:
+                detail["judge"] = self._judge_detail("score", v)
+                if v.valid:
+                    values["judge"] = float(v.value)
+                else:
+                    values["judge"] = -1.0 if self.protocol == "official" else 0.0
+                    status = "invalid"
+        if refs:
+            hyp = T.tokenize(text or "")
+            rtoks = [T.tokenize(r) for r in refs]
+            values.update(T.bleu_stats(hyp, rtoks))
+            values["rouge_l"] = T.rouge_l(hyp, rtoks)
+            values["cider_d"] = self.text.cider.get(rec.question_id, 0.0)
+            if rec.question_id in self.text.meteor:
+                values["meteor"] = self.text.meteor[rec.question_id]
+        return status, values, detail
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+
+def _primary_value(p: Primary, cols: dict[str, np.ndarray], w: np.ndarray | None = None) -> np.ndarray | float | None:
+    """Primary metric (in percent) from per-house sums; ``w`` (resamples x houses) for the bootstrap."""
+    def tot(x: np.ndarray) -> np.ndarray | float:
+        return x.sum() if w is None else w @ x
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if p.kind == "mean":
+            x = cols[p.fields[0]]
+            v = tot(np.nan_to_num(x[0])) / tot(x[1])
+        elif p.kind == "ratio":
+            v = tot(cols[p.fields[0]]) / tot(cols[p.fields[1]])
+        else:
+            tp = tot(cols[p.fields[0]])
+            prec, rec = tp / tot(cols[p.fields[1]]), tp / tot(cols[p.fields[2]])
+            v = np.where((prec + rec) > 0, 2 * prec * rec / np.where((prec + rec) > 0, prec + rec, 1), 0.0)
+            v = np.where(np.isnan(prec) | np.isnan(rec), np.nan, v)
+    v = np.asarray(v, dtype=float) * p.to_percent
+    if w is None:
+        return None if not np.isfinite(v) else float(v)
+    return v
+
+
+def _house_sums(records: list[SampleScore], p: Primary, house_index: dict[str, int]) -> dict[str, np.ndarray]:
+    n = len(house_index)
+    cols: dict[str, np.ndarray] = {}
+    hid = np.array([house_index[r.scene_id] for r in records], dtype=int)
+    if p.kind == "mean":
+        x = np.array([r.values.get(p.fields[0], math.nan) for r in records], dtype=float)
+        ok = ~np.isnan(x)
+        cols[p.fields[0]] = np.stack([np.bincount(hid, np.where(ok, x, 0.0), n), np.bincount(hid, ok.astype(float), n)])
+    else:
+        for f in p.fields:
+            x = np.array([r.values.get(f, math.nan) for r in records], dtype=float)
+            cols[f] = np.bincount(hid, np.nan_to_num(x), n)
+    return cols
+
+
+def aggregate(records_by_task: dict[str, list[SampleScore]], primaries: dict[str, Primary], *, n_resamples: int, seed: int, level: float = 0.95) -> tuple[float | None, list[float] | None, list[str]]:
+    """Mean of the tasks' primary metrics (percent), with a bootstrap that resamples houses jointly.
+
+    Tasks whose primary is unavailable (e.g. judge scores with ``--judge none``) are left out and
+    the included tasks are returned, so every aggregate says what it averages.
+    """
+    houses = sorted({r.scene_id for rs in records_by_task.values() for r in rs})
+    index = {h: i for i, h in enumerate(houses)}
+    sums = {t: _house_sums([r for r in rs if r.status != "excluded"], primaries[t], index) for t, rs in records_by_task.items()}
+    point = {t: _primary_value(primaries[t], sums[t]) for t in records_by_task}
+    used = [t for t, v in point.items() if v is not None]
+    if not used:
+        return None, None, []
+    value = float(np.mean([point[t] for t in used]))
+    if n_resamples <= 0 or not houses:
+        return value, None, used
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(houses), size=(n_resamples, len(houses)))
+    w = np.zeros((n_resamples, len(houses)))
+    np.add.at(w, (np.repeat(np.arange(n_resamples), len(houses)), draws.ravel()), 1.0)
+    boot = np.stack([_primary_value(primaries[t], sums[t], w) for t in used])  # tasks x resamples
+    with np.errstate(invalid="ignore"):
+        means = np.nanmean(np.where(np.isfinite(boot), boot, np.nan), axis=0) if boot.size else np.array([])
+    means = means[np.isfinite(means)]
+    a = (1 - level) / 2
+    ci = [float(np.quantile(means, a)), float(np.quantile(means, 1 - a))] if means.size else None
+    return value, ci, used

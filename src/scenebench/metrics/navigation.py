@@ -1,0 +1,78 @@
+"""3DBench navigation: path loss and success, plus SPL-style and nDTW figures.
+
+Paths are (n, 2) arrays of ``[x, z]`` waypoints in metres (the floor plane of a y-up world).
+Metric card: ``docs/metrics/bench3d_navigation.md``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+LOSS_PER_WAYPOINT_M = 1.0
+NDTW_DIST_M = 1.0
+
+
+def _pts(p: np.ndarray | list) -> np.ndarray:
+    return np.asarray(p, dtype=float).reshape(-1, 2)
+
+
+def path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
+    """Σ over the longer list L of the distance to the nearest point of the shorter list S (metres).
+
+    When both lists have the same length, L is the ground truth (the released code's tie rule).
+    An empty prediction has infinite loss.
+    """
+    p, g = _pts(pred), _pts(gt)
+    if len(p) == 0 or len(g) == 0:
+        return math.inf
+    long_, short = (p, g) if len(g) < len(p) else (g, p)
+    d = np.linalg.norm(long_[:, None, :] - short[None, :, :], axis=-1)
+    return float(d.min(axis=1).sum())
+
+
+def path_success(loss: float, n_gt: int, per_waypoint: float = LOSS_PER_WAYPOINT_M) -> bool:
+    """Success iff ``loss < per_waypoint * n_gt`` (strictly less, as released)."""
+    return bool(loss < per_waypoint * n_gt)
+
+
+def path_length(path: np.ndarray) -> float:
+    """Sum of segment lengths (metres); 0 for fewer than two points."""
+    p = _pts(path)
+    return float(np.linalg.norm(np.diff(p, axis=0), axis=1).sum()) if len(p) > 1 else 0.0
+
+
+def spl(success: bool, pred: np.ndarray, gt: np.ndarray) -> float:
+    """SPL-style efficiency: ``success * L_gt / max(L_pred, L_gt)``; 1·success when both lengths are 0."""
+    if not success:
+        return 0.0
+    lg, lp = path_length(gt), path_length(pred)
+    m = max(lp, lg)
+    return 1.0 if m == 0 else lg / m
+
+
+def dtw(pred: np.ndarray, gt: np.ndarray) -> float:
+    """Dynamic time warping distance (sum of matched Euclidean distances), inf if either is empty."""
+    p, g = _pts(pred), _pts(gt)
+    n, m = len(p), len(g)
+    if n == 0 or m == 0:
+        return math.inf
+    c = np.linalg.norm(p[:, None, :] - g[None, :, :], axis=-1)
+    # Anti-diagonal sweep: every cell on diagonal k depends only on diagonals k-1 and k-2.
+    D = np.full((n + 1, m + 1), np.inf)
+    D[0, 0] = 0.0
+    for k in range(2, n + m + 1):
+        i = np.arange(max(1, k - m), min(n, k - 1) + 1)
+        j = k - i
+        D[i, j] = c[i - 1, j - 1] + np.minimum(np.minimum(D[i - 1, j], D[i, j - 1]), D[i - 1, j - 1])
+    return float(D[n, m])
+
+
+def ndtw(pred: np.ndarray, gt: np.ndarray, d_th: float = NDTW_DIST_M) -> float:
+    """Normalised DTW ``exp(-DTW / (len(gt) * d_th))`` in [0, 1]; 0 for an empty prediction."""
+    g = _pts(gt)
+    d = dtw(pred, g)
+    if not math.isfinite(d) or len(g) == 0:
+        return 0.0
+    return float(math.exp(-d / (len(g) * d_th)))
