@@ -38,6 +38,7 @@ COMMAND_MODULES = [
     "scenebench.commands.listing",
     "scenebench.benchmarks.bench3d.cli",
     "scenebench.benchmarks.surprise3d.cli",
+    "scenebench.judges.cli",
 ]
 
 
