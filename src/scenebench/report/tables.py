@@ -34,6 +34,7 @@ class Table:
     spans: list[list[tuple[str, int]]] = field(default_factory=list)  # header rows above the leaf row
     rows: list[tuple[list[str], list[Cell]]] = field(default_factory=list)
     higher: list[bool | None] = field(default_factory=list)  # per column
+    units: list[str] = field(default_factory=list)  # per column; "%" columns use the requested digits
     notes: list[str] = field(default_factory=list)
 
 
@@ -65,6 +66,19 @@ def _higher(runs: Sequence[LoadedRun], metric: str) -> bool | None:
     return None
 
 
+def _unit(runs: Sequence[LoadedRun], metric: str) -> str:
+    for r in runs:
+        if metric in r.results.metric_info:
+            return str(r.results.metric_info[metric].get("unit", ""))
+    return ""
+
+
+def _digits(table: Table, j: int, digits: int) -> int:
+    """Percentages read well with ``digits`` decimals; metres, degrees and raw scores need at least 2."""
+    unit = table.units[j] if j < len(table.units) else "%"
+    return digits if unit == "%" else max(digits, 2)
+
+
 def _mark_best(table: Table) -> None:
     if len(table.rows) < 2:
         return
@@ -74,7 +88,7 @@ def _mark_best(table: Table) -> None:
             continue
         best = (max if hib else min)(v for _, v in vals)
         for i, v in vals:
-            table.rows[i][1][j].best = v == best
+            table.rows[i][1][j].best = abs(v - best) <= 1e-9 * max(1.0, abs(best))  # ties by value, not float noise
 
 
 def _notes(runs: Sequence[LoadedRun]) -> list[str]:
@@ -108,7 +122,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     for v in group_values:  # values the paper did not name still appear, after the named ones
         if _norm(v) not in named:
             blocks.insert(len(blocks) - (1 if blocks and blocks[-1][2] is None else 0), (layout.rest_label, v, v))
-    leaf, spans_mid, spans_top, higher = [], [], [], []
+    leaf, spans_mid, spans_top, higher, units = [], [], [], [], []
     block_cols: list[tuple[str | None, list[str]]] = []
     for sup, label, value in blocks:
         vals = [_block_values(r, layout.group, value)[0] for r in runs]
@@ -122,6 +136,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
         block_cols.append((value, metrics))
         leaf += [layout.metric_labels.get(m, m) for m in metrics]
         higher += [_higher(runs, m) for m in metrics]
+        units += [_unit(runs, m) for m in metrics]
         spans_mid.append((label, len(metrics)))
         if spans_top and spans_top[-1][0] == sup:
             spans_top[-1] = (sup, spans_top[-1][1] + len(metrics))
@@ -136,6 +151,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
         leaf=leaf,
         spans=spans,
         higher=higher,
+        units=units,
         notes=_notes(runs),
     )
     for r in runs:
@@ -155,13 +171,14 @@ def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
         for m in r.results.metrics.get("overall", {}):
             if m not in names:
                 names.append(m)
-    units = {m: runs[0].results.metric_info.get(m, {}).get("unit", "") for m in names}
+    units = {m: _unit(runs, m) for m in names}
     leaf = [f"{m} ({units[m]})" if units[m] else m for m in names]
     t = Table(
         title=f"{runs[0].benchmark} ({runs[0].protocol})" + (f" by {group}" if group else ""),
         row_header=["Method"] + ([group, "n"] if group else ["n"]),
         leaf=leaf,
         higher=[_higher(runs, m) for m in names],
+        units=[units[m] for m in names],
         notes=_notes(runs),
     )
     for r in runs:
@@ -215,10 +232,11 @@ def to_markdown(tables: Sequence[Table], *, digits: int = 1, ci: bool = True) ->
         lines.append("|" + "|".join([":---"] * len(t.row_header) + ["---:"] * len(heads)) + "|")
         for labels, cells in t.rows:
             vals = []
-            for c in cells:
-                s = fmt_value(c.value, digits)
+            for j, c in enumerate(cells):
+                d = _digits(t, j, digits)
+                s = fmt_value(c.value, d)
                 if ci and c.ci and c.value is not None:
-                    s += f" [{c.ci[0]:.{digits}f}, {c.ci[1]:.{digits}f}]"
+                    s += f" [{c.ci[0]:.{d}f}, {c.ci[1]:.{d}f}]"
                 vals.append(f"**{s}**" if c.best else s)
             lines.append("| " + " | ".join([_md(x) for x in labels] + vals) + " |")
         lines.append("")
@@ -261,12 +279,13 @@ def to_latex(tables: Sequence[Table], *, digits: int = 1, ci: bool = False) -> s
         out.append("\\midrule")
         for labels, cells in t.rows:
             vals = []
-            for c in cells:
-                s = fmt_value(c.value, digits) if c.value is not None else "--"
+            for j, c in enumerate(cells):
+                d = _digits(t, j, digits)
+                s = fmt_value(c.value, d) if c.value is not None else "--"
                 if c.best:
                     s = f"\\textbf{{{s}}}"
                 if ci and c.ci and c.value is not None:
-                    s += f"\\,{{\\scriptsize[{c.ci[0]:.{digits}f}, {c.ci[1]:.{digits}f}]}}"
+                    s += f"\\,{{\\scriptsize[{c.ci[0]:.{d}f}, {c.ci[1]:.{d}f}]}}"
                 vals.append(s)
             out.append(" & ".join([latex_escape(x) for x in labels] + vals) + " \\\\")
         out += ["\\bottomrule", "\\end{tabular}"]

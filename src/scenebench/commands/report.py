@@ -1,0 +1,110 @@
+"""``scenebench report`` and ``scenebench compare``: re-report finished runs without rescoring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def report_command(
+    run_dirs: list[Path] = typer.Argument(..., help="Finished run folder(s) of one benchmark; several are shown side by side."),
+    html: Path | None = typer.Option(None, "--html", help="HTML report path [default: RUN_DIR/report.html of the first run]."),
+    no_html: bool = typer.Option(False, "--no-html", help="Do not write the HTML report."),
+    latex: Path | None = typer.Option(None, "--latex", help="Write booktabs LaTeX tables to this file ('-' for stdout)."),
+    markdown: bool = typer.Option(False, "--markdown", help="Print Markdown tables to stdout."),
+    label: list[str] = typer.Option([], "--label", help="Row name of each run in tables (repeat, in run order) [default: model or folder name]."),
+    ci: bool = typer.Option(True, "--ci/--no-ci", help="Show confidence intervals in Markdown/LaTeX tables."),
+    digits: int = typer.Option(1, "--digits", min=0, max=6, help="Decimals in Markdown/LaTeX tables."),
+    max_views: int = typer.Option(300, "--max-views", min=0, help="At most this many samples per run get an embedded 3D view (file size)."),
+    max_points: int = typer.Option(30000, "--max-points", min=100, help="Scene points kept for the viewer (seeded downsampling; scoring is unaffected)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the viewer's downsampling."),
+) -> None:
+    """Tables (Markdown, LaTeX) and a self-contained HTML report of finished runs; reads results.json and samples.sqlite."""
+    from rich.console import Console
+
+    from scenebench.errors import InputError
+    from scenebench.io.files import atomic_write_text
+    from scenebench.report.html import write_html_report
+    from scenebench.report.runs import load_runs
+    from scenebench.report.tables import tables_for, to_latex, to_markdown
+    from scenebench.report.views import ViewOptions
+
+    err = Console(stderr=True)
+    runs = load_runs(run_dirs, label or None)
+    benchmarks = sorted({r.benchmark for r in runs})
+    if len(benchmarks) > 1:
+        raise InputError(None, f"runs of different benchmarks ({', '.join(benchmarks)}) cannot share one report", expected="runs of one benchmark")
+    tables = tables_for(runs)
+    if markdown:
+        typer.echo(to_markdown(tables, digits=digits, ci=ci), nl=False)
+    if latex is not None:
+        text = to_latex(tables, digits=digits, ci=ci)
+        if str(latex) == "-":
+            typer.echo(text, nl=False)
+        else:
+            atomic_write_text(latex, text)
+            err.print(f"LaTeX tables: {latex}")
+    if not no_html:
+        out = html or runs[0].path / "report.html"
+        opts = ViewOptions(max_scene_points=max_points, seed=seed)
+        write_html_report(runs, out, view_options=opts, max_views=max_views)
+        err.print(f"HTML report: {out}")
+
+
+def compare_command(
+    run_dirs: list[Path] = typer.Argument(..., help="Two or more finished runs of one benchmark; the first is the baseline."),
+    label: list[str] = typer.Option([], "--label", help="Name of each run (repeat, in run order)."),
+    resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples (scenes drawn with replacement)."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the full comparison (with the most changed samples) as JSON."),
+    markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of a console table."),
+) -> None:
+    """Paired comparison: per-metric differences with scene-clustered bootstrap CIs and p-values, per-sample wins/losses.
+
+    Refuses runs that did not score the same samples under the same protocol, settings and data.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from scenebench.io.files import atomic_write_json
+    from scenebench.report.compare import comparison_markdown, compare_runs
+    from scenebench.report.runs import load_runs
+
+    runs = load_runs(run_dirs, label or None)
+    comps = compare_runs(runs, n_resamples=resamples, seed=seed, level=level)
+    if json_out is not None:
+        atomic_write_json(json_out, [c.to_json() for c in comps])
+    if markdown:
+        typer.echo(comparison_markdown(comps))
+        return
+    console = Console()
+    for c in comps:
+        t = Table(title=f"{c.other} vs {c.baseline} — {c.benchmark}, protocol {c.protocol}, {c.n_samples} paired samples in {c.n_scenes} scenes",
+                  caption=f"{int(c.level * 100)}% CI and p from a paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed})")
+        for col, just in (("group", "left"), ("metric", "left"), (c.baseline, "right"), (c.other, "right"), ("Δ", "right"), ("CI of Δ", "center"), ("p", "right")):
+            t.add_column(col, justify=just, no_wrap=col in ("group", "CI of Δ"))  # type: ignore[arg-type]
+        blocks = [("overall", c.overall)] + [(f"{g}={v}", ds) for g, d in c.groups.items() for v, ds in d.items()]
+        for i, (name, ds) in enumerate(blocks):
+            if i:
+                t.add_section()
+            for d in ds:
+                better = d.diff is not None and d.ci is not None and (d.ci[0] > 0 or d.ci[1] < 0)
+                good = better and ((d.diff > 0) == d.higher_is_better)  # type: ignore[operator]
+                style = ("green" if good else "red") if better else ""
+                fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
+                ci = f"[{d.ci[0]:+.2f}, {d.ci[1]:+.2f}]" if d.ci else "n/a"
+                p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
+                t.add_row(name, d.metric, fmt(d.a), fmt(d.b), f"[{style}]{d.diff:+.2f}[/{style}]" if d.diff is not None and style else ("n/a" if d.diff is None else f"{d.diff:+.2f}"), ci, p)
+        console.print(t)
+        for w in c.wins:
+            console.print(f"per-sample {w.field} ({'higher' if w.higher_is_better else 'lower'} is better): "
+                          f"{c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}")
+        for s in c.skipped:
+            console.print(f"[yellow]not compared:[/yellow] {s}")
+
+
+def register(groups: dict[str, typer.Typer]) -> None:
+    groups["app"].command("report")(report_command)
+    groups["app"].command("compare")(compare_command)

@@ -1,0 +1,87 @@
+import math
+
+from conftest import SPECS, toy_scores, write_run
+
+from scenebench.metrics.aggregate import Mean
+from scenebench.report.runs import load_run, load_runs
+from scenebench.report.tables import latex_escape, long_table, paper_table, tables_for, to_latex, to_markdown
+from scenebench.report.layouts import SURPRISE3D
+from scenebench.results import Results
+from scenebench.runtime.rundir import RunDir
+from scenebench.runtime.scoring import SCORE_KIND, SampleScore, summarize_scores
+
+S3D_SPECS = [Mean("mIoU", "iou", scale=100, unit="%"), Mean("A25", "a25", scale=100, unit="%"), Mean("A50", "a50", scale=100, unit="%")]
+
+
+def s3d_run(path, values):
+    """A surprise3d-shaped run: question types cs / hi / abs with given per-sample IoUs."""
+    recs = []
+    for i, (qt, iou) in enumerate(values):
+        recs.append(SampleScore(f"s{i}", f"scene{i % 3}", "scored", {"iou": iou, "a25": float(iou >= 0.25), "a50": float(iou >= 0.5)}, {"question_type": qt}))
+    run = RunDir(path).open({"benchmark": "surprise3d", "protocol": "strict", "fingerprint": "x"})
+    with run.store() as st:
+        st.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in recs])
+    s = summarize_scores(recs, S3D_SPECS, groups=["question_type"], n_resamples=50)
+    Results(benchmark="surprise3d", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,
+            counts_by_group=s.counts_by_group, metric_info=s.metric_info).save(run.results_json)
+    return path
+
+
+def test_surprise3d_paper_layout_groups_question_types_under_knowledge_and_spatial(tmp_path):
+    a = s3d_run(tmp_path / "a", [("cs", 1.0), ("cs", 0.0), ("hi", 0.4), ("abs", 0.3)])
+    b = s3d_run(tmp_path / "b", [("cs", 0.5), ("cs", 0.5), ("hi", 0.6), ("abs", 0.1)])
+    runs = load_runs([a, b], ["ModelA", "Model_B"])
+    t = paper_table(runs, SURPRISE3D)
+    # blocks in paper order, only those present; metric order A25, A50, mIoU
+    assert t.spans[0] == [("Knowledge", 6), ("Spatial", 3), ("", 3)]
+    assert t.spans[1] == [("Common sense", 3), ("Human intention", 3), ("Absolute distance", 3), ("Overall", 3)]
+    assert t.leaf[:3] == ["A25", "A50", "mIoU"]
+    row_a = t.rows[0][1]
+    # cs for A: IoUs 1.0 and 0.0 -> A25 50, A50 50, mIoU 50
+    assert [c.value for c in row_a[:3]] == [50.0, 50.0, 50.0]
+    # overall mIoU: A = (1+0+0.4+0.3)/4 = 42.5 ; B = (0.5+0.5+0.6+0.1)/4 = 42.5 -> tie, both bold
+    assert math.isclose(row_a[-1].value, 42.5) and row_a[-1].best and t.rows[1][1][-1].best
+    # hi A50: A 0 (0.4), B 100 (0.6) -> B best only
+    hi_a50 = 4
+    assert t.rows[1][1][hi_a50].best and not row_a[hi_a50].best
+    tex = to_latex([t], digits=1, ci=False)
+    assert "\\multicolumn{6}{c}{Knowledge}" in tex and "\\cmidrule(lr){2-7}" in tex and "\\cmidrule(lr){8-10}" in tex
+    assert "Model\\_B" in tex and "\\toprule" in tex and "\\bottomrule" in tex
+    assert "\\textbf{100.0}" in tex
+    md = to_markdown([t], digits=1, ci=False)
+    assert "| Method | Common sense A25 | Common sense A50 | Common sense mIoU |" in md
+    assert "| ModelA | 50.0 | 50.0 | **50.0** |" in md  # cs mIoU ties with B (0.5, 0.5)
+
+
+def test_long_tables_have_counts_and_cis_and_notes(toy_run):
+    run = load_run(toy_run)
+    t = long_table([run], "question_type")
+    assert [r[0][1] for r in t.rows] == ["abs", "cs", "rel_pos"]
+    assert [r[0][2] for r in t.rows] == ["6", "12", "12"]
+    md = to_markdown(tables_for([run]), digits=1)
+    assert "protocol strict" in md and "missing 1" in md and "excluded 1" in md
+    ov = run.results.metrics["overall"]["mIoU"]
+    lo, hi = run.results.confidence_intervals.overall["mIoU"]
+    assert f"{ov:.1f} [{lo:.1f}, {hi:.1f}]" in md
+    # metres keep two decimals even with --digits 1
+    med = run.results.metrics["overall"]["MedErr"]
+    assert f"{med:.2f}" in md
+
+
+def test_single_run_marks_nothing_bold(toy_run):
+    md = to_markdown(tables_for([load_run(toy_run)]))
+    assert "**" not in md.replace("**toy (strict)**", "").replace("**toy (strict) by question_type**", "")
+
+
+def test_latex_escapes_special_characters():
+    assert latex_escape("a_b & 50% #1 {x} ~ ^ \\") == "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"
+
+
+def test_missing_metric_is_a_dash_not_a_number(tmp_path):
+    recs = [SampleScore("a", "s", "missing", {"iou": math.nan, "a25": 0.0, "err": math.nan})]
+    path = tmp_path / "r"
+    run = RunDir(path).open({"benchmark": "toy", "protocol": "strict", "fingerprint": "x"})
+    s = summarize_scores(recs, SPECS, n_resamples=10)
+    Results(benchmark="toy", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts, metric_info=s.metric_info).save(run.results_json)
+    tabs = tables_for([load_run(path)])
+    assert "| – |" in to_markdown(tabs) and " -- " in to_latex(tabs)
