@@ -20,3 +20,10 @@ def rio_dir(tmp_path_factory):
     from fixtures import make_rio
 
     return make_rio(tmp_path_factory.mktemp("data") / "rio")
+
+
+@pytest.fixture(scope="session")
+def b3d_dir(tmp_path_factory):
+    from fixtures import make_bench3d
+
+    return make_bench3d(tmp_path_factory.mktemp("data") / "3dbench")

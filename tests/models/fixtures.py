@@ -72,3 +72,44 @@ def make_rio(root: Path) -> Path:
     scenes = [{"reference": "ref0", "type": "validation", "scans": [{"reference": "scan0", "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": T}]}]}]
     write_index(root, scenes, {"ref0": instances, "scan0": instances})
     return root
+
+
+def make_bench3d(root: Path, with_train: bool = True) -> Path:
+    """Two houses (clouds of box-shaped objects), every task kind, optionally a train/ split."""
+    from scenebench.benchmarks.bench3d.writer import write_point_cloud, write_task
+
+    rng = np.random.default_rng(2)
+
+    def house(h: int, folder: Path, prefix: str) -> dict[str, list[dict]]:
+        objs = [("chair", [1.0, 0.5, 1.0 + h], [0.5, 1.0, 0.5]), ("chair", [2.0, 0.5, 1.0], [0.5, 1.0, 0.5]),
+                ("sofa", [4.0, 0.4, 3.0], [2.0, 0.8, 0.9]), ("diningtable", [2.0, 0.4, 4.0], [1.5, 0.8, 1.0])]
+        cloud = np.concatenate([np.c_[box_points(rng, c, s, 80), rng.uniform(0, 255, size=(80, 3))] for _, c, s in objs])
+        pcl = f"pcl/{prefix}house{h}.npy"
+        write_point_cloud(folder, pcl, cloud)
+        obj_pcl = f"pcl/{prefix}obj{h}.npy"
+        write_point_cloud(folder, obj_pcl, np.c_[box_points(rng, [0, 0, 0], [0.5, 1, 0.5], 60), np.zeros((60, 3))])
+        q = lambda t: f"{prefix}{t}-{h}"  # noqa: E731
+        base = {"id": f"{prefix}{h}"}
+        return {
+            "classification": [{**base, "question_id": q("cls"), "pcl": obj_pcl, "query": "What is this object?", "gt_choices": ["sofa", "chair", "bed", "lamp", "cup", "vase"], "gt_choice": 1}],
+            "counting": [{**base, "question_id": q("cnt"), "pcl": pcl, "query": "How many chairs are there?", "gt_choices": [1, 2, 3, 4, 5, 6], "gt_choice": 1, "object": "chair"}],
+            "detection": [{**base, "question_id": q("det"), "pcl": pcl, "query": "Detect all chairs and sofas.", "object": [{"name": n, "BoundingBox": [*c, *s]} for n, c, s in objs if n in ("chair", "sofa")]}],
+            "visual_grounding": [{**base, "question_id": q("vg"), "pcl": pcl, "query": "Where is the sofa?", "object": [4.0, 0.4, 3.0, 2.0, 0.8, 0.9], "name": "sofa"},
+                                 {**base, "question_id": q("vg2"), "pcl": pcl, "query": "Where is the dining table?", "object": [2.0, 0.4, 4.0, 1.5, 0.8, 1.0], "name": "diningtable"}],
+            "room_detection": [{**base, "question_id": q("room"), "pcl": pcl, "query": "Detect the rooms.", "object": [{"label": "LivingRoom", "bbox": [2.5, 2.5, 1.4, 5.0, 5.0, 2.8]}]}],
+            "position_relation": [{**base, "question_id": q("pos"), "pcl": pcl, "query": "Where is the sofa relative to the dining table?",
+                                   "gt_choices": ["The sofa is left of the dining table", "The sofa is right of the dining table", "The sofa is in front of the dining table", "The sofa is behind the dining table"], "gt_choice": 1}],
+            "navigation": [{**base, "question_id": q("nav"), "pcl": pcl, "query": "Go to the sofa.", "positions": [[0.0, 0.0], [2.0, 1.5], [4.0, 2.5]], "start": [0.0, 0.0], "target": "sofa"}],
+            "scene_caption": [{**base, "question_id": q("cap"), "pcl": pcl, "query": "Describe the scene.", "reference": "A living room with two chairs and a sofa.", "rooms": ["LivingRoom"], "objects": ["chair", "sofa", "diningtable"]}],
+        }
+
+    for folder, prefix, houses in ((root, "", (0, 1)), (root / "train", "tr", (2, 3, 4)) if with_train else (None, None, ())):
+        if folder is None:
+            continue
+        tasks: dict[str, list[dict]] = {}
+        for h in houses:
+            for t, recs in house(h, folder, prefix).items():
+                tasks.setdefault(t, []).extend(recs)
+        for t, recs in tasks.items():
+            write_task(folder, t, recs)
+    return root

@@ -134,3 +134,12 @@ def test_model_dropping_a_sample_stops_the_run_and_keeps_nothing_partial(tmp_pat
         predict_into_run(src, ModelSpec("plugin:plugins:DropsOne"), run, src.samples(), progress=False)
     with run.store() as store:
         assert store.count(PREDICTION_KIND) == 0
+
+
+def test_other_protocol_rescores_stored_predictions(tmp_path):
+    calls = tmp_path / "calls.txt"
+    opts = {"calls_file": str(calls)}
+    run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, progress=False)
+    out = run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, protocol="official", progress=False)
+    assert out.predicted_now == 0 and len(_calls(calls)) == 3
+    assert out.run.read_meta()["protocol"] == "official"

@@ -62,7 +62,7 @@ class ToySource:
         path.write_text("".join(json.dumps(predictions[s.sample_id].to_json()) + "\n" for s in samples))
         return path
 
-    def score(self, run, predictions_path, samples, *, protocol, progress):
+    def score(self, run, predictions_path, samples, *, protocol, progress, **options):
         recs = {r["sample_id"]: r for r in map(json.loads, Path(predictions_path).read_text().splitlines())}
         hits = [recs[s.sample_id] == self.truth(s).to_json() for s in samples]
         return {"accuracy": 100.0 * sum(hits) / len(hits), "n": len(hits)}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.errors import ScenebenchError
+from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, SceneBatch, model_settings
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, check_prediction_kind, make_source
@@ -223,31 +224,41 @@ def run_benchmark(
     progress: bool = True,
     score: bool = True,
     model: Any = None,
+    score_options: Mapping[str, Any] | None = None,
 ) -> RunOutcome:
     """The whole ``scenebench run BENCHMARK``: predict (resumably), write the prediction file, score.
 
-    ``source`` comes from :func:`scenebench.models.sources.base.make_source`.
+    ``source`` comes from :func:`scenebench.models.sources.base.make_source`; ``score_options`` go to
+    its scorer (3DBench: ``judge``).
     """
     spec = ModelSpec(model_name, {"seed": seed, **dict(model_options or {})})
     samples = select_samples(source.samples(), tasks, limit)
     if model is None:
         model = build_model(spec, source)
-    run = RunDir(out).open(run_meta(source, spec, model, seed=seed, protocol=protocol), overwrite=overwrite)
+    meta = run_meta(source, spec, model, seed=seed, protocol=protocol)
+    # The protocol only changes scoring: another --protocol re-scores the stored predictions instead of
+    # refusing the folder, so it is not part of the folder's identity (it is recorded, and in the score key).
+    run = RunDir(out).open(meta, overwrite=overwrite, key_fields=("benchmark", "fingerprint"))
+    if run.read_meta() != meta:
+        atomic_write_json(run.run_json, meta)
     preds, new, reused = predict_into_run(source, spec, run, samples, backend=backend, model=model, progress=progress)
     outcome = RunOutcome(run, preds, new, reused)
     outcome.predictions_path = source.write_predictions(preds, samples, run.path)
     if score:
-        _forget_stale_scores(run, outcome.predictions_path, samples)
-        outcome.results = source.score(run, outcome.predictions_path, samples, protocol=protocol, progress=progress)
+        opts = dict(score_options or {})
+        judge = opts.get("judge")
+        judge_id = None if judge is None else {"model_id": getattr(judge, "model_id", None), "prompts": getattr(judge, "prompt_versions", None)}
+        _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, "judge": judge_id})
+        outcome.results = source.score(run, outcome.predictions_path, samples, protocol=protocol, progress=progress, **opts)
     return outcome
 
 
-def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[ModelSample]) -> None:
-    """Stored scores are reused only if they were computed from this very prediction file and sample set."""
+def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[ModelSample], scoring: Mapping[str, Any]) -> None:
+    """Stored scores are reused only if computed from this prediction file, sample set, protocol and judge."""
     from scenebench.io.files import sha256_file
     from scenebench.runtime.scoring import SCORE_KIND
 
-    key = {"predictions": sha256_file(predictions_path), "samples": fingerprint([s.sample_id for s in samples])}
+    key = {"predictions": sha256_file(predictions_path), "samples": fingerprint([s.sample_id for s in samples]), "scoring": fingerprint(dict(scoring))}
     with run.store() as store:
         if store.get(STATE_KIND, "scored-from") != key:
             store.clear(SCORE_KIND)

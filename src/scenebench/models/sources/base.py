@@ -46,7 +46,7 @@ class RunSource(Protocol):
     def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
         """Write the benchmark's own prediction file for ``samples``; return its path."""
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool) -> Any:
+    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, **options: Any) -> Any:
         """Score the prediction file into ``run`` (a RunDir) over exactly ``samples``; return Results."""
 
 

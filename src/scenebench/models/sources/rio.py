@@ -132,7 +132,7 @@ class RIOSource:
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool) -> Any:
+    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, **options: Any) -> Any:
         from scenebench.runtime.scoring import score_into_run
 
         chosen_rescans = {s.scene_id for s in samples}

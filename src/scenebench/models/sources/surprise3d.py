@@ -182,7 +182,7 @@ class Surprise3DSource:
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool) -> Any:
+    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, **options: Any) -> Any:
         from scenebench.benchmarks.surprise3d.annotations import Annotations
         from scenebench.benchmarks.surprise3d.scorer import Surprise3DScorer, build_results, input_fingerprints, protocol_settings
         from scenebench.runtime.scoring import score_into_run

@@ -1,0 +1,220 @@
+"""3DBench for ``scenebench run``: ten tasks on point clouds, every answer scored as free text.
+
+Data folder (``--data``): the task files as :mod:`scenebench.benchmarks.bench3d.loader` reads them
+(``Counting.json`` or ``Test_Counting.json``, ...), point clouds at the records' ``pcl`` paths, and
+optionally a train split in ``train/`` with the same file names (the blind prior learns from it).
+
+Per record the model gets ``query`` (verbatim), ``task`` (scenebench's key, e.g. ``counting``),
+``options`` for multiple choice, and ``inputs``: ``house``, and for navigation ``start`` ([x, z])
+and ``target`` when the record has them. Answer kinds: ``option`` (classification, counting,
+position_relation), ``boxes`` (detection; room_detection with boxes kept in the file's room order
+``(x, z, y, lx, lz, h)``), ``box`` (visual grounding and grounding-plus), ``waypoints``
+(navigation), ``text`` (captions, QA, conversation, relation).
+
+A scene is one ``pcl`` file (an object cloud for object-level tasks, a house cloud otherwise), so
+it is loaded once for all questions on it. ``points`` are the cloud's xyz (y up, metres),
+``colors`` its rgb scaled to [0, 1]. ``objects`` is the house's object list known from the
+benchmark's own detection and grounding records of that house (labels and boxes; no point
+indices): the scene graph that scene-graph-as-text baselines read — an upper bound on perception,
+stated as such in the docs. Object-level clouds have no objects.
+
+Every prediction is written as ``{"question_id", "task", "text"}`` with the text from
+``Prediction.to_text()`` (boxes as ``[cx, cy, cz, dx, dy, dz]``, options as ``The answer is (B) ...``),
+so structured predictions go through exactly the parser that reads a 3D LLM's replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.models.base import ModelSample, SceneObject, SceneView
+from scenebench.models.sources.base import finish_results
+from scenebench.models.predictions import (
+    BoxesPrediction,
+    BoxPrediction,
+    LabelledBox,
+    Prediction,
+    TextPrediction,
+    WaypointsPrediction,
+    option_prediction,
+)
+
+ANSWER_KIND = {
+    "choice": "option",
+    "detection": "boxes",
+    "room_detection": "boxes",
+    "grounding": "box",
+    "grounding_plus": "box",
+    "navigation": "waypoints",
+    "text": "text",
+}
+TRAIN_DIR = "train"
+
+
+def to_sample(rec: Any) -> ModelSample:
+    from scenebench.benchmarks.bench3d.tasks import TASKS
+
+    kind = TASKS[rec.task].kind
+    inputs: dict[str, Any] = {"house": rec.house}
+    if kind == "navigation":
+        if "start" in rec.gt:
+            inputs["start"] = [float(v) for v in rec.gt["start"]]
+        if rec.gt.get("target"):
+            inputs["target"] = rec.gt["target"]
+    options = tuple(rec.gt["choices"]) if kind == "choice" else ()
+    return ModelSample(rec.question_id, rec.pcl, rec.task, ANSWER_KIND[kind], rec.query, options, inputs)
+
+
+def to_truth(rec: Any) -> Prediction:
+    """The record's answer as a prediction: what the oracle says."""
+    from scenebench.benchmarks.bench3d.tasks import TASKS
+
+    kind, gt, sid = TASKS[rec.task].kind, rec.gt, rec.question_id
+    if kind == "choice":
+        return option_prediction(sid, gt["choices"], int(gt["answer"]))
+    if kind in ("detection", "room_detection"):
+        return BoxesPrediction(sid, boxes=[LabelledBox(lab, [float(v) for v in box]) for lab, box in zip(gt["labels"], np.asarray(gt["boxes"]).tolist())])
+    if kind in ("grounding", "grounding_plus"):
+        return BoxPrediction(sid, box=[float(v) for v in gt["box"]])
+    if kind == "navigation":
+        return WaypointsPrediction(sid, points=np.asarray(gt["positions"], float).tolist())
+    refs = gt.get("references") or [""]
+    return TextPrediction(sid, text=refs[0])
+
+
+class Bench3DSource:
+    benchmark = "3dbench"
+    predictions_name = "answers.jsonl"
+
+    def __init__(self, data: str, train: str | None = None) -> None:
+        from scenebench.benchmarks.bench3d.loader import load_bench
+
+        self.root = Path(data)
+        self.bench = load_bench(self.root)
+        tr = Path(train) if train else self.root / TRAIN_DIR
+        self.train_root = tr if tr.is_dir() else None
+        self._kwargs = {"data": str(self.root), "train": train}
+        self._records = {r.question_id: r for r in self.bench.all_records()}
+        self._house_objects: dict[str, list[SceneObject]] | None = None
+        from scenebench.benchmarks.bench3d.tasks import TASKS
+
+        # pcl -> (its house when unique, whether any scene-level task uses it): decides what "objects" a cloud has.
+        self._clouds: dict[str, tuple[str | None, bool]] = {}
+        for r in self._records.values():
+            house, scene_level = self._clouds.get(r.pcl, (r.house, False))
+            self._clouds[r.pcl] = (house if house == r.house else None, scene_level or TASKS[r.task].level == "scene")
+
+    def spec(self) -> dict[str, Any]:
+        return dict(self._kwargs)
+
+    def inputs(self) -> dict[str, Any]:
+        out = {f"task:{t}": fp for t, fp in self.bench.fingerprints().items()}
+        if self.train_root is not None:
+            from scenebench.benchmarks.bench3d.loader import load_bench
+
+            out.update({f"train:{t}": fp for t, fp in load_bench(self.train_root).fingerprints().items()})
+        return out
+
+    def samples(self) -> list[ModelSample]:
+        return [to_sample(r) for r in self.bench.all_records()]
+
+    def train(self) -> list[tuple[ModelSample, Prediction]]:
+        if self.train_root is None:
+            return []
+        from scenebench.benchmarks.bench3d.loader import load_bench
+
+        return [(to_sample(r), to_truth(r)) for r in load_bench(self.train_root).all_records()]
+
+    def house_objects(self, house: str) -> list[SceneObject]:
+        """Labelled boxes of a house gathered from its detection and grounding records (deduplicated)."""
+        if self._house_objects is None:
+            from scenebench.benchmarks.bench3d.tasks import TASKS
+
+            found: dict[str, dict[tuple, str]] = {}
+            for r in self.bench.all_records():
+                kind = TASKS[r.task].kind
+                if kind == "detection":
+                    pairs = zip(r.gt["labels"], np.asarray(r.gt["boxes"]).tolist())
+                elif kind == "grounding" and r.gt.get("name"):
+                    pairs = [(r.gt["name"], np.asarray(r.gt["box"]).tolist())]
+                else:
+                    continue
+                for lab, box in pairs:
+                    found.setdefault(r.house, {})[tuple(round(float(v), 3) for v in box)] = str(lab)
+            self._house_objects = {
+                h: [SceneObject(i, lab, list(box)) for i, (box, lab) in enumerate(sorted(objs.items(), key=lambda kv: (kv[1], kv[0])))]
+                for h, objs in found.items()
+            }
+        return self._house_objects.get(house, [])
+
+    def scene(self, scene_id: str) -> SceneView:
+        from scenebench.io.arrays import load_npy
+
+        path = (self.root / scene_id).resolve()
+        if self.root.resolve() not in path.parents:
+            raise InputError(self.root, f"point cloud {scene_id} lies outside the benchmark folder", field="pcl")
+        cache: dict[str, np.ndarray] = {}
+
+        def cloud() -> np.ndarray:
+            if "c" not in cache:
+                arr = load_npy(path)
+                if arr.ndim != 2 or arr.shape[1] < 3:
+                    raise InputError(path, f"shape {arr.shape}", field="pcl", expected="(N, 6) xyz+rgb")
+                cache["c"] = arr
+            return cache["c"]
+
+        def colors() -> np.ndarray | None:
+            c = cloud()
+            if c.shape[1] < 6:
+                return None
+            rgb = np.asarray(c[:, 3:6], float)
+            return rgb / 255.0 if rgb.max(initial=0) > 1.0 else rgb
+
+        house, scene_level = self._clouds.get(scene_id, (None, False))
+        return SceneView(
+            scene_id,
+            {
+                "points": lambda: np.asarray(cloud()[:, :3], float),
+                "colors": colors,
+                "objects": lambda: self.house_objects(house) if (house is not None and scene_level) else [],
+            },
+        )
+
+    def truth(self, sample: ModelSample) -> Prediction:
+        return to_truth(self._records[sample.sample_id])
+
+    def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
+        import json
+
+        lines = [json.dumps({"question_id": s.sample_id, "task": s.task, "text": predictions[s.sample_id].to_text()}, ensure_ascii=False) for s in samples]
+        path = Path(folder) / self.predictions_name
+        atomic_write_text(path, "".join(x + "\n" for x in lines))
+        return path
+
+    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, judge: Any = None) -> Any:
+        """Score ``answers.jsonl`` over exactly ``samples`` with the 3DBench scorer (``judge``: a built Judge or None)."""
+        from scenebench.benchmarks.bench3d.loader import Bench
+        from scenebench.benchmarks.bench3d.predictions import read_answers
+        from scenebench.benchmarks.bench3d.run import build_results
+        from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings
+        from scenebench.runtime.scoring import score_into_run
+
+        chosen = {s.sample_id for s in samples}
+        records = {t: [r for r in rs if r.question_id in chosen] for t, rs in self.bench.records.items()}
+        records = {t: rs for t, rs in records.items() if rs}
+        bench = Bench(self.bench.root, records, {t: self.bench.files[t] for t in records})
+        answers = read_answers(predictions_path, bench)
+        settings = Settings(protocol=protocol)
+        scorer = Bench3DScorer(bench, answers, settings, judge)
+        scored = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
+        judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
+        inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}}
+        knobs = {"tasks": list(records), "circular": False, "allow_missing": False, "limit": None, "judge": judge_id}
+        res = build_results(bench, answers, scorer, scored, settings, judge, inputs, knobs)
+        return finish_results(res, run)
