@@ -66,7 +66,7 @@
           root.appendChild(svg('line', { x1: x(ci[0]), x2: x(ci[0]), y1: ym - 3, y2: ym + 3, class: 'whisker' }));
           root.appendChild(svg('line', { x1: x(ci[1]), x2: x(ci[1]), y1: ym - 3, y2: ym + 3, class: 'whisker' }));
         }
-        root.appendChild(svg('text', { x: W - right + 4, y: yb + bh / 2 + 3, class: 'val' }, fmt(v, 1)));
+        root.appendChild(svg('text', { x: W - right + 4, y: yb + bh / 2 + 3, class: 'val' }, fmt(v, opts.unit === '%' ? 1 : 2)));
       });
     });
     return root;
