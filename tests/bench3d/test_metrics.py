@@ -1,0 +1,242 @@
+"""Localization, navigation, choice and text metrics: hand-worked goldens at both protocols and plain references."""
+
+import math
+
+import numpy as np
+import pytest
+
+from scenebench.metrics import localization as L
+from scenebench.metrics import navigation as N
+from scenebench.metrics import text as T
+from scenebench.metrics.choice import rotate, score_choice
+
+# ----------------------------------------------------------------------------- localization
+
+
+def test_point_in_box_inclusive_and_size_clamp():
+    box = [0, 0, 0, 2, 2, 2]
+    assert L.point_in_box([1, 1, 1], box)  # on the face: inside
+    assert not L.point_in_box([1.0001, 0, 0], box)
+    flat = [0, 0, 0, 2, 0, 2]  # zero height becomes 0.01: |y| <= 0.005 is inside
+    assert L.point_in_box([0, 0.004, 0], flat) and not L.point_in_box([0, 0.006, 0], flat)
+
+
+def test_around_box_official_linf_with_clamp_vs_strict_euclidean():
+    gt = [0.0, 0.0, 0.0, 1, 1, 1]
+    diag = [0.9, 0.9, 0.9, 1, 1, 1]  # every axis within 1 m, Euclidean 1.56 m
+    assert L.around_box(diag, gt, "official") and not L.around_box(diag, gt, "strict")
+    far_negative = [-5.0, 0.0, -5.0, 1, 1, 1]  # clamped to 0.01: official calls it "around"
+    assert L.around_box(far_negative, gt, "official") and not L.around_box(far_negative, gt, "strict")
+    edge = [1.0, 0.0, 0.0, 1, 1, 1]  # exactly 1 m: inclusive in both
+    assert L.around_box(edge, gt, "official") and L.around_box(edge, gt, "strict")
+
+
+def test_iou_golden_and_two_negative_overlaps():
+    assert L.box_iou([0, 0, 0, 2, 2, 2], [1, 1, 1, 2, 2, 2]) == pytest.approx(1 / 15)
+    # x and z overlaps both negative: an unclamped product would give a positive "intersection".
+    assert L.box_iou([0, 0, 0, 1, 1, 1], [3, 0, 3, 1, 1, 1]) == 0.0
+
+
+def test_match_count_is_one_to_one_and_maximal():
+    valid = np.array([[1, 1], [1, 0]], bool)  # greedy on row 0 -> col 0 would leave row 1 unmatched
+    assert L.match_count(valid) == 2
+    assert L.match_count(np.ones((3, 1), bool)) == 1  # one GT cannot absorb three predictions
+    assert L.match_count(np.zeros((0, 2), bool)) == 0
+
+
+def test_match_count_equals_brute_force_on_random_cases():
+    import itertools
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n, m = int(rng.integers(0, 5)), int(rng.integers(0, 5))
+        v = rng.random((n, m)) < 0.4
+        best = 0
+        for perm in itertools.permutations(range(m), min(n, m)):
+            for rows in itertools.combinations(range(n), min(n, m)):
+                best = max(best, sum(v[r, c] for r, c in zip(rows, perm)))
+        assert L.match_count(v) == best
+
+
+def test_center_in_box_matrix_matches_loop():
+    rng = np.random.default_rng(1)
+    p = np.concatenate([rng.uniform(-2, 2, (7, 3)), rng.uniform(0, 1, (7, 3))], 1)
+    g = np.concatenate([rng.uniform(-2, 2, (5, 3)), rng.uniform(0, 3, (5, 3))], 1)
+    m = L.center_in_box_matrix(p, g)
+    for i in range(7):
+        for j in range(5):
+            inside = all(g[j, k] - max(g[j, k + 3], 0.01) / 2 <= p[i, k] <= g[j, k] + max(g[j, k + 3], 0.01) / 2 for k in range(3))
+            assert m[i, j] == inside
+
+
+# ----------------------------------------------------------------------------- navigation
+
+
+def test_path_loss_golden():
+    gt = [[0, 0], [1, 0], [2, 0]]
+    pred = [[0, 1], [2, 1]]  # shorter: every GT point to its nearest prediction: 1 + sqrt(2) + 1
+    assert N.path_loss(pred, gt) == pytest.approx(2 + math.sqrt(2))
+    assert not N.path_success(N.path_loss(pred, gt), 3)  # 3.41 m is not < 3 waypoints x 1 m
+    assert N.path_success(N.path_loss(pred, gt), 4)
+    assert not N.path_success(3.0, 3)  # strictly less
+    assert N.path_success(2.999, 3)
+
+
+def test_path_loss_tie_uses_gt_as_long_list():
+    gt = [[0, 0], [10, 0]]
+    pred = [[0, 0], [0, 0]]  # same length: L = GT -> 0 + 10
+    assert N.path_loss(pred, gt) == pytest.approx(10.0)
+
+
+def test_empty_and_zero_length_cases():
+    assert N.path_loss([], [[0, 0]]) == math.inf
+    assert not N.path_success(math.inf, 1)
+    assert N.spl(True, [[0, 0]], [[0, 0]]) == 1.0  # both lengths 0: no division by zero
+    assert N.spl(False, [[0, 0]], [[0, 0]]) == 0.0
+    assert N.ndtw([], [[0, 0]]) == 0.0
+    assert N.ndtw([[0, 0]], [[0, 0]]) == 1.0
+    assert N.path_length([[1, 1]]) == 0.0
+
+
+def test_spl_golden():
+    gt = [[0, 0], [3, 0], [3, 4]]  # length 7
+    pred = [[0, 0], [3, 4]]  # length 5 -> max 7 -> 1
+    assert N.spl(True, pred, gt) == pytest.approx(1.0)
+    pred2 = [[0, 0], [0, 4], [3, 4], [3, 0], [3, 4]]  # 4 + 3 + 4 + 4 = 15
+    assert N.spl(True, pred2, gt) == pytest.approx(7 / 15)
+
+
+def _dtw_plain(a, b):
+    n, m = len(a), len(b)
+    D = [[math.inf] * (m + 1) for _ in range(n + 1)]
+    D[0][0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            c = math.dist(a[i - 1], b[j - 1])
+            D[i][j] = c + min(D[i - 1][j], D[i][j - 1], D[i - 1][j - 1])
+    return D[n][m]
+
+
+def test_dtw_matches_plain_reference():
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        a = rng.uniform(-3, 3, (rng.integers(1, 9), 2))
+        b = rng.uniform(-3, 3, (rng.integers(1, 9), 2))
+        assert N.dtw(a, b) == pytest.approx(_dtw_plain(a.tolist(), b.tolist()))
+    assert N.dtw([[0, 0], [1, 0]], [[0, 0], [1, 0], [1, 0]]) == 0.0
+    assert N.ndtw([[0, 1]], [[0, 0]]) == pytest.approx(math.exp(-1))
+
+
+def test_path_loss_matches_plain_reference():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        a = rng.uniform(-3, 3, (rng.integers(1, 9), 2)).tolist()
+        b = rng.uniform(-3, 3, (rng.integers(1, 9), 2)).tolist()
+        long_, short = (a, b) if len(b) < len(a) else (b, a)
+        ref = sum(min(math.dist(l, s) for s in short) for l in long_)
+        assert N.path_loss(a, b) == pytest.approx(ref)
+
+
+# ----------------------------------------------------------------------------- choice
+
+OPTS = ["cup", "cupboard", "chair", "sofa", "bed", "vase"]
+
+
+def test_classification_substring_quirk_vs_whole_word():
+    # "cupboard" contains "cup": official check_text sees two options and calls it wrong.
+    out_o = score_choice("It is a cupboard.", OPTS, 1, task="classification", protocol="official")
+    out_s = score_choice("It is a cupboard.", OPTS, 1, task="classification", protocol="strict")
+    assert not out_o.correct and out_s.correct and out_s.chosen == 1
+    # official classification ignores letters entirely
+    assert not score_choice("The answer is (C).", OPTS, 2, task="classification", protocol="official").correct
+    assert score_choice("The answer is (C).", OPTS, 2, task="classification", protocol="strict").correct
+
+
+def test_counting_rules_both_protocols():
+    opts = ["1", "2", "3", "4", "5", "12"]
+    assert score_choice("There are 12 chairs.", opts, 5, task="counting", protocol="strict").correct
+    assert score_choice("There are 12 chairs.", opts, 5, task="counting", protocol="official").correct  # single number rule
+    # "twelve" as a word: official's check_text finds "1"? no digits; but "twelve" only maps 0..20 words
+    assert score_choice("I see twelve of them", opts, 5, task="counting", protocol="official").correct
+    # two numbers: official falls to check_text, where "1" is a substring of "12" -> wrong
+    t = "Between 10 and 12, I'd say 12."
+    assert not score_choice(t, opts, 5, task="counting", protocol="official").correct
+    assert not score_choice(t, opts, 5, task="counting", protocol="strict").correct  # ambiguous: unparsed
+    assert score_choice("ANSWER: F", opts, 5, task="counting", protocol="official").correct
+    out = score_choice("There are 7 chairs.", opts, 0, task="counting", protocol="strict")
+    assert not out.correct and out.rule == "number"  # a number that is no option: parsed, wrong
+
+
+def test_rotation_convention():
+    opts, gt = rotate(["a", "b", "c", "d"], 1, 1)
+    assert opts == ["b", "c", "d", "a"] and gt == 0
+    opts, gt = rotate(["a", "b", "c", "d"], 1, 3)
+    assert opts == ["d", "a", "b", "c"] and gt == 2
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def test_tokenize():
+    assert T.tokenize("A wooden Chair, with 4 legs!") == ["a", "wooden", "chair", "with", "4", "legs"]
+
+
+def test_bleu_hand_worked():
+    hyp = "the cat sat on the mat".split()
+    refs = ["the cat is on the mat".split()]
+    s = T.bleu_stats(hyp, refs)
+    # unigrams: the x2 (ref has 2), cat, on, mat match; sat not -> 5/6
+    assert (s["m1"], s["g1"]) == (5, 6)
+    # bigrams: the-cat, on-the, the-mat match (cat-sat, sat-on no) -> 3/5
+    assert (s["m2"], s["g2"]) == (3, 5)
+    assert (s["m3"], s["g3"]) == (1, 4)  # on-the-mat
+    assert (s["m4"], s["g4"]) == (0, 3)
+    assert T.bleu_from_sums([5 / 6, 3 / 5, 1 / 4, 0.0], 6, 6) == 0.0
+    hyp2 = "the cat is on the mat".split()
+    s2 = T.bleu_stats(hyp2, refs)
+    assert T.bleu_from_sums([s2[f"m{n}"] / s2[f"g{n}"] for n in range(1, 5)], 6, 6) == pytest.approx(1.0)
+    # brevity penalty: a 3-word exact prefix of a 6-word reference: BP = exp(1 - 6/3)
+    assert T.bleu_from_sums([1, 1, 1, 1], 3, 6) == pytest.approx(math.exp(-1))
+
+
+def test_closest_reference_length():
+    s = T.bleu_stats("a b c d".split(), ["a b".split(), "a b c d e".split()])
+    assert s["ref_len"] == 5  # |5-4| = 1 < |2-4| = 2
+
+
+def test_rouge_l_hand_worked():
+    hyp = "the cat sat on the mat".split()
+    ref = "the cat is on the mat".split()
+    # LCS = the cat on the mat = 5; P = 5/6, R = 5/6 -> F = 5/6
+    assert T.lcs_length(ref, hyp) == 5
+    assert T.rouge_l(hyp, [ref]) == pytest.approx(5 / 6)
+    # P = 1 (2/2), R = 2/6: F = (1 + 1.44) * 1 * (1/3) / (1/3 + 1.44)
+    assert T.rouge_l(["the", "cat"], [ref]) == pytest.approx(2.44 * (1 / 3) / (1 / 3 + 1.44))
+    assert T.rouge_l([], [ref]) == 0.0
+
+
+def test_cider_d_hand_worked():
+    # Two samples, one reference each, no shared n-grams between samples: every n-gram has df = 1,
+    # idf = log(2). A hypothesis equal to its reference gets cosine 1 for each n with n-grams, and no
+    # length penalty: 10 * mean over n=1..4 of 1 = 10. The other hypothesis shares nothing: 0.
+    hyps = [["a", "b", "c", "d"], ["x"]]
+    refs = [[["a", "b", "c", "d"]], [["p", "q", "r", "s"]]]
+    assert T.cider_d(hyps, refs) == pytest.approx([10.0, 0.0])
+    # Three-word copy: n = 4 has no n-grams (val 0), n = 1..3 give 1 -> 10 * 3/4
+    assert T.cider_d([["a", "b", "c"], ["z"]], [[["a", "b", "c"]], [["y"]]])[0] == pytest.approx(7.5)
+
+
+def test_cider_d_length_penalty_and_clipping():
+    # hypothesis "a a" vs reference "a b": unigram vectors hyp {a:2}, ref {a:1, b:1} (idf log 2 each)
+    # min(2, 1) * 1 / (|(2)| * |(1, 1)|) = 1 / (2 * sqrt 2); bigrams: none shared; lengths in bigrams 1 vs 1
+    w = math.log(2)
+    got = T.cider_d([["a", "a"], ["q"]], [[["a", "b"]], [["r"]]])[0]
+    assert got == pytest.approx(10 * (w * w) / ((2 * w) * (math.sqrt(2) * w)) / 4)
+
+
+def test_meteor_reports_why_it_is_unavailable(monkeypatch, tmp_path):
+    monkeypatch.setenv("SCENEBENCH_METEOR_JAR", str(tmp_path / "nope.jar"))
+    reason = T.meteor_unavailable_reason()
+    assert reason and ("does not exist" in reason or "Java" in reason)
+    with pytest.raises(RuntimeError):
+        T.meteor_scores(["a"], [["a"]])
