@@ -143,7 +143,9 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
         ok = np.zeros((n_pred, len(gt_c)))
     if protocol == "official":
         low = text.lower()
-        named = np.array([lab in low for lab in gt_labels], dtype=bool)  # label as written, not lower-cased: released
+        # released: detection tests the label as written against the lower-cased answer (so "Chair"
+        # never matches); room detection lower-cases both
+        named = np.array([(lab.lower() if rooms else lab) in low for lab in gt_labels], dtype=bool)
         hit_mat = ok > 0.5 if rooms else ok > 0.25
         hits = int((named & hit_mat.any(axis=0)).sum()) if n_pred else 0
         vals = {"hits": float(hits), "n_pred": float(n_pred)}
