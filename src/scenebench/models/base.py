@@ -86,8 +86,8 @@ class SceneObject:
 class SceneView:
     """Lazy access to one scene's data: each field is loaded on first use and kept for the batch.
 
-    Fields every source offers: ``points`` (N, 3) float metres and ``colors`` (N, 3) in [0, 1] or
-    None. ``objects`` (list of :class:`SceneObject`) is the scene's instance annotation: the
+    Fields every source offers: ``points`` (N, 3) float metres, ``colors`` (N, 3) in [0, 1] or
+    None, and ``up_axis`` (1 for 3DBench's y-up houses, 2 for z-up ScanNet++ and 3RScan). ``objects`` (list of :class:`SceneObject`) is the scene's instance annotation: the
     "scene graph" that scene-graph-as-text baselines read. Benchmarks add their own fields through
     ``get(name)`` (RIO: ``reference_points``, ``reference_instances``...); ``fields()`` lists them.
     """

@@ -183,6 +183,7 @@ class Bench3DSource:
                 "points": lambda: np.asarray(cloud()[:, :3], float),
                 "colors": colors,
                 "objects": lambda: self.house_objects(house) if (house is not None and scene_level) else [],
+                "up_axis": lambda: 1,
             },
         )
 

@@ -114,6 +114,7 @@ class RIOSource:
                 "reference_colors": lambda: reference_cloud()[1],
                 "reference_instance_ids": lambda: reference_cloud()[2],
                 "objects": objects,
+                "up_axis": lambda: 2,
             },
         )
 

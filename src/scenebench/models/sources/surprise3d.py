@@ -152,6 +152,7 @@ class Surprise3DSource:
                 "colors": lambda: arrays().colors / 255.0,
                 "instance_ids": lambda: arrays().instance_ids,
                 "objects": objects,
+                "up_axis": lambda: 2,
             },
         )
 
