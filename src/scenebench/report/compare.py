@@ -217,14 +217,27 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
     ca = field_matrix([ia[i].values for i in ids], fields)
     cb = field_matrix([ib[i].values for i in ids], fields)
     clusters = np.asarray([ia[i].scene_id for i in ids], dtype=str)
-    overall = _diffs(specs, ca, cb, clusters, n_resamples, seed, level)
+    # A block compares the metrics the run reports in it (3DBench reports accuracy per task, not
+    # pooled over tasks), so specs are filtered by the names present in results.json's block.
+    def block(names: Any, mask: np.ndarray | None) -> list[MetricDiff]:
+        use = [s for s in specs if s.name in names]
+        use = [s for s in specs if s in use or any(s.name in getattr(u, "metrics", ()) for u in use)]
+        if not use:
+            return []
+        if mask is None:
+            return [d for d in _diffs(use, ca, cb, clusters, n_resamples, seed, level) if d.metric in names]
+        sub_a, sub_b = {k: c[mask] for k, c in ca.items()}, {k: c[mask] for k, c in cb.items()}
+        return [d for d in _diffs(use, sub_a, sub_b, clusters[mask], n_resamples, seed, level) if d.metric in names]
+
+    overall = block(a.results.metrics.get("overall", {}), None)
     groups: dict[str, dict[str, list[MetricDiff]]] = {}
     for g in a.results.groups():
         vals = np.asarray([str(ia[i].groups.get(g, "unknown")) for i in ids])
-        groups[g] = {}
+        reported = a.results.metrics.get(f"by_{g}", {})
         for v in sorted(set(vals.tolist())):
-            m = vals == v
-            groups[g][v] = _diffs(specs, {k: c[m] for k, c in ca.items()}, {k: c[m] for k, c in cb.items()}, clusters[m], n_resamples, seed, level)
+            diffs = block(reported.get(v, {}), vals == v)
+            if diffs:
+                groups.setdefault(g, {})[v] = diffs
     return Comparison(
         baseline=a.label, other=b.label, benchmark=a.benchmark, protocol=a.protocol, n_samples=len(ids),
         n_scenes=len(set(clusters.tolist())), level=level, n_resamples=n_resamples, seed=seed,

@@ -28,6 +28,7 @@ class Layout:
     blocks: tuple[Block, ...]
     metrics: tuple[str, ...]  # default metrics of a block, in paper order
     rest_label: str = ""  # group values not named in ``blocks`` are appended with their own name
+    primary_from: str = ""  # key of results.extra mapping group value -> the one metric to show
     metric_labels: dict[str, str] = field(default_factory=dict)
 
 
@@ -46,10 +47,12 @@ SURPRISE3D = Layout(
     metric_labels={"A25": "A25", "A50": "A50", "mIoU": "mIoU"},
 )
 
-# 3DBench (Table 2 of the paper): one block per task, perception then reasoning then expression.
+# 3DBench (Table 2 of the paper): one number per task, the task's primary metric (which one is
+# recorded per run in results.extra.primary_metric), object tasks then scene tasks, then the mean.
 BENCH3D = Layout(
     group="task",
     metrics=(),
+    primary_from="primary_metric",
     blocks=(
         Block("classification", "Cls.", super_label="Object"),
         Block("object_caption", "Caption", super_label="Object"),
@@ -57,22 +60,27 @@ BENCH3D = Layout(
         Block("counting", "Count.", super_label="Scene"),
         Block("detection", "Det.", super_label="Scene"),
         Block("visual_grounding", "VG", super_label="Scene"),
+        Block("visual_grounding_plus", "VG+", super_label="Scene"),
         Block("room_detection", "Room det.", super_label="Scene"),
         Block("position_relation", "Pos. rel.", super_label="Scene"),
         Block("navigation", "Nav.", super_label="Scene"),
         Block("scene_caption", "Scene cap.", super_label="Scene"),
         Block("scene_qa", "Scene QA", super_label="Scene"),
+        Block("relation", "Relation", super_label="Scene"),
+        Block(None, "Mean", metrics=("mean_primary",)),
     ),
 )
 
-# RIO (Table 3 of the paper): recall at two thresholds and median errors, overall.
+# RIO (Table 3 of the paper): recall at both thresholds and median errors, for all instances and
+# split by whether the instance moved between the scans.
 RIO = Layout(
-    group=None,
-    metrics=("recall_0.1m_10deg", "recall_0.2m_20deg", "MRE", "MTE"),
-    blocks=(Block(None, "All instances"),),
+    group="motion",
+    metrics=("recall_10cm_10deg", "recall_20cm_20deg", "MRE", "MTE"),
+    blocks=(Block(None, "All instances"), Block("static", "Static"), Block("moved", "Moved")),
+    metric_labels={"recall_10cm_10deg": "R@10cm,10°", "recall_20cm_20deg": "R@20cm,20°", "MRE": "MRE (°)", "MTE": "MTE (m)"},
 )
 
-LAYOUTS: dict[str, Layout] = {"surprise3d": SURPRISE3D, "bench3d": BENCH3D, "3dbench": BENCH3D, "rio": RIO}
+LAYOUTS: dict[str, Layout] = {"surprise3d": SURPRISE3D, "3dbench": BENCH3D, "rio": RIO}
 
 
 def layout_for(benchmark: str) -> Layout | None:

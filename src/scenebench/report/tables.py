@@ -109,7 +109,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     first = runs[0].results
     overall_names = list(first.metrics.get("overall", {}))
     group_values = list(first.metrics.get(f"by_{layout.group}", {})) if layout.group else []
-    blocks = []
+    blocks: list[tuple[str, str, str | None]] = []
     for b in layout.blocks:
         if b.value is not None:
             actual = _find(b.value, group_values)
@@ -124,9 +124,15 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
             blocks.insert(len(blocks) - (1 if blocks and blocks[-1][2] is None else 0), (layout.rest_label, v, v))
     leaf, spans_mid, spans_top, higher, units = [], [], [], [], []
     block_cols: list[tuple[str | None, list[str]]] = []
+    block_metrics = {b.value: b.metrics for b in layout.blocks if b.metrics}
     for sup, label, value in blocks:
         vals = [_block_values(r, layout.group, value)[0] for r in runs]
-        if layout.metrics:
+        primary = (first.extra.get(layout.primary_from) or {}).get(value) if layout.primary_from and value else None
+        if value in block_metrics or (value is None and None in block_metrics):
+            metrics = [m for m in block_metrics[value] if any(m in v for v in vals)]
+        elif primary:
+            metrics = [primary]
+        elif layout.metrics:
             metrics = [m for want in layout.metrics if (m := _find(want, overall_names)) is not None]
         else:  # every metric with a number for this block in some run
             metrics = [m for m in overall_names if any(v.get(m) is not None for v in vals)]
@@ -164,33 +170,58 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     return t
 
 
+MAX_WIDE_COLUMNS = 8
+
+
 def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
-    """Rows = runs (x group values), columns = the overall metrics; the generic layout."""
-    names: list[str] = []
+    """Rows = runs (x group values), columns = the metrics reported in those blocks.
+
+    When the blocks report different metrics (3DBench: accuracy for choice tasks, path loss for
+    navigation, ...) and a wide table would exceed ``MAX_WIDE_COLUMNS`` columns, the table is
+    "tidy" instead: one row per run, group value and metric.
+    """
+    blocks: list[tuple[LoadedRun, str | None]] = []
     for r in runs:
-        for m in r.results.metrics.get("overall", {}):
+        if group is None:
+            blocks.append((r, None))
+        else:
+            blocks += [(r, v) for v in r.results.metrics.get(f"by_{group}", {})]
+    names: list[str] = []
+    for r, v in blocks:
+        for m in _block_values(r, group, v)[0]:  # a null metric stays as a dash: never silently dropped
             if m not in names:
                 names.append(m)
+    title = f"{runs[0].benchmark} ({runs[0].protocol})" + (f" by {group}" if group else "")
+    head = ["Method"] + ([group, "n"] if group else ["n"])
+
+    def n_of(r: LoadedRun, v: str | None) -> str:
+        if v is None:
+            return str(r.results.counts.n_samples)
+        c = r.results.counts_by_group.get(f"by_{group}", {}).get(v)
+        return str(c.n_samples) if c is not None else ""
+
+    if group is not None and len(names) > MAX_WIDE_COLUMNS:
+        t = Table(title=title, row_header=head + ["metric"], leaf=["value"], notes=_notes(runs))
+        for r, v in blocks:
+            vals, cis = _block_values(r, group, v)
+            for m in names:
+                if vals.get(m) is not None:
+                    unit = _unit(runs, m)
+                    t.rows.append(([r.label, str(v), n_of(r, v), f"{m} ({unit})" if unit else m], [Cell(vals[m], cis.get(m))]))
+        t.units = ["%"]  # per-row units vary; values print with the requested digits
+        return t
     units = {m: _unit(runs, m) for m in names}
-    leaf = [f"{m} ({units[m]})" if units[m] else m for m in names]
     t = Table(
-        title=f"{runs[0].benchmark} ({runs[0].protocol})" + (f" by {group}" if group else ""),
-        row_header=["Method"] + ([group, "n"] if group else ["n"]),
-        leaf=leaf,
+        title=title,
+        row_header=head,
+        leaf=[f"{m} ({units[m]})" if units[m] else m for m in names],
         higher=[_higher(runs, m) for m in names],
         units=[units[m] for m in names],
         notes=_notes(runs),
     )
-    for r in runs:
-        if group is None:
-            vals, cis = _block_values(r, None, None)
-            t.rows.append(([r.label, str(r.results.counts.n_samples)], [Cell(vals.get(m), cis.get(m)) for m in names]))
-            continue
-        counts = r.results.counts_by_group.get(f"by_{group}", {})
-        for v in r.results.metrics.get(f"by_{group}", {}):
-            vals, cis = _block_values(r, group, v)
-            n = counts[v].n_samples if v in counts else ""
-            t.rows.append(([r.label, v, str(n)], [Cell(vals.get(m), cis.get(m)) for m in names]))
+    for r, v in blocks:
+        vals, cis = _block_values(r, group, v)
+        t.rows.append(([r.label] + ([str(v)] if group else []) + [n_of(r, v)], [Cell(vals.get(m), cis.get(m)) for m in names]))
     if group is None:
         _mark_best(t)
     return t
