@@ -127,3 +127,35 @@ def test_killed_server_stops_run_and_restart_resumes(tmp_path):
             out = j2.judge_many(reqs)
             assert j2.usage()["calls"] == 3 and j2.usage()["cache_hits"] == 3
     assert sum(v.cached for v in out) == 3
+
+
+@pytest.mark.slow
+def test_cli_judge_serve_answers_and_stops_on_ctrl_c():
+    import re
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "scenebench", "judge", "serve", "--port", "0", "--parallel", "1"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        url = None
+        while url is None and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line and proc.poll() is not None:
+                pytest.fail(f"judge serve exited with {proc.returncode}")
+            m = re.search(r" at (http://127\.0\.0\.1:\d+/v1) ", line)
+            url = m.group(1) if m else None
+        assert url, "judge serve never printed its address"
+        from openai import OpenAI
+
+        r = OpenAI(base_url=url, api_key="EMPTY", max_retries=0).chat.completions.create(
+            model="SmolLM2-135M-Instruct.Q4_1", messages=[{"role": "user", "content": "Say hi"}], max_tokens=4, temperature=0)
+        assert r.choices[0].message.content is not None
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+        assert "stopped" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
