@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import toyviews
-from conftest import toy_scores, write_run
+from . import toyviews
+from .conftest import toy_scores, write_run
 
 from scenebench.report.html import write_html_report
 

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import toy_scores, write_run
+from .conftest import toy_scores, write_run
 
 from scenebench.cli import main
 from scenebench.errors import RunMismatchError

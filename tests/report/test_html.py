@@ -4,8 +4,8 @@ import re
 
 import numpy as np
 import pytest
-import toyviews
-from conftest import EVIL, toy_scores, write_run
+from . import toyviews
+from .conftest import EVIL, toy_scores, write_run
 
 from scenebench.cli import main
 from scenebench.errors import InputError

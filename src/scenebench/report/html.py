@@ -138,7 +138,7 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
                         "status": s.status,
                         "values": s.values,
                         "groups": s.groups,
-                        "detail": s.detail,
+                        "detail": {**(vs.details.get(s.sample_id, {}) if vs is not None else {}), **s.detail},
                         "view": bool(vs is not None and s.sample_id in vs.views),
                     }
                     for s in run.scores

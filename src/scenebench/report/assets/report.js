@@ -217,7 +217,8 @@
   function valueNode(v) {
     if (typeof v === 'string') return el('pre', { cls: 'text', text: v });
     if (typeof v === 'number' || typeof v === 'boolean' || v === null) return el('span', { text: String(v) });
-    let s = JSON.stringify(v, null, 1);
+    let s = JSON.stringify(v);
+    if (s.length > 100) s = JSON.stringify(v, null, 1);
     if (s.length > 4000) s = s.slice(0, 4000) + ' … (' + s.length + ' characters)';
     return el('pre', { cls: 'json', text: s });
   }

@@ -183,7 +183,7 @@
         const sy = Math.round(H / 2 - focal * (dx * u[0] + dy * u[1] + dz * u[2]) / zc);
         if (sx < 0 || sy < 0 || sx > W - size || sy > H - size) continue;
         let R = rgb[3 * i], G = rgb[3 * i + 1], B = rgb[3 * i + 2];
-        if (it.dim) { R = (R + 128) >> 2; G = (G + 128) >> 2; B = (B + 128) >> 2; }
+        if (it.dim) { R = (R * 0.45 + 60) | 0; G = (G * 0.45 + 60) | 0; B = (B * 0.45 + 60) | 0; }  // scene recedes behind overlays
         const col = (0xff000000 | (B << 16) | (G << 8) | R) >>> 0, zt = zc * bias;
         for (let oy = 0; oy < size; oy++) for (let ox = 0; ox < size; ox++) {
           const k = (sy + oy) * W + sx + ox;

@@ -18,11 +18,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pathlib import Path
+
 from scenebench.errors import ScenebenchError
+from scenebench.io.files import sha256_file
 from scenebench.registry import Registry
 from scenebench.report.runs import LoadedRun
 
 VIEW_BUILDERS = Registry("3D view builder")
+VIEW_BUILDERS.register("surprise3d", "scenebench.report.views.surprise3d:build_views")
+VIEW_BUILDERS.register("3dbench", "scenebench.report.views.bench3d:build_views")
+VIEW_BUILDERS.register("rio", "scenebench.report.views.rio:build_views")
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,30 @@ class ViewSet:
     scenes: dict[str, dict[str, Any]] = field(default_factory=dict)  # scene key -> scene payload
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # sample id -> view payload
     notes: list[str] = field(default_factory=list)
+    # sample id -> text a benchmark's score records do not keep (question, answer, model output),
+    # read back from the run's inputs for the sample browser; any sample, not only those with a view
+    details: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def run_inputs(run: LoadedRun) -> dict[str, Any]:
+    return dict(run.results.inputs or run.meta.get("inputs") or {})
+
+
+def checked_input(entry: Any, what: str) -> Path:
+    """The path of a recorded input, refusing a file that is gone or changed since the run was scored.
+
+    Views drawn from a changed file would show a ground truth or prediction that did not produce
+    the numbers next to them.
+    """
+    if not isinstance(entry, dict) or "path" not in entry:
+        raise ScenebenchError(f"the run does not record where its {what} are")
+    path = Path(entry["path"])
+    if not path.is_file():
+        raise ScenebenchError(f"{what} file {path} (recorded in the run) no longer exists")
+    want = entry.get("sha256")
+    if want and sha256_file(path) != want:
+        raise ScenebenchError(f"{what} file {path} changed since the run was scored (sha256 differs)")
+    return path
 
 
 def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions = ViewOptions()) -> ViewSet:
