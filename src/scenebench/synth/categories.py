@@ -54,7 +54,7 @@ _TABLE: dict[str, tuple] = {
     "basketball": ("ball", (0.24, 0.24, 0.24), "floor", "continuous", ("orange",), ("shoot hoops in the park", "dribble a ball"), (), "", ""),
     "bed": ("bed", (1.5, 0.55, 2.0), "wall_floor", "none", ("white", "beige", "blue", "grey"), ("sleep through the night", "lie down and take a nap"), (), "top", ""),
     "book": ("book", (0.16, 0.04, 0.23), "surface", "2-fold", ("red", "blue", "green", "yellow", "purple"), ("read a story before bed", "look up a recipe or a fact on paper"), _SMALL, "", ""),
-    "boots": ("boots", (0.26, 0.3, 0.3), "floor", "none", ("black", "brown"), ("walk outside in the rain", "go hiking in mud"), (), "", ""),
+    "boots": ("boots", (0.26, 0.3, 0.3), "floor", "none", ("black", "brown"), ("walk outside in the rain", "go hiking in mud"), (), "", "pair of boots"),
     "bottle": ("bottle", (0.07, 0.25, 0.07), "surface", "continuous", ("green", "blue", "white"), ("carry water on a walk", "store a drink"), _SMALL, "", ""),
     "bowl": ("bowl", (0.16, 0.07, 0.16), "surface", "continuous", ("white", "blue", "red", "cream"), ("eat cereal with milk", "serve soup"), _KITCHEN + ("coffeetable",), "", ""),
     "box": ("box", (0.4, 0.3, 0.3), "floor", "2-fold", ("brown", "beige"), ("pack things for moving house", "store old items"), (), "top", "cardboard box"),

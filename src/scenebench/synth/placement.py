@@ -75,6 +75,8 @@ ROOM_CONTENTS: dict[str, list[tuple[str, float, int, int]]] = {
 
 # surface items that face the same way as their support rather than a random direction
 _FACING = {"television", "desktop", "laptop", "microwave", "coffeemachine", "toaster", "desklamp", "alarmclock", "faucet"}
+# furniture that comes in identical sets (same size and colour): interchangeable for 3RScan ambiguity
+MATCHING_SETS = {"chair", "stool", "sidetable"}
 ROBOT_RADIUS = 0.15
 NAV_RES = 0.25
 
@@ -155,6 +157,7 @@ class Placer:
         self.nav_room = np.repeat(np.repeat(plan.grid, k, 0), k, 1)
         self.walkable = self._base_walkable()
         self.reserved = self._door_zones()
+        self._sets: dict[tuple[int, str, tuple], str] = {}  # (room, category, size) -> colour of a matching set
 
     # --- navigation grid ---------------------------------------------------------------------
     def _solid_segments(self) -> np.ndarray:
@@ -232,7 +235,12 @@ class Placer:
     def _overlap(a, b, gap=0.0) -> bool:
         return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 
-    def _size(self, cat: str) -> tuple[float, float, float]:
+    def _size(self, cat: str, room: int = -1) -> tuple[float, float, float]:
+        """Size prior with jitter; chairs/stools of one room usually come as an identical set."""
+        if cat in MATCHING_SETS:
+            prev = [k[2] for k in self._sets if k[0] == room and k[1] == cat]
+            if prev and self.rng.random() < 0.85:
+                return prev[0]
         base = np.asarray(CATEGORIES[cat].size)
         s = base * self.rng.uniform(0.9, 1.1) * self.rng.uniform(0.93, 1.07, 3)
         return tuple(float(x) for x in np.round(s, 3))
@@ -240,6 +248,10 @@ class Placer:
     def _make(self, cat: str, room: int, size, pos, yaw, support: int = 0) -> PlacedObject:
         c = CATEGORIES[cat]
         color = str(c.colors[int(self.rng.integers(len(c.colors)))])
+        if (room, cat, size) in self._sets:
+            color = self._sets[(room, cat, size)]
+        elif cat in MATCHING_SETS:
+            self._sets[(room, cat, size)] = color
         local = meshes.build(c.archetype, size, PALETTE[color], self.rng)
         mesh = local.transformed(yaw, np.asarray(pos, float))
         obj = PlacedObject(len(self.objects) + 1, cat, room, size, np.asarray(pos, float), float(yaw), color, support, mesh)
@@ -269,7 +281,7 @@ class Placer:
     # --- placement strategies -----------------------------------------------------------------
     def place_against_wall(self, cat: str, room: int, tries: int = 30) -> PlacedObject | None:
         runs = self.plan.room_runs(room)
-        size = self._size(cat)
+        size = self._size(cat, room)
         w, h, d = size
         for _ in range(tries):
             run: WallRun = runs[int(self.rng.integers(len(runs)))]
@@ -289,7 +301,7 @@ class Placer:
         return None
 
     def place_free(self, cat: str, room: int, tries: int = 30, anchors: list | None = None) -> PlacedObject | None:
-        size = self._size(cat)
+        size = self._size(cat, room)
         cand = list(anchors or [])
         for pos, yaw in cand:
             obj = self._try_floor(cat, room, size, pos, yaw)
@@ -438,12 +450,13 @@ class Placer:
                 p_eff = p if p >= 0.95 else min(1.0, p * self.density)
                 if self.rng.random() >= p_eff:
                     continue
+                tries = 80 if p >= 0.95 else 30  # essentials (the bed, the toilet) get more attempts
                 for _ in range(int(self.rng.integers(lo, hi + 1))):
                     kind = CATEGORIES[cat].placement
                     if kind == "wall_floor":
-                        self.place_against_wall(cat, room.index)
+                        self.place_against_wall(cat, room.index, tries=tries)
                     elif kind == "floor":
-                        self.place_free(cat, room.index, anchors=self.anchors_for(cat, room.index))
+                        self.place_free(cat, room.index, tries=tries, anchors=self.anchors_for(cat, room.index))
                     elif kind == "wall":
                         self.place_on_wall(cat, room.index)
                     elif kind == "surface":

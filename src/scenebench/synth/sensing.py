@@ -74,6 +74,8 @@ class Capture:
     cloud: Cloud  # fused and downsampled
     raw: Cloud  # fused before downsampling (for object clouds)
     coverage: dict[int, int] = field(default_factory=dict)  # instance id -> points in the fused cloud
+    centre_ids: list[int] = field(default_factory=list)  # per frame: instance filling the central 5x5 pixels, else 0
+    centre_share: list[float] = field(default_factory=list)  # per frame: share of the image that instance covers
 
 
 def camera_poses(house: House, s: SensorSettings, rng: np.random.Generator) -> list[np.ndarray]:
@@ -188,7 +190,14 @@ def capture(house: House, s: SensorSettings, rng: np.random.Generator, caster: R
     cloud = voxel_downsample(raw, s.voxel)
     ids, counts = np.unique(cloud.instance, return_counts=True)
     cov = {int(i): int(c) for i, c in zip(ids, counts) if i > 0}
-    return Capture(poses, cloud, raw, cov)
+    centre_ids, shares = [], []
+    for f in frames:
+        h, w = f.instance.shape
+        patch = f.instance[h // 2 - 2:h // 2 + 3, w // 2 - 2:w // 2 + 3]
+        cid = int(patch[0, 0]) if (patch == patch[0, 0]).all() else 0
+        centre_ids.append(cid)
+        shares.append(float((f.instance == cid).mean()) if cid else 0.0)
+    return Capture(poses, cloud, raw, cov, centre_ids, shares)
 
 
 def object_cloud(raw: Cloud, instance: int, s: SensorSettings, rng: np.random.Generator) -> np.ndarray:

@@ -1,0 +1,328 @@
+"""3DBench ground truth for one house: the ten tasks (plus visual grounding plus) and dialogues.
+
+Every sample is built from the scene graph and only about objects the fused cloud actually shows
+(coverage >= ``min_points``); counting and detection skip a type when any of its instances is
+hidden. Multiple-choice distractors follow the published rules: classification offers five other
+categories, counting six consecutive integers around the truth, position relation three other
+relation sentences. Record shapes are those of ``scenebench.benchmarks.bench3d.records``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scenebench.synth import templates as T
+from scenebench.synth.categories import CATEGORIES, CATEGORY_NAMES, DETECTION_NAME
+from scenebench.synth.house import House
+from scenebench.synth.navigation import NavGrid
+from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, relation, room_box, sentence, words
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+TASK_TYPE = {
+    "Classification": "Classification3d", "Counting": "Counting", "Detection": "Detection3d",
+    "VisualGrounding": "VisualGrounding3d", "VisualGrounding_plus": "VisualGrounding3d_plus",
+    "RoomDetection": "RoomDetection3d", "PositionRelation": "PositionRelation", "Navigation": "Navigation",
+    "DescriptionObj": "DescriptionObj", "ConversationObj": "ConversationObj", "SCaption": "SCaption",
+    "SVQA": "SVQA", "Relation": "Relation",
+}
+STEMS = tuple(TASK_TYPE)
+
+DEFAULT_PER_HOUSE = {
+    "Classification": 2, "Counting": 3, "Detection": 2, "VisualGrounding": 3, "VisualGrounding_plus": 2,
+    "RoomDetection": 1, "PositionRelation": 3, "Navigation": 2, "DescriptionObj": 2, "ConversationObj": 2,
+    "SCaption": 1, "SVQA": 3, "Relation": 2,
+}
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    per_house: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PER_HOUSE))
+    min_points: int = 40  # an object is visible (may be asked about) with at least this many scene points
+    object_min_points: int = 150  # objects given as their own cloud need this many
+
+
+@dataclass
+class Bench3DHouse:
+    records: dict[str, list[dict[str, Any]]]  # stem -> records (the split is decided by the caller)
+    instructions: list[dict[str, Any]]
+    object_uids: list[int]  # instance ids whose clouds are referenced as Objects/<uid>.npy
+
+
+def object_uid(house: House, index: int) -> str:
+    return f"{house.house_id}_obj{index:03d}"
+
+
+def _options(choices: list) -> str:
+    return " Options: " + " ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(choices))
+
+
+def _fmt_box(b: list[float]) -> str:
+    return "[" + ", ".join(f"{v:.2f}" for v in b) + "]"
+
+
+def _fmt_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class Generator:
+    def __init__(self, house: House, coverage: dict[int, int], rng: np.random.Generator, s: TaskSettings):
+        self.h = house
+        self.rng = rng
+        self.s = s
+        self.f = SceneFacts(house, coverage, s.min_points)
+        self.scene_pcl = f"scene/{house.house_id}.npy"
+        self.records: dict[str, list[dict]] = {k: [] for k in STEMS}
+        self.instructions: list[dict] = []
+        self.obj_uids: list[int] = []
+        self.scene_rooms = [r.type for r in house.plan.rooms]
+        self.scene_objects = [o.category for o in self.f.visible]
+
+    # --- plumbing ------------------------------------------------------------------------------
+    def _add(self, stem: str, rec: dict, answer: str) -> None:
+        qid = f"{self.h.house_id}_{stem}_{len(self.records[stem]):02d}"
+        full = {"question_id": qid, "pcl": rec.pop("pcl", self.scene_pcl), "id": self.h.house_id, **rec}
+        self.records[stem].append(full)
+        self.instructions.append({
+            "id": qid, "pcl": full["pcl"],
+            "conversations": [{"from": "human", "value": full["query"]}, {"from": "gpt", "value": answer}],
+            "task_type": TASK_TYPE[stem],
+        })
+
+    def _pick(self, items: list, n: int) -> list:
+        if not items:
+            return []
+        idx = self.rng.permutation(len(items))[:n]
+        return [items[i] for i in sorted(idx)]
+
+    def _object_pcl(self, o) -> str:
+        if o.index not in self.obj_uids:
+            self.obj_uids.append(o.index)
+        return f"Objects/{object_uid(self.h, o.index)}.npy"
+
+    def n(self, stem: str) -> int:
+        return int(self.s.per_house.get(stem, 0))
+
+    # --- object level --------------------------------------------------------------------------
+    def _cloud_objects(self) -> list:
+        ok = [o for o in self.f.visible if self.f.coverage.get(o.index, 0) >= self.s.object_min_points
+              and o.category not in ("doorway", "window")]  # a frame in a wall is no object to hold up
+        by_cat: dict[str, list] = {}
+        for o in ok:
+            by_cat.setdefault(o.category, []).append(o)
+        return [v[0] for _, v in sorted(by_cat.items())]
+
+    def classification(self) -> None:
+        for o in self._pick(self._cloud_objects(), self.n("Classification")):
+            others = [c for c in CATEGORY_NAMES if c != o.category]
+            choices = [o.category] + [others[i] for i in self.rng.choice(len(others), 5, replace=False)]
+            order = self.rng.permutation(6)
+            choices = [choices[i] for i in order]
+            gi = choices.index(o.category)
+            q = T.question("Classification", self.rng) + _options(choices)
+            a = T.answer("Classification", self.rng, a_name=T.article(o.category), name=o.category, letter=LETTERS[gi])
+            self._add("Classification", {"pcl": self._object_pcl(o), "query": q, "gt_choices": choices, "gt_choice": gi}, a)
+
+    def _describe_obj(self, o) -> str:
+        c = CATEGORIES[o.category]
+        w, h, d = (o.aabb[1] - o.aabb[0])
+        use = c.uses[int(self.rng.integers(len(c.uses)))]
+        return (f"{T.article(o.color).capitalize()} {c.words}, about {h:.1f} m tall, {w:.1f} m wide and {d:.1f} m deep. "
+                f"It is usually found in the {self.f.room_type(o)}, and people use it to {use}.")
+
+    def description(self) -> None:
+        for o in self._pick(self._cloud_objects(), self.n("DescriptionObj")):
+            ref = self._describe_obj(o)
+            q = T.question("DescriptionObj", self.rng)
+            a = T.answer("DescriptionObj", self.rng, description=ref, a_name=T.article(words(o.category)))
+            self._add("DescriptionObj", {"pcl": self._object_pcl(o), "query": q, "reference": ref, "object": o.category}, a)
+
+    def conversation(self) -> None:
+        for o in self._pick(self._cloud_objects(), self.n("ConversationObj")):
+            c = CATEGORIES[o.category]
+            h = float(o.aabb[1][1] - o.aabb[0][1])
+            qa = [
+                ("what colour is this object?", f"It is {o.color}."),
+                ("what can I use this object for?", f"You can use it to {c.uses[0]}."),
+                ("how tall is this object?", f"It is about {h:.1f} m tall."),
+                ("in which room would you usually find this object?", f"Usually in the {self.f.room_type(o)}."),
+                ("what is this object called?", f"It is {T.article(c.words)}."),
+                ("what else could this object be used for?", f"It is also handy to {c.uses[-1]}."),
+            ]
+            qq, aa = qa[int(self.rng.integers(len(qa)))]
+            q = T.question("ConversationObj", self.rng, question=qq)
+            a = T.answer("ConversationObj", self.rng, answer=aa, answer_lc=T.lower_first(aa), a_name=T.article(c.words))
+            self._add("ConversationObj", {"pcl": self._object_pcl(o), "query": q, "reference": aa, "object": o.category}, a)
+
+    # --- scene perception ----------------------------------------------------------------------
+    def counting(self) -> None:
+        cats = sorted({o.category for o in self.f.visible if self.f.all_visible(o.category)})
+        for cat in self._pick(cats, self.n("Counting")):
+            n = self.f.counts[cat]
+            low = max(1, n - int(self.rng.integers(0, 6)))
+            choices = list(range(low, low + 6))
+            gi = choices.index(n)
+            noun = words(cat)
+            q = T.question("Counting", self.rng, plural=T.plural(noun)) + _options(choices)
+            a = T.answer("Counting", self.rng, n=n, plural=T.plural(noun), plural_n=T.counted(n, noun), letter=LETTERS[gi])
+            self._add("Counting", {"query": q, "gt_choices": choices, "gt_choice": gi, "object": cat}, a)
+
+    def detection(self) -> None:
+        classes = sorted({DETECTION_NAME[o.category] for o in self.f.visible if o.category in DETECTION_NAME})
+        classes = [c for c in classes if all(self.f.all_visible(k) for k, v in DETECTION_NAME.items() if v == c)]
+        for _ in range(self.n("Detection")):
+            if not classes:
+                return
+            pick = self._pick(classes, int(self.rng.integers(1, 4)))
+            objs = [o for o in self.h.objects if DETECTION_NAME.get(o.category) in pick]
+            items = [{"name": DETECTION_NAME[o.category], "BoundingBox": box6(o)} for o in objs]
+            q = T.question("Detection", self.rng, names=_fmt_names(pick))
+            a = T.answer("Detection", self.rng, boxes="; ".join(f"{it['name']} {_fmt_box(it['BoundingBox'])}" for it in items))
+            self._add("Detection", {"query": q, "object": items}, a)
+
+    def grounding(self) -> None:
+        cands = [(o, self.f.describe(o)) for o in self.f.visible if o.category not in ("doorway", "window")]
+        cands = [(o, d) for o, d in cands if d]
+        for o, desc in self._pick(cands, self.n("VisualGrounding")):
+            b = box6(o)
+            q = T.question("VisualGrounding", self.rng, desc=desc)
+            a = T.answer("VisualGrounding", self.rng, desc=desc, box=_fmt_box(b))
+            self._add("VisualGrounding", {"query": q, "object": b, "name": o.category}, a)
+        for o, desc in self._pick(cands, self.n("VisualGrounding_plus")):
+            b = box6(o)
+            near = self.f.nearest(o)
+            h = float(o.aabb[1][1] - o.aabb[0][1])
+            where = "standing on the floor" if not o.support else f"resting on the {words(self.f.support_cat(o))}"
+            cap = f"The {desc}, {where} in the {self.f.room_type(o)}"
+            cap += f", close to the {words(near.category)}" if near is not None else ""
+            cap += f". It is about {h:.1f} m tall."
+            q = T.question("VisualGrounding_plus", self.rng, caption=cap)
+            a = T.answer("VisualGrounding_plus", self.rng, name=words(o.category), box=_fmt_box(b))
+            self._add("VisualGrounding_plus", {"query": q, "object": b, "name": o.category, "caption": cap}, a)
+
+    def rooms(self) -> None:
+        items = [{"label": r.type, "bbox": room_box(self.h, r.index)} for r in self.h.plan.rooms]
+        for _ in range(self.n("RoomDetection")):
+            q = T.question("RoomDetection", self.rng)
+            a = T.answer("RoomDetection", self.rng, rooms="; ".join(f"{it['label']} {_fmt_box(it['bbox'])}" for it in items))
+            self._add("RoomDetection", {"query": q, "object": items}, a)
+
+    # --- scene reasoning -----------------------------------------------------------------------
+    def _pairs(self, allow_vertical: bool) -> list[tuple[Any, Any, str]]:
+        uniq = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
+        out = []
+        for i, a in enumerate(uniq):
+            for b in uniq[i + 1:]:
+                for x, y in ((a, b), (b, a)):
+                    rel = relation(x.center, y.center)
+                    if rel is None or (rel in VERTICAL and not allow_vertical):
+                        continue
+                    out.append((x, y, rel))
+                    break
+        return out
+
+    def position(self, test: bool) -> None:
+        for a, b, rel in self._pick(self._pairs(allow_vertical=not test), self.n("PositionRelation")):
+            wa, wb = words(a.category), words(b.category)
+            others = [r for r in RELATIONS if r != rel]
+            rels = [rel] + [others[i] for i in self.rng.choice(len(others), 3, replace=False)]
+            rels = [rels[i] for i in self.rng.permutation(4)]
+            choices = [sentence(r, wa, wb) for r in rels]
+            gi = rels.index(rel)
+            q = T.question("PositionRelation", self.rng, a=wa, b=wb) + _options(choices)
+            s = choices[gi]
+            ans = T.answer("PositionRelation", self.rng, sentence=s, sentence_lc=T.lower_first(s), letter=LETTERS[gi])
+            self._add("PositionRelation", {"query": q, "gt_choices": choices, "gt_choice": gi, "objects": [a.category, b.category]}, ans)
+        for a, b, rel in self._pick(self._pairs(allow_vertical=True), self.n("Relation")):
+            wa, wb = words(a.category), words(b.category)
+            s = sentence(rel, wa, wb)
+            dist = float(np.linalg.norm(a.center - b.center))
+            q = T.question("Relation", self.rng, a=wa, b=wb)
+            ans = T.answer("Relation", self.rng, sentence=s, sentence_lc=T.lower_first(s), dist=f"{dist:.1f}")
+            self._add("Relation", {"query": q, "reference": s, "rooms": self.scene_rooms, "objects": self.scene_objects}, ans)
+
+    def navigation(self) -> None:
+        targets = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
+        if not targets:
+            return
+        grid = NavGrid(self.h.walkable)
+        free = np.flatnonzero(self.h.walkable.ravel())
+        made = 0
+        for o in self._pick(targets, len(targets)):
+            if made >= self.n("Navigation"):
+                break
+            goals = grid.goal_cells(o.footprint)
+            other_room = free[self.h.nav_room.ravel()[free] != o.room]
+            pool = other_room if len(other_room) else free
+            start = int(pool[int(self.rng.integers(len(pool)))])
+            path = grid.path(start, goals)
+            if path is None or len(path) < 4:
+                continue
+            start_xz = path[0]
+            q = T.question("Navigation", self.rng, start=f"[{start_xz[0]:.2f}, {start_xz[1]:.2f}]", target=words(o.category))
+            a = T.answer("Navigation", self.rng, path="[" + ", ".join(f"[{x:.2f}, {z:.2f}]" for x, z in path) + "]")
+            self._add("Navigation", {"query": q, "positions": path, "start": start_xz, "target": o.category}, a)
+            made += 1
+
+    # --- scene expression ----------------------------------------------------------------------
+    def caption_text(self) -> str:
+        rooms = self.h.plan.rooms
+        parts = [f"This house has {len(rooms)} rooms: {_fmt_names([T.article(r.type) for r in rooms])}."]
+        for r in rooms:
+            objs = [o for o in self.f.visible if o.room == r.index and o.category not in ("doorway", "window")]
+            big = [o for o in objs if not o.support][:4] or objs[:4]
+            if big:
+                parts.append(f"The {r.type} has {_fmt_names([T.article(f'{o.color} {words(o.category)}') for o in big])}.")
+        return " ".join(parts)
+
+    def scaption(self) -> None:
+        ref = self.caption_text()
+        for _ in range(self.n("SCaption")):
+            q = T.question("SCaption", self.rng)
+            a = T.answer("SCaption", self.rng, caption=ref, n_rooms=len(self.h.plan.rooms))
+            self._add("SCaption", {"query": q, "reference": ref, "rooms": self.scene_rooms, "objects": self.scene_objects}, a)
+
+    def svqa(self) -> None:
+        qa: list[tuple[str, str]] = []
+        n = len(self.h.plan.rooms)
+        qa.append(("how many rooms does this house have?", f"It has {n} rooms."))
+        for o in self.f.unique_visible():
+            if o.category in ("doorway", "window"):
+                continue
+            w = words(o.category)
+            qa.append((f"which room is the {w} in?", f"The {w} is in the {self.f.room_type(o)}."))
+            qa.append((f"what colour is the {w}?", f"The {w} is {o.color}."))
+            on = [p for p in self.h.objects if p.support == o.index and p.index in self.f.visible_ids]
+            if on:
+                qa.append((f"what is on the {w}?", f"On the {w} there is {_fmt_names([T.article(words(p.category)) for p in on])}."))
+        present = {o.category for o in self.h.objects}
+        absent = [c for c in CATEGORY_NAMES if c not in present]
+        if absent:
+            c = absent[int(self.rng.integers(len(absent)))]
+            qa.append((f"is there {T.article(words(c))} in this house?", f"No, there is no {words(c)} in this house."))
+        for o in self.f.visible[:1]:
+            qa.append((f"is there {T.article(words(o.category))} in this house?", f"Yes, there is {T.article(words(o.category))} in the {self.f.room_type(o)}."))
+        for qq, aa in self._pick(qa, self.n("SVQA")):
+            q = T.question("SVQA", self.rng, question=qq)
+            a = T.answer("SVQA", self.rng, answer=aa, answer_lc=T.lower_first(aa))
+            self._add("SVQA", {"query": q, "reference": aa, "rooms": self.scene_rooms, "objects": self.scene_objects}, a)
+
+
+def bench3d_house(house: House, coverage: dict[int, int], rng: np.random.Generator, s: TaskSettings, *, test: bool) -> Bench3DHouse:
+    """All 3DBench samples of one house. ``test`` drops vertical pairs from position relation."""
+    g = Generator(house, coverage, rng, s)
+    g.classification()
+    g.counting()
+    g.detection()
+    g.grounding()
+    g.rooms()
+    g.position(test)
+    g.navigation()
+    g.description()
+    g.conversation()
+    g.scaption()
+    g.svqa()
+    return Bench3DHouse(g.records, g.instructions, sorted(g.obj_uids))
