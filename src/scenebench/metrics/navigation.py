@@ -59,14 +59,15 @@ def dtw(pred: np.ndarray, gt: np.ndarray) -> float:
     if n == 0 or m == 0:
         return math.inf
     c = np.linalg.norm(p[:, None, :] - g[None, :, :], axis=-1)
-    # Anti-diagonal sweep: every cell on diagonal k depends only on diagonals k-1 and k-2.
-    D = np.full((n + 1, m + 1), np.inf)
-    D[0, 0] = 0.0
-    for k in range(2, n + m + 1):
-        i = np.arange(max(1, k - m), min(n, k - 1) + 1)
-        j = k - i
-        D[i, j] = c[i - 1, j - 1] + np.minimum(np.minimum(D[i - 1, j], D[i, j - 1]), D[i - 1, j - 1])
-    return float(D[n, m])
+    # Row recursion without a per-cell loop: with a[j] = c[i,j] + min(D[i-1,j], D[i-1,j-1]) and the
+    # row's prefix sums S, D[i,j] = min_k<=j (a[k] + S[j] - S[k]) = S[j] + cummin(a - S)[j].
+    prev = np.full(m + 1, np.inf)
+    prev[0] = 0.0
+    for i in range(n):
+        a = c[i] + np.minimum(prev[1:], prev[:-1])
+        s = np.cumsum(c[i])
+        prev = np.concatenate(([np.inf], s + np.minimum.accumulate(a - s)))
+    return float(prev[m])
 
 
 def ndtw(pred: np.ndarray, gt: np.ndarray, d_th: float = NDTW_DIST_M) -> float:

@@ -8,6 +8,7 @@ is worth 0 on every rate (denominators are the records); an answer nothing can b
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from functools import lru_cache
@@ -37,32 +38,56 @@ VOCAB = (
 ).split()
 
 
+_NON_ALNUM = re.compile(r"[^0-9a-z]")
+
+
+@lru_cache(maxsize=8192)
 def norm_label(s: str) -> str:
     """``"Living room"``, ``"living_room"``, ``"LivingRoom"`` -> ``"livingroom"``."""
-    return re.sub(r"[^0-9a-z]", "", s.lower())
+    return _NON_ALNUM.sub("", s.lower())
 
 
-@lru_cache(maxsize=4096)
-def _label_re(label: str) -> re.Pattern:
-    chars = norm_label(label)
-    return re.compile(r"(?<![a-z])" + r"[\s_-]?".join(map(re.escape, chars)) + r"(?:e?s)?(?![a-z])")
+def _label_alt(label: str) -> str:
+    # "diningtable" also matches "dining table", "dining_table", "Dining-Table"
+    return r"[\s_-]?".join(map(re.escape, norm_label(label)))
 
 
-def box_labels(text: str, spans: list[P.Span], candidates: list[str], default: str | None) -> list[str | None]:
+@lru_cache(maxsize=256)
+def _labels_re(candidates: tuple[str, ...]) -> tuple[re.Pattern, dict[str, str]]:
+    """One whole-word regex for all candidate labels (longest first) and normalised form -> label."""
+    ordered = sorted(candidates, key=lambda c: -len(norm_label(c)))
+    pat = re.compile(r"(?<![a-z])(?:" + "|".join(_label_alt(c) for c in ordered if norm_label(c)) + r")(?:e?s)?(?![a-z])")
+    lookup: dict[str, str] = {}
+    for c in ordered:
+        lookup.setdefault(norm_label(c), c)
+    return pat, lookup
+
+
+def _which(match: str, lookup: dict[str, str]) -> str | None:
+    n = norm_label(match)
+    for cut in (n, n[:-1], n[:-2]):
+        if cut in lookup:
+            return lookup[cut]
+    return None
+
+
+def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], default: str | None) -> list[str | None]:
     """Label of each box: the last candidate named between the previous box and this one (whole words).
 
     Boxes without a name take ``default`` (the record's only GT label, when it has just one).
     """
     t = P.normalize_text(text).lower()
+    pat, lookup = _labels_re(candidates)
+    found = [(m.end(), lab) for m in pat.finditer(t) if (lab := _which(m.group(), lookup)) is not None]
+    ends = [e for e, _ in found]
     out: list[str | None] = []
     prev_end = 0
     for s in spans:
-        seg = t[prev_end : s.start] if s.start >= 0 else ""
-        best, best_pos = None, -1
-        for c in candidates:
-            for m in _label_re(c).finditer(seg):
-                if m.end() > best_pos or (m.end() == best_pos and best is not None and len(norm_label(c)) > len(norm_label(best))):
-                    best, best_pos = c, m.end()
+        best = None
+        if s.start >= 0:
+            k = bisect.bisect_right(ends, s.start) - 1  # last label ending before this box
+            if k >= 0 and ends[k] >= prev_end:
+                best = found[k][1]
         out.append(best if best is not None else default)
         prev_end = s.end if s.end >= 0 else prev_end
     return out
@@ -150,10 +175,12 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
         hits = int((named & hit_mat.any(axis=0)).sum()) if n_pred else 0
         vals = {"hits": float(hits), "n_pred": float(n_pred)}
     else:
-        cands = sorted({*gt_labels, *VOCAB}, key=lambda s: -len(s))
-        default = gt_labels[0] if len({norm_label(g) for g in gt_labels}) == 1 else None
+        cands = tuple(sorted({*gt_labels, *VOCAB}))
+        gt_norm = np.array([norm_label(g) for g in gt_labels], dtype=object)
+        default = gt_labels[0] if len(set(gt_norm.tolist())) == 1 else None
         labels = box_labels(text, spans, cands, default)
-        same = np.array([[lab is not None and norm_label(lab) == norm_label(g) for g in gt_labels] for lab in labels], dtype=bool).reshape(n_pred, len(gt_labels))
+        pred_norm = np.array([norm_label(lab) if lab is not None else "\x00" for lab in labels], dtype=object)
+        same = (pred_norm[:, None] == gt_norm[None, :]).astype(bool).reshape(n_pred, len(gt_labels))
         valid = same & ((ok >= 0.5) if rooms else (ok > 0))
         cost = 1.0 - ok if rooms else None
         tp = L.match_count(valid, cost)

@@ -180,10 +180,9 @@ class Bench3DScorer:
         missing = all(c is None for c, _, _ in outs)
         parsed = [r not in ("none", "missing") and (ch is not None or r.startswith("official") or r == "number") for c, ch, r in outs]
         rights = [bool(c) for c, _, _ in outs]
-        values = {"correct": float(all(rights)), "rot_correct": float(np.mean(rights)), "parsed": float(np.mean(parsed))}
         if self.protocol == "official":  # official rules test correctness; parseability is read by the strict rules
             parsed = [ch is not None for _, ch, _ in outs]
-            values["parsed"] = float(np.mean(parsed))
+        values = {"correct": float(all(rights)), "rot_correct": sum(rights) / len(rights), "parsed": sum(parsed) / len(parsed)}
         detail["answers"] = [{"chosen": ch, "rule": r, "correct": c} for c, ch, r in outs]
         if rec.task == "position_relation" and self.judge is not None:
             v = self._verdicts.get((self._answer_keys(rec)[0][0], "same"))
