@@ -18,6 +18,7 @@ class Bench:
     root: Path
     records: dict[str, list[Record]]  # task -> records, in file order
     files: dict[str, Path] = field(default_factory=dict)
+    n_in_file: dict[str, int] = field(default_factory=dict)  # records per task file, before any subsetting
 
     def all_records(self) -> list[Record]:
         return [r for t in self.records for r in self.records[t]]
@@ -58,7 +59,7 @@ def load_bench(root: str | Path, tasks: list[str] | None = None, *, require_all:
         records[t], files[t] = recs, p
     if not records:
         raise InputError(root, "holds no 3DBench task file", expected=", ".join(TASKS[t].filename for t in wanted))
-    return Bench(root, records, files)
+    return Bench(root, records, files, {t: len(rs) for t, rs in records.items()})
 
 
 def check_point_clouds(bench: Bench) -> list[str]:

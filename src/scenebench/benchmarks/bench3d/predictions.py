@@ -23,7 +23,7 @@ from scenebench.metrics.choice import circular_id
 class Answers:
     by_id: dict[str, str]  # expected id (question_id or question_id#rotK) -> answer text
     missing: list[str] = field(default_factory=list)  # expected ids without an answer
-    skipped_other_tasks: int = 0  # answers of tasks not being scored
+    skipped_other_tasks: int = 0  # answers of tasks, or of records (--limit), not being scored
 
     def get(self, key: str) -> str | None:
         return self.by_id.get(key)
@@ -43,10 +43,15 @@ def expected_ids(bench: Bench, circular: bool) -> dict[str, str]:
     return out
 
 
-def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allow_missing: bool = False) -> Answers:
-    """Read and check ``answers.jsonl`` against the loaded records; see the module docstring."""
+def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allow_missing: bool = False, not_scored: set[str] | None = None) -> Answers:
+    """Read and check ``answers.jsonl`` against the loaded records; see the module docstring.
+
+    ``not_scored``: ids of real records left out of this run (``--limit``); their answers are
+    skipped and counted instead of refused as unknown.
+    """
     path = Path(path)
     expected = expected_ids(bench, circular)
+    not_scored = not_scored or set()
     by_id: dict[str, str] = {}
     line_of: dict[str, int] = {}
     skipped = 0
@@ -66,7 +71,7 @@ def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allo
         text = rec.get("text")
         if not isinstance(text, str):
             raise InputError(path, f"got {type(text).__name__}", where=where, field="text", expected="the model's answer as a string")
-        if key not in bench.records:
+        if key not in bench.records or qid in not_scored:
             skipped += 1
             continue
         if qid not in expected:

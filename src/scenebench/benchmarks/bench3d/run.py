@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.benchmarks.bench3d.loader import Bench, load_bench
-from scenebench.benchmarks.bench3d.predictions import Answers, read_answers
+from scenebench.benchmarks.bench3d.predictions import Answers, expected_ids, read_answers
 from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate
 from scenebench.benchmarks.bench3d.specs import task_specs
 from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
@@ -31,11 +31,14 @@ def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None,
     except ValueError as exc:
         raise InputError(None, str(exc), field="--tasks") from None
     bench = load_bench(data, task_list if tasks else None)
+    cut: set[str] = set()
     if limit is not None:
         if limit <= 0:
             raise InputError(None, f"got {limit}", field="--limit", expected="a positive number of records per task")
+        cut = set(expected_ids(Bench(bench.root, {t: rs[limit:] for t, rs in bench.records.items()}), circular))
+        # n_in_file keeps the full counts, so results can say CIDEr-D saw a subset
         bench.records = {t: rs[:limit] for t, rs in bench.records.items()}
-    return bench, read_answers(predictions, bench, circular=circular, allow_missing=allow_missing)
+    return bench, read_answers(predictions, bench, circular=circular, allow_missing=allow_missing, not_scored=cut)
 
 
 def score_3dbench(
@@ -123,7 +126,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
         "task_info": {t: {"file": bench.files[t].name, "level": TASKS[t].level, "ability": TASKS[t].ability} for t in bench.records},
         "text_metrics": {"tokenizer": "sb-tok-1", "cider_corpus_size": scorer.text.corpus_size, "meteor": scorer.text.meteor_reason or "java"},
         "circular_ids": "question_id#rot{k}: options[k:] + options[:k]" if settings.circular else None,
-        "answers": {"missing": len(answers.missing), "skipped_other_tasks": answers.skipped_other_tasks},
+        "answers": {"missing": len(answers.missing), "not_scored": answers.skipped_other_tasks},
     }
     if judge is not None:
         extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge.usage()}
@@ -142,14 +145,16 @@ def _warnings(bench: Bench, answers: Answers, scorer: Bench3DScorer, settings: S
     if answers.missing:
         w.append(f"{len(answers.missing)} expected answers are missing and scored as wrong (--allow-missing)")
     if answers.skipped_other_tasks:
-        w.append(f"{answers.skipped_other_tasks} answers belong to tasks not scored here and were ignored")
+        w.append(f"{answers.skipped_other_tasks} answers belong to tasks or records not scored here (--tasks/--limit) and were ignored")
     if judge is None and (text_tasks or "position_relation" in bench.records):
         w.append("no judge (--judge none): judge_score / judge_same are n/a; rule-based metrics are complete")
     if settings.protocol == "official" and judge is None and "position_relation" in bench.records:
         w.append("official position relation is judged ('same'/'different'): without a judge its primary metric judge_same is n/a (left out of the aggregates); rule accuracy is reported beside it")
     with_refs = [t for t in text_tasks if scorer.text.corpus_size.get(t)]
     if with_refs:
-        subset = knobs.get("limit") is not None or len(bench.records) < len(TASKS) or bool(answers.missing)
+        # IDF comes from the references of the records scored: fewer records (--limit, a sampled run)
+        # change every CIDEr-D value; choosing tasks or missing answers do not
+        subset = any(len(bench.records[t]) < bench.n_in_file.get(t, 0) for t in with_refs) or knobs.get("limit") is not None
         sizes = ", ".join(f"{t}={scorer.text.corpus_size[t]}" for t in with_refs)
         w.append(f"CIDEr-D depends on the evaluated corpus (IDF from its references; sizes {sizes})"
                  + ("; this run scores a subset, so CIDEr-D is not comparable with full-benchmark numbers" if subset else ""))

@@ -1,0 +1,176 @@
+"""Smaller protocol details: official denominators and label rules, subsets, METEOR plumbing, aggregates."""
+
+import json
+import os
+import stat
+import sys
+
+import numpy as np
+import pytest
+
+from scenebench.benchmarks.bench3d import sample_scores as S
+from scenebench.benchmarks.bench3d.records import validate_record
+from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.scorer import aggregate
+from scenebench.benchmarks.bench3d.specs import Primary
+from scenebench.metrics import text as T
+from scenebench.runtime.scoring import SampleScore
+from tests.bench3d.fixtures import make_bench, records_for
+from tests.bench3d.test_scorer import FakeJudge, write_answers
+
+
+def det_record(labels_boxes):
+    r = {"question_id": "d", "id": "1", "pcl": "p.npy", "query": "q", "object": [{"name": n, "BoundingBox": b} for n, b in labels_boxes]}
+    return validate_record("detection", r)
+
+
+def test_official_detection_label_case_quirk():
+    rec = det_record([("Chair", [0, 0, 0, 1, 1, 1])])
+    text = "Chair at [0, 0, 0, 1, 1, 1]"
+    _, off, _ = S.score_boxes(rec, text, "official", rooms=False)
+    _, st, _ = S.score_boxes(rec, text, "strict", rooms=False)
+    assert off == {"hits": 0.0, "n_pred": 1.0}  # "Chair" is searched in the lower-cased answer: never found
+    assert st["tp"] == 1.0
+
+
+def test_official_detection_counts_one_box_for_several_objects():
+    rec = det_record([("chair", [0, 0, 0, 2, 2, 2]), ("chair", [0.5, 0, 0, 2, 2, 2])])
+    text = "chair [0.2, 0, 0, 0.1, 0.1, 0.1]"  # one box inside both chairs
+    _, off, _ = S.score_boxes(rec, text, "official", rooms=False)
+    _, st, _ = S.score_boxes(rec, text, "strict", rooms=False)
+    assert off["hits"] / off["n_pred"] == 2.0  # precision-like value above 100%
+    assert st["tp"] == 1.0
+
+
+def test_strict_box_labels_are_whole_words_and_follow_the_text():
+    rec = det_record([("chair", [0, 0, 0, 1, 1, 1]), ("armchair", [5, 0, 0, 1, 1, 1]), ("diningtable", [9, 0, 0, 1, 1, 1])])
+    text = "An armchair [5, 0, 0, 1, 1, 1]. A chair: (0, 0, 0, 1, 1, 1). The dining table [9, 0, 0, 1, 1, 1]"
+    _, st, d = S.score_boxes(rec, text, "strict", rooms=False)
+    assert d["labels"] == ["armchair", "chair", "diningtable"] and st["tp"] == 3.0
+    _, st2, d2 = S.score_boxes(rec, "An armchair [0, 0, 0, 1, 1, 1]", "strict", rooms=False)
+    assert d2["labels"] == ["armchair"] and st2["tp"] == 0.0  # right place, wrong label: no match
+
+
+def test_room_boxes_compared_in_room_order():
+    rec = validate_record("room_detection", {"question_id": "r", "id": "1", "pcl": "p.npy", "query": "q",
+                                             "object": [{"label": "LivingRoom", "bbox": [0, 0, 1.25, 4, 2, 2.5]}]})
+    # IoU exactly 0.5: the predicted room covers half of the GT (lx 4 -> 2, same centre x offset 1)
+    text = "living room [-1, 0, 1.25, 2, 2, 2.5]"
+    _, off, _ = S.score_boxes(rec, text, "official", rooms=True)
+    _, st, _ = S.score_boxes(rec, text, "strict", rooms=True)
+    assert off["hits"] == 0.0  # released IoU > 0.5
+    assert st["tp"] == 1.0  # strict IoU >= 0.5
+
+
+def test_vg_plus_official_denominator_is_parsed_answers(tmp_path):
+    bench = make_bench(tmp_path / "b", ["visual_grounding_plus"])
+    fn = {"visual_grounding_plus": lambda r: "no idea" if r["id"] == "460" else "(2.0, 0.5, 2.0)"}
+    ans = write_answers(tmp_path / "a.jsonl", ["visual_grounding_plus"], fn)
+    o = score_3dbench(bench, ans, protocol="official", out=tmp_path / "o", n_resamples=0)
+    s = score_3dbench(bench, ans, protocol="strict", out=tmp_path / "s", n_resamples=0)
+    assert o.metrics["by_task"]["visual_grounding_plus"]["within_1m"] == 100.0
+    assert s.metrics["by_task"]["visual_grounding_plus"]["within_1m"] == 50.0
+    assert o.counts.n_invalid == s.counts.n_invalid == 1
+
+
+def test_position_relation_official_primary_is_the_judge(tmp_path):
+    bench = make_bench(tmp_path / "b", ["position_relation"])
+    ans = write_answers(tmp_path / "a.jsonl", ["position_relation"], {"position_relation": lambda r: "left, I think"})
+    res = score_3dbench(bench, ans, protocol="official", judge=FakeJudge(), out=tmp_path / "o", n_resamples=0)
+    m = res.metrics["by_task"]["position_relation"]
+    assert m["judge_same"] == 100.0 and m["accuracy"] == 0.0
+    assert res.extra["primary_metric"]["position_relation"] == "judge_same"
+    assert res.metrics["overall"]["mean_primary"] == 100.0
+
+
+def test_subset_warns_that_cider_depends_on_the_corpus(tmp_path):
+    bench = make_bench(tmp_path / "b", ["scene_caption", "counting"])
+    ans = write_answers(tmp_path / "a.jsonl", ["scene_caption", "counting"])
+    full = score_3dbench(bench, ans, out=tmp_path / "f", n_resamples=0)
+    part = score_3dbench(bench, ans, limit=1, out=tmp_path / "p", allow_missing=True, n_resamples=0)
+    assert not any("subset" in w for w in full.warnings if "CIDEr" in w)
+    assert any("CIDEr-D depends on the evaluated corpus" in w and "subset" in w for w in part.warnings)
+    assert part.extra["text_metrics"]["cider_corpus_size"]["scene_caption"] == 1
+    assert part.counts.n_samples == 2 and part.extra["answers"]["not_scored"] == 2
+
+
+def test_meteor_through_a_java_stand_in(tmp_path, monkeypatch):
+    # A stand-in "java" that speaks the METEOR -stdio protocol: stats = token overlap, score = overlap/len.
+    script = tmp_path / "java"
+    script.write_text(f"""#!{sys.executable}
+import sys
+stats = []
+for line in sys.stdin:
+    parts = [p.strip() for p in line.rstrip("\\n").split("|||")]
+    if parts[0] == "SCORE":
+        refs, hyp = parts[1:-1], parts[-1].split()
+        best = max(len(set(hyp) & set(r.split())) for r in refs)
+        print(f"{{best}} {{max(len(hyp), 1)}}", flush=True)
+    elif parts[0] == "EVAL":
+        vals = [tuple(map(float, s.split())) for s in parts[1:]]
+        for a, b in vals:
+            print(a / b, flush=True)
+        print(sum(a / b for a, b in vals) / len(vals), flush=True)
+""")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    jar = tmp_path / "meteor-1.5.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("SCENEBENCH_METEOR_JAR", str(jar))
+    assert T.meteor_unavailable_reason() is None
+    assert T.meteor_scores(["a b c d", "x y"], [["a b", "c"], ["x"]]) == pytest.approx([0.5, 0.5])
+    bench = make_bench(tmp_path / "b", ["scene_caption"])
+    ans = write_answers(tmp_path / "a.jsonl", ["scene_caption"])
+    res = score_3dbench(bench, ans, out=tmp_path / "r", n_resamples=0)
+    # the stand-in scores unique shared tokens / tokens: 8 distinct words of 10 in the (identical) caption
+    assert res.metrics["by_task"]["scene_caption"]["meteor_java"] == pytest.approx(80.0)
+    assert res.extra["text_metrics"]["meteor"] == "java"
+
+
+def _rec(house, **values):
+    return SampleScore(f"{house}-{len(values)}-{id(values)}", house, "scored", {k: float(v) for k, v in values.items()})
+
+
+def test_aggregate_is_the_mean_of_primary_metrics_hand_worked():
+    recs = {
+        "a": [_rec("h1", correct=1), _rec("h1", correct=0), _rec("h2", correct=1), _rec("h2", correct=1)],  # 75 %
+        "b": [_rec("h1", tp=1, n_pred=2, n_gt=1), _rec("h2", tp=1, n_pred=2, n_gt=3)],  # P 50, R 50 -> F1 50
+        "c": [_rec("h1", judge=6), _rec("h2", judge=8)],  # 7/10 -> 70 %
+    }
+    prim = {"a": Primary("accuracy", "mean", ("correct",)), "b": Primary("f1", "f1", ("tp", "n_pred", "n_gt")),
+            "c": Primary("judge_score", "mean", ("judge",), to_percent=10.0)}
+    value, ci, used = aggregate(recs, prim, n_resamples=200, seed=0)
+    assert value == pytest.approx((75 + 50 + 70) / 3) and used == ["a", "b", "c"]
+    assert ci[0] <= value <= ci[1]
+    # resampling houses jointly: the plain reference recomputes each task on the same drawn houses
+    rng = np.random.default_rng(0)
+    draws = rng.integers(0, 2, size=(200, 2))
+    ref = []
+    for d in draws:
+        hs = [("h1", "h2")[i] for i in d]
+        a = np.mean([r.values["correct"] for h in hs for r in recs["a"] if r.scene_id == h])
+        tp = sum(r.values["tp"] for h in hs for r in recs["b"] if r.scene_id == h)
+        p = tp / sum(r.values["n_pred"] for h in hs for r in recs["b"] if r.scene_id == h)
+        rc = tp / sum(r.values["n_gt"] for h in hs for r in recs["b"] if r.scene_id == h)
+        f = 2 * p * rc / (p + rc) if p + rc else 0.0
+        c = np.mean([r.values["judge"] for h in hs for r in recs["c"] if r.scene_id == h])
+        ref.append((100 * a + 100 * f + 10 * c) / 3)
+    assert ci == pytest.approx([float(np.quantile(ref, 0.025)), float(np.quantile(ref, 0.975))])
+
+
+def test_aggregate_leaves_out_unavailable_tasks():
+    recs = {"a": [_rec("h1", correct=1)], "c": [SampleScore("x", "h1", "scored", {})]}
+    prim = {"a": Primary("accuracy", "mean", ("correct",)), "c": Primary("judge_score", "mean", ("judge",), to_percent=10.0)}
+    value, _, used = aggregate(recs, prim, n_resamples=0, seed=0)
+    assert value == 100.0 and used == ["a"]
+
+
+def test_validate_reports_bad_point_clouds(tmp_path):
+    from typer.testing import CliRunner
+
+    from scenebench.cli import app
+
+    bench = make_bench(tmp_path / "b", ["counting"])
+    (bench / "pcl" / "461.npy").unlink()
+    r = CliRunner().invoke(app, ["validate", "3dbench", "--data", str(bench)])
+    assert r.exit_code != 0 and "pcl/461.npy does not exist" in r.output
