@@ -90,15 +90,23 @@ def _random_scene(rng, n):
 
 
 @pytest.mark.parametrize("protocol", ["strict", "official"])
-def test_vectorised_equals_plain_boolean_masks_on_random_scenes(protocol):
+@pytest.mark.parametrize("id_offset", [0, 10**9])  # small ids use a lookup table, huge ones a sorted search
+def test_vectorised_equals_plain_boolean_masks_on_random_scenes(protocol, id_offset):
     rng = np.random.default_rng(1234)
     for _ in range(60):
         inst, preds, targets = _random_scene(rng, int(rng.integers(1, 400)))
+        inst = np.where(inst >= 0, inst + id_offset, inst)
+        targets = [t + id_offset for t in targets]
         got = S.score_scene(inst, preds, targets, protocol=protocol)
         for k, (p, t) in enumerate(zip(preds, targets)):
             iou, a25, a50 = S.reference_sample(inst, p, t, protocol=protocol)
             assert got["iou"][k] == pytest.approx(iou, abs=1e-12)
             assert (got["a25"][k], got["a50"][k]) == (a25, a50)
+
+
+def test_scene_without_samples():
+    r = S.score_scene(INST, [], [], protocol="strict")
+    assert all(v.size == 0 for v in r.values())
 
 
 def test_gt_aabbs_match_points_aabb_of_the_union():

@@ -53,31 +53,42 @@ def acc_at(iou: np.ndarray, threshold: float, *, protocol: Protocol) -> np.ndarr
     raise ValueError(f"unknown protocol {protocol!r}")
 
 
-def _concat_with_owner(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate index arrays and say which sample each element came from."""
-    sizes = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
-    flat = np.concatenate([np.asarray(a, dtype=np.int64).ravel() for a in arrays]) if arrays else np.zeros(0, np.int64)
-    owner = np.repeat(np.arange(len(arrays), dtype=np.int64), sizes)
-    return flat, owner
+def _target_values(targets: Sequence[np.ndarray]) -> np.ndarray:
+    """Sorted unique instance ids that any sample targets."""
+    if not len(targets):
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.concatenate([np.asarray(x, dtype=np.int64).ravel() for x in targets]))
 
 
 def target_codes(instance_ids: np.ndarray, targets: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
     """Dense codes of the scene's target instances.
 
-    Returns ``(point_code, target_values, T)``: ``point_code`` (N,) int64 is the position of each
+    Returns ``(point_code, target_values, T)``: ``point_code`` (N,) int32 is the position of each
     point's instance id in the sorted ``target_values`` (T,) of all ids any sample targets, or ``T``
-    for points of no target (including unannotated ones).
+    for points of no target (including unannotated ones, id < 0).
     """
-    inst = np.asarray(instance_ids, dtype=np.int64)
-    flat, _ = _concat_with_owner(targets)
-    values = np.unique(flat)
+    inst = np.asarray(instance_ids)
+    values = _target_values(targets)
     t = values.size
-    if t == 0:
-        return np.full(inst.shape, 0, dtype=np.int64), values, 0
-    pos = np.searchsorted(values, inst)
-    pos_c = np.minimum(pos, t - 1)
-    code = np.where(values[pos_c] == inst, pos_c, t)
-    return code, values, t
+    if t == 0 or inst.size == 0:
+        return np.full(inst.shape, t, dtype=np.int32), values, t
+    top = int(max(inst.max(), values[-1]))
+    if top + 2 <= max(4 * inst.size, 1 << 16):
+        # Instance ids are small integers in practice: one gather through a lookup table.
+        lut = np.full(top + 2, t, dtype=np.int32)
+        lut[values + 1] = np.arange(t, dtype=np.int32)
+        return lut[np.maximum(inst, -1) + 1], values, t
+    pos = np.minimum(np.searchsorted(values, inst), t - 1)
+    return np.where(values[pos] == inst, pos, t).astype(np.int32), values, t
+
+
+def membership(targets: Sequence[np.ndarray], values: np.ndarray) -> np.ndarray:
+    """(K, T + 1) bool: ``[k, c]`` is True when target code ``c`` is one of sample k's targets.
+    The last column ("no target") is always False."""
+    member = np.zeros((len(targets), values.size + 1), dtype=bool)
+    for k, x in enumerate(targets):
+        member[k, np.searchsorted(values, np.asarray(x, dtype=np.int64))] = True
+    return member
 
 
 def scene_counts(
@@ -89,21 +100,19 @@ def scene_counts(
     ``preds[k]`` sorted unique point indices (int, all < N) predicted for sample k;
     ``targets[k]`` the instance ids (ints >= 0) whose union is sample k's ground truth.
     Returns ``(inter, n_pred, n_gt)``, each (K,) int64 point counts.
+
+    The scene is coded once (O(N)); each sample then costs one gather over its own predicted points
+    (``member[k][code[pred]]``). The loop is over samples, never points: concatenating all
+    predictions into one array was measured 4x slower (large temporaries fall out of cache).
     """
     k = len(preds)
     if len(targets) != k:
         raise ValueError("preds and targets must have the same length")
     code, values, t = target_codes(instance_ids, targets)
+    member = membership(targets, values)
     points_per_code = np.bincount(code, minlength=t + 1)
-    tflat, towner = _concat_with_owner([np.unique(np.asarray(x, dtype=np.int64)) for x in targets])
-    tcode = np.searchsorted(values, tflat)
-    # member[k, c]: is target code c one of sample k's targets? Column t ("no target") stays False.
-    member = np.zeros((k, t + 1), dtype=bool)
-    member[towner, tcode] = True
-    n_gt = np.bincount(towner, weights=points_per_code[tcode], minlength=k).astype(np.int64)
-    pflat, powner = _concat_with_owner(preds)
-    hit = member[powner, code[pflat]]
-    inter = np.bincount(powner[hit], minlength=k).astype(np.int64)
+    n_gt = member.astype(np.int64) @ points_per_code
+    inter = np.fromiter((np.count_nonzero(member[j][code[p]]) for j, p in enumerate(preds)), dtype=np.int64, count=k)
     n_pred = np.fromiter((p.size for p in preds), dtype=np.int64, count=k)
     return inter, n_pred, n_gt
 
@@ -142,12 +151,10 @@ def gt_aabbs(coords: np.ndarray, instance_ids: np.ndarray, targets: Sequence[np.
     hi = np.full((t, 3), -np.inf)
     pts = np.asarray(coords, dtype=np.float64)[sel]
     _segment_minmax(code[sel], pts, lo, hi)
-    tflat, towner = _concat_with_owner([np.unique(np.asarray(x, dtype=np.int64)) for x in targets])
-    tcode = np.searchsorted(values, tflat)
-    slo = np.full((k, 3), np.inf)
-    shi = np.full((k, 3), -np.inf)
-    np.minimum.at(slo, towner, lo[tcode])
-    np.maximum.at(shi, towner, hi[tcode])
+    member = membership(targets, values)[:, :t]
+    # A sample's box is the min/max over its targets' boxes (inf/-inf for targets without points).
+    slo = np.where(member[:, :, None], lo[None], np.inf).min(axis=1)
+    shi = np.where(member[:, :, None], hi[None], -np.inf).max(axis=1)
     ok = np.isfinite(slo).all(axis=1)
     out[ok] = np.concatenate([slo[ok], shi[ok]], axis=1)
     return out
