@@ -89,7 +89,7 @@ def canvas_stats(page) -> dict:
 
 
 def test_summary_and_charts_render(page):
-    assert page.locator("table.summary").count() == 2  # one per run
+    assert page.locator("table.summary").count() == 4  # per run: overall and by question_type
     assert "baseline" in page.locator("#sb-summary").inner_text()
     charts = page.locator("#sb-charts svg.chart")
     assert charts.count() == 2  # overall + by question_type

@@ -128,6 +128,7 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
                 "metric_info": res.metric_info,
                 "warnings": res.warnings,
                 "settings": res.settings,
+                "extra": {k: res.extra[k] for k in ("primary_metric",) if k in res.extra},
                 "fields": _fields(run),
                 "group_keys": group_keys,
                 "view_notes": vs.notes if vs is not None else ["3D views not requested"],

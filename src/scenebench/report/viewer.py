@@ -11,9 +11,9 @@ Payload shapes (what ``viewer.js`` expects)::
              "color": [r, g, b] | None}
     scene   {"cloud": cloud, "up": "z" | "y"}
     layer   {"kind": "cloud", "label", "color", "cloud"}            masks, moved object clouds
-            {"kind": "box", "label", "color", "minmax": [6]}         axis-aligned boxes
+            {"kind": "box", "label", "color", "minmax": [6], "dashed"} axis-aligned boxes
             {"kind": "obb", "label", "color", "corners": [[3] x 8]}  oriented boxes
-            {"kind": "path", "label", "color", "points": [[3], ...]} navigation paths, waypoints
+            {"kind": "path", "label", "color", "points": [[3], ...], "dashed"} paths, waypoints
     view    {"scene": key, "layers": [layer, ...], "note": str}
 """
 
@@ -119,8 +119,9 @@ def mask_layers(points: np.ndarray, gt: np.ndarray | None, pred: np.ndarray | No
     return layers
 
 
-def box_layer(label: str, minmax: Sequence[float], color: Sequence[int]) -> dict[str, Any]:
-    return {"kind": "box", "label": label, "color": [int(c) for c in color], "minmax": [float(v) for v in minmax]}
+def box_layer(label: str, minmax: Sequence[float], color: Sequence[int], *, dashed: bool = False) -> dict[str, Any]:
+    """``dashed`` for predictions, so a prediction lying exactly on the GT box still shows both."""
+    return {"kind": "box", "label": label, "color": [int(c) for c in color], "minmax": [float(v) for v in minmax], "dashed": dashed}
 
 
 def obb_layer(label: str, corners: np.ndarray, color: Sequence[int]) -> dict[str, Any]:
@@ -139,5 +140,5 @@ def box_corners(center: Sequence[float], size: Sequence[float], rotation: np.nda
     return local + c
 
 
-def path_layer(label: str, points: np.ndarray, color: Sequence[int]) -> dict[str, Any]:
-    return {"kind": "path", "label": label, "color": [int(c) for c in color], "points": np.asarray(points, float).reshape(-1, 3).round(4).tolist()}
+def path_layer(label: str, points: np.ndarray, color: Sequence[int], *, dashed: bool = False) -> dict[str, Any]:
+    return {"kind": "path", "label": label, "color": [int(c) for c in color], "points": np.asarray(points, float).reshape(-1, 3).round(4).tolist(), "dashed": dashed}

@@ -25,7 +25,9 @@
      opts: {categories, series: [{name, values, cis}], unit, title, counts} */
   function barChart(opts) {
     const cats = opts.categories, series = opts.series;
-    const rowH = Math.max(18, 12 * series.length + 8), left = 170, right = 70, top = 28, W = 720;
+    const longest = Math.max.apply(null, cats.map((c, i) => (String(c) + (opts.counts && opts.counts[i] !== undefined ? ' (n=' + opts.counts[i] + ')' : '')).length).concat([4]));
+    const left = Math.min(360, Math.max(90, Math.round(longest * 6.2) + 12));  // room for the longest label (11px font)
+    const rowH = Math.max(18, 12 * series.length + 8), right = 70, top = 28, W = 550 + left;
     const H = top + cats.length * rowH + 34;
     let hi = 0, lo = 0;
     for (const s of series) for (let i = 0; i < cats.length; i++) {

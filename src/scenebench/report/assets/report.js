@@ -57,57 +57,112 @@
   }
 
   /* ---------- summary table ---------- */
+  // Metrics reported in the blocks of one breakdown (3DBench reports different metrics per task).
+  function blockMetrics(run, key) {
+    const names = [];
+    const blocks = key === 'overall' ? [run.metrics.overall || {}] : Object.values(run.metrics['by_' + key] || {});
+    for (const b of blocks) for (const m of Object.keys(b)) if (names.indexOf(m) < 0) names.push(m);
+    return names;
+  }
+  const TIDY_AFTER = 8;  // more distinct metrics than this in one breakdown: one row per (value, metric)
+
+  function summaryTable(r, key) {
+    const names = blockMetrics(r, key);
+    const blocks = key === 'overall' ? { overall: r.metrics.overall || {} } : (r.metrics['by_' + key] || {});
+    const counts = key === 'overall' ? { overall: r.counts } : ((r.counts_by_group || {})['by_' + key] || {});
+    const tidy = key !== 'overall' && names.length > TIDY_AFTER;
+    const table = el('table', { cls: 'summary', 'data-block': key });
+    const head = el('tr', {}, el('th', { text: key === 'overall' ? (multi ? r.label : 'overall') : key }), el('th', { text: 'n' }));
+    const cell = function (vals, v, m) {
+      const ci = ciOf(r, key, v, m);
+      return el('td', { cls: 'num' }, fmt(vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null);
+    };
+    const label = (m) => m + (unitOf(r, m) ? ' (' + unitOf(r, m) + ')' : '');
+    if (tidy) { head.appendChild(el('th', { text: 'metric' })); head.appendChild(el('th', { text: 'value [CI]' })); }
+    else for (const m of names) head.appendChild(el('th', { text: label(m), title: ((r.metric_info || {})[m] || {}).description || '' }));
+    table.appendChild(el('thead', {}, head));
+    const body = el('tbody');
+    for (const v of Object.keys(blocks)) {
+      const n = counts[v] ? counts[v].n_samples : '';
+      const vals = blocks[v];
+      if (tidy) {
+        Object.keys(vals).forEach(function (m, i) {
+          body.appendChild(el('tr', { cls: i === 0 ? 'first' : '' }, el('td', { text: i === 0 ? v : '' }), el('td', { cls: 'num', text: i === 0 ? String(n) : '' }),
+            el('td', { text: label(m) }), cell(vals, key === 'overall' ? null : v, m)));
+        });
+      } else {
+        const tr = el('tr', { cls: key === 'overall' ? 'overall' : '' }, el('td', { text: key === 'overall' ? 'overall' : v }), el('td', { cls: 'num', text: String(n) }));
+        for (const m of names) tr.appendChild(cell(vals, key === 'overall' ? null : v, m));
+        body.appendChild(tr);
+      }
+    }
+    table.appendChild(body);
+    return table;
+  }
+
   function renderSummary() {
     const box = $('sb-summary');
     box.textContent = '';
     for (const r of runs) {
-      const names = metricNames(r);
-      const table = el('table', { cls: 'summary' });
-      const head = el('tr', {}, el('th', { text: multi ? r.label : 'group' }), el('th', { text: 'n' }));
-      for (const m of names) head.appendChild(el('th', { text: m + (unitOf(r, m) ? ' (' + unitOf(r, m) + ')' : ''), title: ((r.metric_info || {})[m] || {}).description || '' }));
-      table.appendChild(el('thead', {}, head));
-      const body = el('tbody');
-      const addRow = function (label, vals, key, value, n, cls) {
-        const tr = el('tr', { cls: cls || '' }, el('td', { text: label }), el('td', { cls: 'num', text: String(n) }));
-        for (const m of names) {
-          const ci = ciOf(r, key, value, m);
-          tr.appendChild(el('td', { cls: 'num' }, fmt(vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null));
-        }
-        body.appendChild(tr);
-      };
-      addRow('overall', r.metrics.overall || {}, 'overall', null, r.counts.n_samples, 'overall');
-      for (const g of groupKeys(r)) {
-        const block = r.metrics['by_' + g], counts = (r.counts_by_group || {})['by_' + g] || {};
-        for (const v of Object.keys(block)) addRow(g + ' = ' + v, block[v], g, v, counts[v] ? counts[v].n_samples : '');
-      }
-      table.appendChild(body);
-      box.appendChild(table);
+      if (multi) box.appendChild(el('h3', { text: r.label }));
+      box.appendChild(summaryTable(r, 'overall'));
+      for (const g of groupKeys(r)) box.appendChild(summaryTable(r, g));
     }
   }
 
   /* ---------- charts ---------- */
+  const PRIMARY = '__primary__';
+  function primaryOf(run, key, value) {
+    const p = (run.extra || {}).primary_metric;
+    if (p && key === 'task') return p[value];
+    return null;
+  }
+
   function renderCharts() {
-    const r0 = runs[0], names = metricNames(r0);
+    const r0 = runs[0];
     const sel = $('sb-metric');
-    if (!sel.options.length) names.forEach((m, i) => sel.appendChild(option(m, m, i === 0)));
-    const m = sel.value || names[0];
+    if (!sel.options.length) {
+      const names = [];
+      if ((r0.extra || {}).primary_metric) sel.appendChild(option(PRIMARY, 'primary metric of each task', true));
+      for (const k of ['overall'].concat(groupKeys(r0))) for (const m of blockMetrics(r0, k)) if (names.indexOf(m) < 0) names.push(m);
+      names.forEach((m, i) => sel.appendChild(option(m, m, i === 0 && !sel.options.length)));
+    }
+    const m = sel.value;
     const box = $('sb-charts');
     box.textContent = '';
     if (!m) return;
-    const series = (rs, key) => rs.map(function (r) { return { name: r.label, values: [], cis: [] }; });
-    // overall: every metric with the same unit as the chosen one, so bars share an axis
-    const same = names.filter((n) => unitOf(r0, n) === unitOf(r0, m));
-    const s0 = series(runs);
-    runs.forEach(function (r, j) { for (const n of same) { s0[j].values.push((r.metrics.overall || {})[n]); s0[j].cis.push(ciOf(r, 'overall', null, n)); } });
-    box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s0, unit: unitOf(r0, m), title: 'Overall' + (multi ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
+    const blank = () => runs.map((r) => ({ name: r.label, values: [], cis: [] }));
+    const charts = [];  // {title, key, cats, metricOf(value)}
+    const overallNames = blockMetrics(r0, 'overall');
+    if (m === PRIMARY || overallNames.indexOf(m) >= 0) {
+      const unit = unitOf(r0, m === PRIMARY ? overallNames[0] : m);
+      const same = overallNames.filter((n) => unitOf(r0, n) === unit);
+      const s = blank();
+      runs.forEach(function (r, j) { for (const n of same) { s[j].values.push((r.metrics.overall || {})[n]); s[j].cis.push(ciOf(r, 'overall', null, n)); } });
+      box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s, unit: unit, title: 'Overall' + (multi ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
+    }
     for (const g of groupKeys(r0)) {
       const cats = [];
       for (const r of runs) for (const v of Object.keys(r.metrics['by_' + g] || {})) if (cats.indexOf(v) < 0) cats.push(v);
-      const s = series(runs);
-      runs.forEach(function (r, j) { for (const v of cats) { s[j].values.push(((r.metrics['by_' + g] || {})[v] || {})[m]); s[j].cis.push(ciOf(r, g, v, m)); } });
-      const counts = cats.map((v) => (((r0.counts_by_group || {})['by_' + g] || {})[v] || {}).n_samples);
-      box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'by_' + g }, C.barChart({ categories: cats, series: s, unit: unitOf(r0, m), counts: counts, title: m + ' by ' + g })));
+      // which metric each category shows; categories without it are left out rather than drawn as n/a
+      const pick = (v) => (m === PRIMARY ? (primaryOf(r0, g, v) || (overallNames.length ? overallNames[0] : null)) : m);
+      const byUnit = {};
+      for (const v of cats) {
+        const mv = pick(v);
+        if (!mv || !runs.some((r) => (((r.metrics['by_' + g] || {})[v] || {})[mv] !== undefined))) continue;
+        const u = unitOf(r0, mv);
+        (byUnit[u] = byUnit[u] || []).push(v);
+      }
+      for (const u of Object.keys(byUnit)) {
+        const cs = byUnit[u], s = blank();
+        runs.forEach(function (r, j) { for (const v of cs) { s[j].values.push(((r.metrics['by_' + g] || {})[v] || {})[pick(v)]); s[j].cis.push(ciOf(r, g, v, pick(v))); } });
+        const counts = cs.map((v) => (((r0.counts_by_group || {})['by_' + g] || {})[v] || {}).n_samples);
+        const labels = m === PRIMARY && primaryOf(r0, g, cs[0]) ? cs.map((v) => v + ' · ' + pick(v)) : cs;
+        const title = (m === PRIMARY ? 'primary metric' : m) + ' by ' + g + (Object.keys(byUnit).length > 1 ? ' (' + (u || 'no unit') + ')' : '');
+        box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'by_' + g }, C.barChart({ categories: labels, series: s, unit: u, counts: counts, title: title })));
+      }
     }
+    if (!box.children.length) box.appendChild(el('p', { cls: 'note', text: 'no breakdown reports ' + m }));
     const legend = el('div', { cls: 'chart-legend' });
     if (multi) runs.forEach((r, j) => legend.appendChild(el('span', {}, el('span', { cls: 'swatch', style: 'background:' + C.PALETTE[j % C.PALETTE.length] }), r.label)));
     box.appendChild(legend);

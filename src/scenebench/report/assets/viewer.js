@@ -73,7 +73,7 @@
                         visible: true, cloud: decodeCloud(scene.cloud, this.up), dim: dim, color: [150, 150, 150] });
     }
     for (const layer of (view && view.layers) || []) {
-      const item = { label: layer.label, kind: layer.kind, visible: true, color: layer.color };
+      const item = { label: layer.label, kind: layer.kind, visible: true, color: layer.color, dashed: !!layer.dashed };
       if (layer.kind === 'cloud') item.cloud = decodeCloud(layer.cloud, this.up, layer.color);
       else item.segs = layerSegments(layer, this.up);
       if (layer.kind === 'path') item.dots = true;
@@ -203,6 +203,7 @@
     for (const it of this.items) {
       if (!it.visible || !it.segs) continue;
       ctx.strokeStyle = ctx.fillStyle = 'rgb(' + it.color.join(',') + ')';
+      ctx.setLineDash(it.dashed ? [7, 5] : []);
       ctx.beginPath();
       for (const s of it.segs) {
         const a = proj(s[0]), b = proj(s[1]);

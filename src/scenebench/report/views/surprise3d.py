@@ -53,7 +53,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
                 pred[p.indices[p.indices < n]] = True
             layers = vw.mask_layers(scene.coords, gt, pred, key=f"{key}/{s.sample_id}", max_points=opts.max_layer_points, seed=opts.seed)
             if p is not None and p.kind == "box":
-                layers.append(vw.box_layer("predicted box", p.box, vw.PRED))
+                layers.append(vw.box_layer("predicted box", p.box, vw.PRED, dashed=True))
                 if gt.any():
                     layers.append(vw.box_layer("box of the GT points", points_aabb(scene.coords[gt]), vw.GT))
             if p is None:
