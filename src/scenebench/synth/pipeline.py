@@ -1,0 +1,400 @@
+"""``scenebench generate``: houses -> sensing -> ground truth -> the three benchmark formats.
+
+Work is per house and embarrassingly parallel. A worker builds house ``i`` from
+``default_rng([seed, i, stage])`` streams only, writes every file of that house into a staging
+folder ``OUT/.houses/.tmp-*``, and renames it to ``OUT/.houses/<house_id>/`` when complete: a
+killed run leaves no half-written house, and a rerun skips houses already there. The parent
+process then links each house's files into the final layout and, at the end, writes the
+aggregated files (task JSONs, annotation lists, 3RScan index) and ``manifest.json``. Nothing
+depends on the number of workers or the backend (local processes or Ray), so the output is the
+same byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import sys
+import uuid
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import InputError, RunMismatchError
+from scenebench.io.files import atomic_write_json, sha256_file
+
+FORMATS = ("3dbench", "surprise3d", "3rscan")
+HOUSES_DIR = ".houses"
+MANIFEST = "manifest.json"
+GENERATOR_VERSION = "1"  # bump when the same seed and settings would produce different data
+
+
+@dataclass(frozen=True)
+class GenerateSettings:
+    seed: int = 0
+    houses: int = 10
+    formats: tuple[str, ...] = FORMATS
+    test_every: int = 5  # house i is in the test split when i % test_every == test_every - 1
+    min_rooms: int = 2
+    max_rooms: int = 8
+    density: float = 0.3
+    width: int = 128
+    height: int = 96
+    voxel: float = 0.045
+    depth_noise: float = 0.0
+    hole_rate: float = 0.0
+    raycaster: str = "auto"
+    min_points: int = 40
+    surprise_pth: bool = False
+    rio_max_edge: float = 0.75
+    rio_continuous_symmetry_code: int = 2
+    preview: int = 0  # pictures for the first N houses
+
+    def __post_init__(self):
+        bad = [f for f in self.formats if f not in FORMATS]
+        if bad:
+            raise ValueError(f"unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
+        if not 2 <= self.min_rooms <= self.max_rooms <= 8:
+            raise ValueError("rooms must satisfy 2 <= min_rooms <= max_rooms <= 8")
+        if self.houses < 0 or self.test_every < 1:
+            raise ValueError("houses must be >= 0 and test_every >= 1")
+
+    def resolved(self) -> GenerateSettings:
+        """Settings with 'auto' choices made, as recorded in the manifest."""
+        from scenebench.synth.raycast import default_backend
+
+        return replace(self, raycaster=default_backend() if self.raycaster == "auto" else self.raycaster)
+
+    def fingerprint_fields(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["formats"] = list(self.formats)
+        d.pop("houses")  # more houses extend a run; they do not change existing ones
+        d.pop("preview")
+        return d
+
+
+def is_test(s: GenerateSettings, index: int) -> bool:
+    return index % s.test_every == s.test_every - 1
+
+
+def _rng(s: GenerateSettings, index: int, stage: int) -> np.random.Generator:
+    return np.random.default_rng([int(s.seed), int(index), stage])
+
+
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """An ``.npz`` (stored, like ``numpy.savez``) with fixed member timestamps, so equal arrays give
+    equal bytes; ``numpy.savez`` stamps the current time into every member."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+        for k, v in arrays.items():
+            info = zipfile.ZipInfo(f"{k}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(v), allow_pickle=False)
+            zf.writestr(info, member.getvalue())
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# one house (runs in a worker)
+# --------------------------------------------------------------------------------------------
+
+def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
+    """Build, sense and annotate house ``index``; commit its folder under ``OUT/.houses``; return its summary."""
+    from scenebench.synth.house import build_house, scene_hex
+    from scenebench.synth.sensing import SensorSettings, capture, object_cloud
+    from scenebench.synth.tasks3d import TaskSettings, bench3d_house, object_uid
+
+    root = Path(out) / HOUSES_DIR
+    house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
+    final = root / house.house_id
+    if (final / "house.json").exists():
+        return json.loads((final / "house.json").read_text())
+    stage = root / f".tmp-{house.house_id}-{uuid.uuid4().hex[:8]}"
+    stage.mkdir(parents=True)
+    try:
+        test = is_test(s, index)
+        sensor = SensorSettings(width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise,
+                                hole_rate=s.hole_rate, raycaster=s.raycaster)
+        cap = capture(house, sensor, _rng(s, index, 1))
+        sid = scene_hex(s.seed, index)
+        summary: dict[str, Any] = {"house_id": house.house_id, "index": index, "split": "test" if test else "train",
+                                   "scene_id": sid, "rooms": [r.type for r in house.plan.rooms],
+                                   "n_objects": len(house.objects), "n_points": len(cap.cloud)}
+        nav_path = None
+        if "3dbench" in s.formats:
+            b = bench3d_house(house, cap.coverage, _rng(s, index, 2), TaskSettings(min_points=s.min_points), test=test)
+            cloud = np.concatenate([cap.cloud.xyz, cap.cloud.rgb], 1).astype(np.float32)
+            _save_npy(stage / "3dbench" / "scene" / f"{house.house_id}.npy", cloud)
+            orng = _rng(s, index, 5)
+            for inst in b.object_uids:
+                _save_npy(stage / "3dbench" / "Objects" / f"{object_uid(house, inst)}.npy", object_cloud(cap.raw, inst, sensor, orng))
+            summary["bench3d"] = {"records": b.records, "instructions": b.instructions}
+            nav = b.records.get("Navigation") or []
+            nav_path = nav[0]["positions"] if nav else None
+        if "surprise3d" in s.formats:
+            from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
+
+            recs = surprise_house(house, cap, _rng(s, index, 3), sid, SurpriseSettings(min_points=s.min_points))
+            arr = scene_arrays(cap, SurpriseSettings().superpoint_size)
+            _write_surprise_scene(stage / "surprise3d" / "scenes", sid, arr, s.surprise_pth)
+            summary["surprise3d"] = recs
+        if "3rscan" in s.formats:
+            from scenebench.synth.rescans import RescanSettings, rio_scene
+            from scenebench.synth.rio_io import write_scan_fast
+
+            rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
+            scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train")
+            if scene is not None:
+                for scan in scene.scans:
+                    write_scan_fast(stage / "3rscan" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
+                summary["3rscan"] = {"scene": _plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
+        if index < s.preview:
+            from scenebench.synth.preview import cloud_views, top_down, write_png
+
+            write_png(stage / "preview" / f"{house.house_id}_top.png", top_down(house, path=nav_path, cameras=cap.frames_poses))
+            write_png(stage / "preview" / f"{house.house_id}_cloud.png", cloud_views(cap.cloud.xyz, cap.cloud.rgb))
+        files = sorted(p for p in stage.rglob("*") if p.is_file())
+        summary["files"] = {p.relative_to(stage).as_posix(): sha256_file(p) for p in files}
+        summary["sha256"] = hashlib.sha256(json.dumps(summary, sort_keys=True).encode()).hexdigest()
+        (stage / "house.json").write_text(json.dumps(summary, sort_keys=True))
+        os.replace(stage, final)  # the commit: the house exists completely or not at all
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return summary
+
+
+def _save_npy(path: Path, arr: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        np.lib.format.write_array(fh, np.ascontiguousarray(arr), allow_pickle=False)
+
+
+def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pth: bool) -> None:
+    try:
+        from scenebench.benchmarks.surprise3d.writer import scene_arrays as official_arrays
+        from scenebench.benchmarks.surprise3d.writer import write_scene
+    except ImportError:  # pragma: no cover - the writer ships with scenebench
+        official_arrays, write_scene = None, None
+    folder.mkdir(parents=True, exist_ok=True)
+    arrays = (official_arrays(arr["coords"], arr["colors"], arr["instance"], arr["superpoints"]) if official_arrays else
+              {"sampled_coords": arr["coords"], "sampled_colors": arr["colors"], "sampled_instance_anno_id": arr["instance"], "superpoints": arr["superpoints"]})
+    (folder / f"{sid}.npz").write_bytes(npz_bytes(arrays))
+    if pth and write_scene is not None:
+        write_scene(folder / f"{sid}.pth", arr["coords"], arr["colors"], arr["instance"], arr["superpoints"])
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# the run (parent process)
+# --------------------------------------------------------------------------------------------
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    from scenebench import __version__
+
+    out = {"scenebench": __version__, "generator": GENERATOR_VERSION, "python": sys.version.split()[0]}
+    for pkg in ("numpy", "scipy", "shapely", "trimesh", "embreex", "open3d-cpu", "open3d", "plyfile"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            pass
+    return out
+
+
+def _check_settings(out: Path, s: GenerateSettings, overwrite: bool) -> None:
+    marker = out / HOUSES_DIR / "settings.json"
+    want = {"settings": s.fingerprint_fields(), "generator": GENERATOR_VERSION}
+    if marker.exists():
+        have = json.loads(marker.read_text())
+        if have != want:
+            if not overwrite:
+                diff = sorted(k for k in set(have["settings"]) | set(want["settings"]) if have["settings"].get(k) != want["settings"].get(k))
+                raise RunMismatchError(f"{out} holds houses generated with different settings ({', '.join(diff) or 'generator version'}); "
+                                       "use another --out or pass --overwrite to start afresh")
+            shutil.rmtree(out)
+    elif out.exists() and any(out.iterdir()) and not overwrite:
+        raise RunMismatchError(f"{out} is not empty and holds no scenebench generation run; choose an empty or new --out")
+    elif out.exists() and overwrite:
+        shutil.rmtree(out)
+    atomic_write_json(marker, want)
+
+
+def _link(src: Path, dst: Path) -> None:
+    """Hard-link ``src`` at ``dst`` (atomic replace; copies when links are not possible)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        try:
+            if os.path.samefile(src, dst):
+                return
+        except OSError:
+            pass
+    tmp = dst.with_name(f".{dst.name}.{uuid.uuid4().hex[:6]}.tmp")
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def publish(out: Path, summary: dict[str, Any]) -> None:
+    house_dir = out / HOUSES_DIR / summary["house_id"]
+    for rel in summary["files"]:
+        _link(house_dir / rel, out / rel)
+
+
+def _run_local(out: Path, todo: list[int], s: GenerateSettings, workers: int, done: Callable[[dict], None]) -> None:
+    if workers <= 1:
+        for i in todo:
+            done(generate_house(str(out), i, s))
+        return
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+        futs = [ex.submit(generate_house, str(out), i, s) for i in todo]
+        for f in as_completed(futs):
+            done(f.result())
+
+
+def _run_ray(out: Path, todo: list[int], s: GenerateSettings, workers: int, address: str | None, done: Callable[[dict], None]) -> None:
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    from scenebench.extras import require
+
+    ray = require("ray", "ray", purpose="--backend ray")
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(1, workers), include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+        started = True
+    try:
+        task = ray.remote(num_cpus=1)(generate_house)
+        pending = [task.remote(str(out), i, s) for i in todo]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for r in ready:
+                done(ray.get(r))
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run(out: str | Path, s: GenerateSettings, *, workers: int = 1, backend: str = "local", address: str | None = None,
+        overwrite: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Generate (or resume) ``s.houses`` houses into ``out``; returns the manifest."""
+    from scenebench.progress import progress_bar
+    from scenebench.synth.house import house_id_of
+
+    out = Path(out)
+    s = s.resolved()
+    if backend not in ("local", "ray"):
+        raise InputError(None, f"unknown backend {backend!r}", expected="local or ray")
+    _check_settings(out, s, overwrite)
+    root = out / HOUSES_DIR
+    for stale in root.glob(".tmp-*"):  # left by a killed run: never committed, so never used
+        shutil.rmtree(stale, ignore_errors=True)
+    summaries: dict[int, dict] = {}
+    todo = []
+    for i in range(s.houses):
+        hj = root / house_id_of(i) / "house.json"
+        if hj.exists():
+            summaries[i] = json.loads(hj.read_text())
+        else:
+            todo.append(i)
+    for sm in summaries.values():
+        publish(out, sm)
+    with progress_bar(len(todo), "houses", enabled=progress, unit="houses") as advance:
+        def done(sm: dict) -> None:
+            publish(out, sm)
+            summaries[sm["index"]] = sm
+            advance(1)
+
+        if todo:
+            if backend == "ray":
+                _run_ray(out, todo, s, workers, address, done)
+            else:
+                _run_local(out, todo, s, workers, done)
+    return finalize(out, s, [summaries[i] for i in range(s.houses)])
+
+
+def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the aggregated files from the per-house summaries (in house order) and the manifest."""
+    written: list[Path] = []
+    if "3dbench" in s.formats:
+        written += _finalize_3dbench(out / "3dbench", summaries)
+    if "surprise3d" in s.formats:
+        from scenebench.benchmarks.surprise3d.writer import write_annotations
+
+        d = out / "surprise3d"
+        for split, name in (("train", "surprise-3d-train.json"), ("test", "surprise-3d-val.json")):
+            recs = [r for sm in summaries if sm["split"] == split for r in sm.get("surprise3d", [])]
+            written.append(write_annotations(d / name, recs))
+        (d / "scenes").mkdir(parents=True, exist_ok=True)
+    if "3rscan" in s.formats:
+        from scenebench.benchmarks.rio.writer import write_index
+
+        scenes = [sm["3rscan"]["scene"] for sm in summaries if "3rscan" in sm]
+        objects: dict[str, list] = {}
+        for sm in summaries:
+            if "3rscan" in sm:
+                objects.update(sm["3rscan"]["objects"])
+        paths = write_index(out / "3rscan", scenes, objects, units="m")
+        written += list(paths.values())
+    manifest = {
+        "generator": "scenebench.synth",
+        "seed": s.seed,
+        "houses": s.houses,
+        "formats": list(s.formats),
+        "settings": s.fingerprint_fields(),
+        "versions": _versions(),
+        "splits": {"test": [sm["house_id"] for sm in summaries if sm["split"] == "test"],
+                   "train": [sm["house_id"] for sm in summaries if sm["split"] == "train"]},
+        "per_house": [{"house_id": sm["house_id"], "index": sm["index"], "split": sm["split"], "scene_id": sm["scene_id"],
+                       "n_objects": sm["n_objects"], "n_points": sm["n_points"], "files": len(sm["files"]), "sha256": sm["sha256"]}
+                      for sm in summaries],
+        "aggregated": {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(written)},
+    }
+    atomic_write_json(out / MANIFEST, manifest)
+    return manifest
+
+
+def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path]:
+    from scenebench.benchmarks.bench3d.writer import write_task
+    from scenebench.synth.tasks3d import STEMS
+
+    written = []
+    for split, folder in (("test", bench), ("train", bench / "train")):
+        folder.mkdir(parents=True, exist_ok=True)
+        for stem in STEMS:
+            recs = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
+            written.append(write_task(folder, stem, recs))
+        inst = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("instructions", [])]
+        p = bench / "instruction" / f"{split}.json"
+        atomic_write_json(p, inst, indent=None)
+        written.append(p)
+    return written
+
+
+__all__ = ["GenerateSettings", "FORMATS", "generate_house", "run", "finalize", "npz_bytes", "field"]
