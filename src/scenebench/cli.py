@@ -41,6 +41,7 @@ COMMAND_MODULES = [
     "scenebench.benchmarks.bench3d.cli",
     "scenebench.benchmarks.surprise3d.cli",
     "scenebench.judges.cli",
+    "scenebench.synth.cli",
 ]
 
 
