@@ -129,11 +129,17 @@ def test_quirk_label_inside_group_swallows_later_numbers():
 def test_quirk_unclosed_group_loses_last_token():
     assert P.official_group_numbers("[1, 2, 3", "[", "]") == [1.0, 2.0]
     assert P.official_group_numbers("[1, 2, 3,", "[", "]") == [1.0, 2.0, 3.0]
+    assert P.parse_waypoints("[1, 2, 3, 4", "official") == [[1.0, 2.0]]  # 4 never read, 3 cut
+    assert P.parse_waypoints("[1, 2, 3, 4", "strict") == [[1.0, 2.0], [3.0, 4.0]]
 
 
-def test_quirk_float_accepts_nan_and_underscores():
-    assert P.official_group_numbers("[1_0, 2]", "[", "]") == [10.0, 2.0]
-    assert P.strict_numbers("1_0, 2") == [1.0, 0.0, 2.0] or P.strict_numbers("1_0, 2")[-1] == 2.0
+def test_quirk_float_accepts_nan_inf_and_underscores():
+    import math
+
+    assert P.official_group_numbers("[1_0, inf]", "[", "]") == [10.0, math.inf]
+    off = P.parse_boxes("[nan, 2, 3, 0.5, 0.5, 0.5]", "official")
+    assert len(off) == 1 and math.isnan(off[0][0])  # a NaN centre: every comparison with it fails
+    assert P.parse_boxes("[nan, 2, 3, 0.5, 0.5, 0.5]", "strict") == []  # five numbers: no box
 
 
 def test_official_group_numbers_matches_the_released_loop_on_random_text():

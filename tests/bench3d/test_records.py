@@ -99,3 +99,13 @@ def test_point_cloud_problems_are_listed(tmp_path):
 def test_validate_record_returns_typed_fields():
     r = validate_record("counting", records_for("counting")[0])
     assert r.gt["choices"] == ["1", "2", "3", "4", "5", "12"] and r.house == "460"
+
+
+def test_every_metric_card_named_in_info_exists():
+    from pathlib import Path
+
+    from scenebench.benchmarks.bench3d.info import INFO
+
+    root = Path(__file__).resolve().parents[2]
+    for m in INFO.metrics:
+        assert (root / m.card).is_file(), m.card

@@ -4,7 +4,7 @@
 for counting a single number or number word — and compares it with the answer index. ``official``
 applies the released correctness rules (substring ``check_text`` for classification and position
 relation; the ordered pattern chain of ``Counting``). Circular evaluation rotates the options.
-Metric card: ``docs/metrics/bench3d_choice.md``.
+Metric card: ``docs/metrics/bench3d_choice_accuracy.md``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """3DBench localization: in-box, around-box, clamped AABB IoU and one-to-one box matching.
 
 Boxes are centre-size ``[..., cx, cy, cz, dx, dy, dz]`` in metres (full extents); functions
-broadcast over leading axes. Metric card: ``docs/metrics/bench3d_localization.md``.
+broadcast over leading axes. Metric cards: ``docs/metrics/bench3d_{around_box,in_box,iou,detection,room_detection}.md``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """3DBench navigation: path loss and success, plus SPL-style and nDTW figures.
 
 Paths are (n, 2) arrays of ``[x, z]`` waypoints in metres (the floor plane of a y-up world).
-Metric card: ``docs/metrics/bench3d_navigation.md``.
+Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ own rule (lower case, punctuation to spaces; no Java PTB tokenizer), so names ca
 ``_py``. CIDEr-D's IDF comes from the references of the evaluated corpus: the same answer scores
 differently in another subset. METEOR needs ``java`` and a METEOR 1.5 jar (env
 ``SCENEBENCH_METEOR_JAR``); without them it is reported unavailable with the reason.
-Metric card: ``docs/metrics/bench3d_text.md``.
+Metric cards: ``docs/metrics/bench3d_{bleu4,rouge_l,cider_d,meteor}.md``.
 """
 
 from __future__ import annotations

@@ -92,9 +92,12 @@ class Bench3DScorer:
                 if text is None:
                     continue
                 refs = rec.gt.get("references")
-                payload = {"task": t.stem, "question": rec.query, "answer": text,
+                # As released: scene-level prompts show the true rooms and objects (relation: objects
+                # only), object-level prompts the generated text alone.
+                payload = {"task": rec.task, "question": rec.query, "answer": text,
                            "reference": refs[0] if refs and len(refs) == 1 else refs,
-                           "rooms": rec.gt.get("rooms"), "objects": rec.gt.get("objects"), "level": t.level}
+                           "rooms": None if rec.task == "relation" else rec.gt.get("rooms"),
+                           "objects": rec.gt.get("objects"), "level": t.level}
                 keys.append((rec.question_id, "score"))
                 reqs.append(JudgeRequest("score", payload))
             elif t.kind == "choice":
