@@ -236,6 +236,9 @@
     return out;
   }
 
+  // Breakdown keys worth a column: one that just repeats the scene id (RIO's "scene") is left out.
+  function listGroups(r) { return r.group_keys.filter((g) => !r.samples.every((s) => s.groups[g] === undefined || String(s.groups[g]) === s.scene)); }
+
   function renderList() {
     const r = runs[state.run];
     const field = $('f-field').value;
@@ -243,7 +246,8 @@
     const table = $('sb-samples');
     table.textContent = '';
     const head = el('tr', {}, el('th', { text: 'sample' }), el('th', { text: 'scene' }));
-    for (const g of r.group_keys) head.appendChild(el('th', { text: g }));
+    const cols = listGroups(r);
+    for (const g of cols) head.appendChild(el('th', { text: g }));
     head.appendChild(el('th', { text: 'status' }));
     head.appendChild(el('th', { text: field || 'score' }));
     head.appendChild(el('th', { text: '3D' }));
@@ -252,7 +256,7 @@
     rows.slice(0, state.limit).forEach(function (s) {
       const tr = el('tr', { cls: 'sample-row status-' + s.status, 'data-sample': s.id, tabindex: '0' },
         el('td', { text: s.id }), el('td', { text: s.scene }));
-      for (const g of r.group_keys) tr.appendChild(el('td', { text: s.groups[g] === undefined ? '' : String(s.groups[g]) }));
+      for (const g of cols) tr.appendChild(el('td', { text: s.groups[g] === undefined ? '' : String(s.groups[g]) }));
       tr.appendChild(el('td', { text: s.status }));
       tr.appendChild(el('td', { cls: 'num', text: fmt(s.values[field], 3) }));
       tr.appendChild(el('td', { text: s.view ? '●' : '' }));
@@ -269,11 +273,20 @@
 
   const DETAIL_FIRST = ['question', 'description', 'query', 'answer', 'gt', 'ground_truth', 'options', 'choices', 'prediction', 'raw', 'text', 'parsed', 'parsed_prediction', 'reason'];
 
+  // Pretty JSON that keeps short arrays (a box, a pose row, a waypoint) on one line.
+  function compactJSON(v, pad) {
+    const flat = JSON.stringify(v);
+    if (v === null || typeof v !== 'object' || flat.length <= 72) return flat;
+    const inner = pad + '  ';
+    if (Array.isArray(v)) return '[\n' + v.map((x) => inner + compactJSON(x, inner)).join(',\n') + '\n' + pad + ']';
+    return '{\n' + Object.keys(v).map((k) => inner + JSON.stringify(k) + ': ' + compactJSON(v[k], inner)).join(',\n') + '\n' + pad + '}';
+  }
+
   function valueNode(v) {
     if (typeof v === 'string') return el('pre', { cls: 'text', text: v });
     if (typeof v === 'number' || typeof v === 'boolean' || v === null) return el('span', { text: String(v) });
     let s = JSON.stringify(v);
-    if (s.length > 100) s = JSON.stringify(v, null, 1);
+    if (s.length > 100) s = compactJSON(v, '');
     if (s.length > 4000) s = s.slice(0, 4000) + ' … (' + s.length + ' characters)';
     return el('pre', { cls: 'json', text: s });
   }
@@ -291,7 +304,7 @@
     const add = (k, node) => { dl.appendChild(el('dt', { text: k })); dl.appendChild(el('dd', { 'data-key': k }, node)); };
     add('scene', el('span', { text: s.scene }));
     add('status', el('span', { cls: 'status-' + s.status, text: s.status }));
-    for (const g in s.groups) add(g, el('span', { text: String(s.groups[g]) }));
+    for (const g in s.groups) if (String(s.groups[g]) !== s.scene) add(g, el('span', { text: String(s.groups[g]) }));
     add('score', el('span', { text: Object.keys(s.values).map((k) => k + ' = ' + fmt(s.values[k], 4)).join(' · ') || '—' }));
     const keys = Object.keys(s.detail || {});
     const ordered = DETAIL_FIRST.filter((k) => keys.indexOf(k) >= 0).concat(keys.filter((k) => DETAIL_FIRST.indexOf(k) < 0));

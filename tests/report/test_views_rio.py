@@ -1,0 +1,75 @@
+"""RIO runs scored by the real scorer, then reported: the object at its reference, GT and predicted poses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scenebench.benchmarks.rio.scorer import score_rio
+from scenebench.benchmarks.rio.writer import write_index, write_scan
+from scenebench.report.html import build_payload
+from scenebench.report.runs import load_run
+from scenebench.report.tables import tables_for, to_markdown
+from scenebench.report.views.rio import apply
+
+REF, RESCAN = "ref-0001", "rescan-0001"
+
+
+def turn(deg: float, t) -> np.ndarray:
+    a = np.deg2rad(deg)
+    T = np.eye(4)
+    T[:2, :2] = [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]
+    T[:3, 3] = t
+    return T
+
+
+MOVE = turn(90, [1.0, 0.5, 0.0])  # the box (instance 2), reference -> rescan
+SCAN_T = turn(30, [0.3, -0.2, 0.0])  # rescan frame -> reference frame
+
+
+def room(root: Path) -> None:
+    rng = np.random.default_rng(0)
+    floor = np.c_[rng.uniform(-2, 2, (800, 2)), np.zeros(800)]
+    box = rng.uniform([-0.3, -0.2, 0.0], [0.3, 0.2, 0.5], (400, 3))
+    insts = [{"id": 1, "global_id": 1, "label": "floor", "symmetry": 0}, {"id": 2, "global_id": 2, "label": "box", "symmetry": 0}]
+    for scan, T_obj in ((REF, np.eye(4)), (RESCAN, MOVE)):
+        world = np.r_[floor, apply(T_obj, box)]
+        own = apply(np.linalg.inv(SCAN_T), world) if scan == RESCAN else world
+        write_scan(root / scan, own, np.full((len(own), 3), 120, np.uint8), None, np.r_[np.full(800, 1), np.full(400, 2)], insts)
+    write_index(root, [{"reference": REF, "type": "validation", "scans": [{"reference": RESCAN, "transform": SCAN_T,
+                "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": MOVE}], "removed": [], "nonrigid": []}]}],
+                {REF: insts, RESCAN: insts})
+
+
+def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
+    room(tmp_path / "3rscan")
+    wrong = turn(0, [1.0, 0.5, 0.0])  # right place, not turned
+    preds = tmp_path / "poses.jsonl"
+    preds.write_text(json.dumps({"rescan": RESCAN, "instance": 2, "pose": wrong.tolist()}) + "\n")
+    score_rio(tmp_path / "3rscan", preds, out=tmp_path / "run", progress=False, n_resamples=50)
+    run = load_run(tmp_path / "run")
+    data = build_payload([run])
+    views = data["views"]["0"]
+    sid = f"{RESCAN}/2"
+    assert set(views) == {sid, f"{RESCAN}/1"}
+    layers = {layer["label"]: layer for layer in views[sid]["layers"]}
+    assert list(layers) == ["reference position", "GT pose", "predicted pose"]
+    gt_cloud, ref_cloud = layers["GT pose"]["cloud"], layers["reference position"]["cloud"]
+    assert gt_cloud["n"] == 400
+    # the GT cloud is the reference cloud moved by MOVE: compare the bounds
+    lo, hi = np.array(ref_cloud["lo"]), np.array(ref_cloud["hi"])
+    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+    moved = apply(MOVE, corners)
+    assert gt_cloud["lo"] == pytest.approx(moved.min(0), abs=1e-6) and gt_cloud["hi"] == pytest.approx(moved.max(0), abs=1e-6)
+    assert "moved" in views[sid]["note"] and "no prediction" in views[f"{RESCAN}/1"]["note"]
+    # the rescan is shown in the reference frame: its floor spans the same square as the reference's
+    scene = data["scenes"][views[sid]["scene"]]["cloud"]
+    assert scene["total"] == 1200 and scene["lo"][2] == pytest.approx(0.0, abs=1e-6)
+    sample = next(s for s in data["runs"][0]["samples"] if s["id"] == sid)
+    assert sample["detail"]["prediction"][0][3] == 1.0 and sample["detail"]["answer"]["moved"] is True
+    assert sample["values"]["r_err"] == pytest.approx(90.0, abs=1e-3)
+    md = to_markdown(tables_for([run]))
+    assert "All instances R@10cm,10°" in md and "Moved MRE (°)" in md
