@@ -11,7 +11,7 @@ question's words:
 - position relation: the 3DBench direction rule applied to the two named objects' centres
   (world x/z, 0.5 m threshold), then the option that states that relation;
 - detection: the boxes of every listed object whose label the query names;
-- navigation: a straight path (a point every 0.5 m) from the start to the nearest object of the
+- navigation: a straight path (a point every 1.5 m) from the start to the nearest object of the
   target category;
 - anything else (classification of an object cloud, room detection, captions, RIO poses): the
   blind prior's answer, so the table shows exactly where the rules add something.
@@ -97,11 +97,12 @@ def option_with_words(options: tuple[str, ...], wanted: set[str]) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def straight_path(start: np.ndarray, goal: np.ndarray, step: float = 0.5) -> np.ndarray:
+def straight_path(start: np.ndarray, goal: np.ndarray, step: float = 1.5) -> np.ndarray:
     """(K, 2) points every ``step`` metres from ``start`` to ``goal`` (both included).
 
-    Dense points matter: 3DBench's path loss sums, over the longer list, each point's distance to the
-    nearest point of the other, so a two-point answer is penalised for every GT waypoint in between.
+    The spacing is a compromise forced by 3DBench's path loss, which sums, over the longer of the two
+    lists, each point's distance to the nearest point of the other: too few points are penalised for
+    every GT waypoint in between, too many for each extra point.
     """
     n = max(1, int(np.ceil(np.linalg.norm(goal - start) / step)))
     return start + np.linspace(0.0, 1.0, n + 1)[:, None] * (goal - start)

@@ -1,0 +1,162 @@
+"""``openai:MODEL``: any OpenAI-compatible chat model, given the question and the scene as text.
+
+This is the scene-graph-as-text baseline of many 3D-LLM papers: the model never sees points; it
+reads a numbered list of the scene's objects with their axis-aligned boxes (the scene view's
+``objects``; for an object-level cloud, the cloud's size) and the question, and answers in words.
+
+- 3DBench: the reply is kept verbatim as :class:`TextPrediction`, so the benchmark's own parser
+  (and judge) reads it exactly as it would read a 3D LLM's answer. The prompt asks for the format
+  the parser understands (``The answer is (B)``, ``[cx, cy, cz, dx, dy, dz]``, ``[x, z]`` lists).
+- SURPRISE3D: the model is asked for the number of the target object in the list; the reply's
+  ``Object N`` becomes that object's point mask. A reply naming no listed object stays free text,
+  which the scorer counts as missing (never a guess).
+- RIO (poses) is not a text task: the model refuses it with a clear error.
+
+Requests use temperature 0 and the run's seed; the key comes from env ``OPENAI_API_KEY`` (``EMPTY``
+when unset, as local servers accept) and is never stored. ``base_url`` defaults to env
+``OPENAI_BASE_URL``. Requests of one scene run concurrently (``concurrency``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import ScenebenchError
+from scenebench.extras import require
+from scenebench.models.base import ModelSample, SceneBatch, SceneObject
+from scenebench.models.predictions import LETTERS, MaskPrediction, Prediction, TextPrediction
+
+PROMPT_VERSION = "sg-text-1"
+SYSTEM = (
+    "You are a 3D scene understanding assistant. You are given a list of the objects in a 3D scene, each "
+    "with its axis-aligned bounding box [cx, cy, cz, dx, dy, dz] in metres (centre, then full size), and a "
+    "question about the scene. Answer concisely in the requested format."
+)
+FORMATS = {
+    "option": "Answer with the letter of the correct option, in the form: The answer is (X).",
+    "box": "Answer with the bounding box of the object, in the form: [cx, cy, cz, dx, dy, dz].",
+    "boxes": "Answer with one entry per object, in the form: label: [cx, cy, cz, dx, dy, dz].",
+    "waypoints": "Answer with the path as a list of floor points [x, z], for example: [0.0, 0.0], [1.5, 2.0].",
+    "mask": "Answer with the number of the object from the list that the question refers to, in the form: Object N.",
+    "text": "Answer in one or two sentences.",
+}
+_OBJECT_RE = re.compile(r"object\s*(?:number\s*)?#?\s*(\d+)", re.IGNORECASE)
+_NUMBER_RE = re.compile(r"\b(\d+)\b")
+
+
+def _fmt(v: float) -> str:
+    return f"{float(v):.2f}"
+
+
+def describe_scene(objects: list[SceneObject], points: Any, up_axis: int, max_objects: int) -> str:
+    """The scene as text: numbered objects with boxes (capped at ``max_objects``), or the cloud's extent."""
+    axis = "xyz"[up_axis]
+    if objects:
+        lines = [f"Scene objects ({axis} is up):"]
+        for k, o in enumerate(objects[:max_objects], 1):
+            lines.append(f"{k}. {o.label}: [{', '.join(_fmt(v) for v in o.box)}]")
+        if len(objects) > max_objects:
+            lines.append(f"({len(objects) - max_objects} more objects not listed)")
+        return "\n".join(lines)
+    pts = np.asarray(points, float)
+    if len(pts) == 0:
+        return "The point cloud is empty."
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    return (f"A single object's point cloud of {len(pts)} points ({axis} is up), size "
+            f"{_fmt(hi[0] - lo[0])} x {_fmt(hi[1] - lo[1])} x {_fmt(hi[2] - lo[2])} m (x, y, z).")
+
+
+def build_prompt(s: ModelSample, scene_text: str) -> str:
+    parts = [scene_text, "", f"Question: {s.query}"]
+    if s.options:
+        parts.append("Options:")
+        parts.extend(f"({LETTERS[i]}) {o}" for i, o in enumerate(s.options))
+    if "start" in s.inputs:
+        parts.append(f"Start position [x, z]: [{', '.join(_fmt(v) for v in s.inputs['start'])}]")
+    parts.append(FORMATS.get(s.answer_kind, FORMATS["text"]))
+    return "\n".join(parts)
+
+
+def object_choice(reply: str, n_objects: int) -> int | None:
+    """0-based index of the listed object a reply names ("Object 3", or a lone number); None otherwise."""
+    m = _OBJECT_RE.findall(reply)
+    nums = [int(x) for x in m] if m else [int(x) for x in _NUMBER_RE.findall(reply)]
+    nums = [k for k in dict.fromkeys(nums) if 1 <= k <= n_objects]
+    return nums[0] - 1 if len(nums) == 1 else None
+
+
+class OpenAIChatModel:
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        seed: int = 0,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        max_objects: int = 80,
+        concurrency: int = 4,
+    ) -> None:
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        if not self.base_url:
+            raise ScenebenchError(f"--model openai:{model} needs --base-url (or env OPENAI_BASE_URL) of an OpenAI-compatible server")
+        self.seed, self.temperature, self.max_tokens = int(seed), float(temperature), int(max_tokens)
+        self.timeout, self.max_retries = float(timeout), int(max_retries)
+        self.max_objects, self.concurrency = int(max_objects), max(1, int(concurrency))
+        self._client: Any = None
+        self.usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+
+    def settings(self) -> dict[str, Any]:
+        # The server address is not part of the identity: the same model moved to another host must resume.
+        return {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "max_objects": self.max_objects, "prompt_version": PROMPT_VERSION}
+
+    def client(self) -> Any:
+        if self._client is None:
+            openai = require("openai", "judge", "the openai: model adapter")
+            self._client = openai.OpenAI(base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
+                                         timeout=self.timeout, max_retries=self.max_retries)
+        return self._client
+
+    def ask(self, prompt: str) -> str:
+        r = self.client().chat.completions.create(
+            model=self.model,
+            messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
+            temperature=self.temperature, seed=self.seed, max_tokens=self.max_tokens,
+        )
+        self.usage["calls"] += 1
+        if r.usage is not None:
+            self.usage["prompt_tokens"] += int(r.usage.prompt_tokens or 0)
+            self.usage["completion_tokens"] += int(r.usage.completion_tokens or 0)
+        return (r.choices[0].message.content or "").strip()
+
+    def predict(self, batch: SceneBatch) -> list[Prediction]:
+        if any(s.answer_kind == "pose" for s in batch.samples):
+            raise ScenebenchError(f"{self.name} answers in text; RIO poses need a geometric model (e.g. baseline:fpfh)")
+        scene = batch.scene
+        objects = scene.objects
+        up = int(scene.get("up_axis")) if scene.has("up_axis") else 2
+        text = describe_scene(objects, scene.points if not objects else np.zeros((0, 3)), up, self.max_objects)
+        prompts = [build_prompt(s, text) for s in batch.samples]
+        with ThreadPoolExecutor(self.concurrency) as pool:
+            replies = list(pool.map(self.ask, prompts))
+        out: list[Prediction] = []
+        listed = objects[: self.max_objects]
+        for s, reply in zip(batch.samples, replies):
+            if s.answer_kind == "mask":
+                k = object_choice(reply, len(listed))
+                if k is not None and listed[k].point_indices is not None:
+                    out.append(MaskPrediction(s.sample_id, indices=np.asarray(listed[k].point_indices).tolist()))
+                    continue
+            out.append(TextPrediction(s.sample_id, text=reply))
+        return out
