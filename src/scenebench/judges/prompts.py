@@ -69,7 +69,13 @@ SCORE = PromptTemplate(
         "Reply with the score only."
     ),
     user="Task: {task}\nCriteria: {criteria}\n{context}Generated text: {answer}\nScore (0-10):",
-    extra=_TASK_CRITERIA,
+    extra=_TASK_CRITERIA + (
+        ("rooms_line", "True rooms of the scene: {}\n"),
+        ("objects_line", "True objects of the scene: {}\n"),
+        ("question_line", "Question: {}\n"),
+        ("reference_line", "Reference answer: {}\n"),
+        ("list_separator", " | "),
+    ),
 )
 
 SAME = PromptTemplate(
@@ -91,6 +97,7 @@ OPTION = PromptTemplate(
         "Reply with the option letter only, or 'none' if the answer chooses no option or several."
     ),
     user="Question: {question}\nOptions:\n{options}\nAnswer: {answer}\nChosen option letter:",
+    extra=(("option_line", "{letter}. {option}"), ("list_separator", " | ")),
 )
 
 TEMPLATES: dict[str, PromptTemplate] = {t.kind: t for t in (SCORE, SAME, OPTION)}
@@ -103,34 +110,36 @@ def canonical_task(task: str | None) -> str:
     return TASK_ALIASES.get(key, "generic")
 
 
-def _as_text(x: Any) -> str:
+def _as_text(x: Any, sep: str = " | ") -> str:
     if x is None:
         return ""
     if isinstance(x, (list, tuple)):
-        return " | ".join(str(v) for v in x)
+        return sep.join(str(v) for v in x)
     return str(x)
 
 
 def build_messages(kind: str, payload: dict[str, Any]) -> list[dict[str, str]]:
     """Chat messages for one request. Scene level shows the true rooms and objects; object level does not."""
     t = TEMPLATES[kind]
+    x = dict(t.extra)
     if kind == "score":
-        criteria = dict(t.extra)[canonical_task(payload.get("task"))]
+        sep = x["list_separator"]
         context = ""
         if payload.get("level", "object") == "scene":
             if payload.get("rooms"):
-                context += f"True rooms of the scene: {_as_text(payload['rooms'])}\n"
+                context += x["rooms_line"].format(_as_text(payload["rooms"], sep))
             if payload.get("objects"):
-                context += f"True objects of the scene: {_as_text(payload['objects'])}\n"
+                context += x["objects_line"].format(_as_text(payload["objects"], sep))
         if payload.get("question"):
-            context += f"Question: {payload['question']}\n"
+            context += x["question_line"].format(payload["question"])
         if payload.get("reference") not in (None, "", []):
-            context += f"Reference answer: {_as_text(payload['reference'])}\n"
-        user = t.user.format(task=payload.get("task") or "text", criteria=criteria, context=context, answer=_as_text(payload.get("answer")))
+            context += x["reference_line"].format(_as_text(payload["reference"], sep))
+        user = t.user.format(task=payload.get("task") or "text", criteria=x[canonical_task(payload.get("task"))],
+                             context=context, answer=_as_text(payload.get("answer"), sep))
     elif kind == "same":
         user = t.user.format(question=_as_text(payload.get("question")), reference=_as_text(payload.get("reference")), answer=_as_text(payload.get("answer")))
     else:
-        opts = "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(payload["options"]))
+        opts = "\n".join(x["option_line"].format(letter=LETTERS[i], option=o) for i, o in enumerate(payload["options"]))
         user = t.user.format(question=_as_text(payload.get("question")), options=opts, answer=_as_text(payload.get("answer")))
     return [{"role": "system", "content": t.system}, {"role": "user", "content": user}]
 

@@ -19,8 +19,9 @@ CIRCULAR_SEP = "#rot"
 @dataclass(frozen=True)
 class ChoiceOutcome:
     correct: bool
-    chosen: int | None  # index the rules read (None: unparseable); reported in both protocols
+    chosen: int | None  # option index the strict rules read (None: none, or a number that is no option)
     rule: str  # which rule decided: letter, text, number, none (or official_* for official)
+    parsed: bool  # the strict rules read an answer (same at both protocols, so counts agree)
 
 
 def extract_choice(text: str, options: list[str], *, counting: bool = False) -> tuple[int | None, str, int | None]:
@@ -49,11 +50,11 @@ def score_choice(text: str, options: list[str], gt: int, *, task: str, protocol:
     """Right or wrong for one answer; ``chosen`` is None when no rule could read an option."""
     counting = task == "counting"
     chosen, rule, number = extract_choice(text, options, counting=counting)
+    parsed = chosen is not None or number is not None
     if protocol == "official":
         ok = P.official_counting_correct(text, options, gt) if counting else P.official_text_correct(text, options, gt)
-        return ChoiceOutcome(ok, chosen, "official_counting" if counting else "official_text")
-    parsed = chosen is not None or number is not None
-    return ChoiceOutcome(bool(chosen == gt), chosen if parsed else None, rule)
+        return ChoiceOutcome(ok, chosen, "official_counting" if counting else "official_text", parsed)
+    return ChoiceOutcome(bool(chosen == gt), chosen, rule, parsed)
 
 
 def rotate(options: list[str], gt: int, k: int) -> tuple[list[str], int]:

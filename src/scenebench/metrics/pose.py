@@ -156,6 +156,89 @@ def best_candidate_errors(
     return r[chosen], t[chosen], chosen
 
 
+def _assignment_cost(r: np.ndarray, t: np.ndarray, thresholds: tuple[tuple[float, float], ...]) -> np.ndarray:
+    """Lexicographic cost: misses at the first threshold, then the second, then a bounded error term."""
+    cost = np.zeros_like(np.asarray(t, float))
+    weight = 1e6
+    for t_thr, r_thr in thresholds:
+        cost += weight * (1.0 - recall_hit(r, t, r_thr, t_thr))
+        weight /= 1e3
+    u = np.where(np.isfinite(t) & np.isfinite(r), t / thresholds[0][0] + r / thresholds[0][1], np.inf)
+    return cost + np.where(np.isfinite(u), u / (1.0 + u), 1.0)  # in [0, 1]: only breaks ties
+
+
+def assign_one_to_one(
+    r_err: np.ndarray,
+    t_err: np.ndarray,
+    owner: np.ndarray,
+    location: np.ndarray,
+    thresholds: tuple[tuple[float, float], ...] = ((0.1, 10.0), (0.2, 20.0)),
+) -> np.ndarray:
+    """Choose one candidate per owner so that no location is used twice (strict ambiguity rule).
+
+    Args:
+        r_err, t_err: (M,) errors of each (owner, location) candidate.
+        owner: (M,) instance index (0..N-1) the prediction belongs to; location: (M,) id of the
+            ground-truth place the candidate puts it (its own place or an interchangeable partner's).
+        thresholds: ``((t_m, r_deg), ...)``; the assignment maximises hits at the first, then the
+            second threshold, then minimises ``u / (1 + u)`` with ``u = t/t_1 + r/r_1``.
+
+    Returns:
+        (N,) index into the candidates. Owners whose candidates share no location with another
+        owner keep their own best candidate; each connected group (owners linked through shared
+        locations) is solved with the Hungarian algorithm (groups are small: a few interchangeable
+        chairs).
+    """
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    owner = np.asarray(owner, dtype=np.int64)
+    _, loc = np.unique(np.asarray(location), return_inverse=True)
+    n, n_loc = int(owner.max()) + 1 if owner.size else 0, int(loc.max()) + 1 if loc.size else 0
+    cost = _assignment_cost(np.asarray(r_err, float), np.asarray(t_err, float), thresholds)
+    graph = coo_matrix((np.ones(len(owner)), (owner, n + loc)), shape=(n + n_loc, n + n_loc))
+    _, comp = connected_components(graph, directed=False)
+    chosen = np.full(n, -1, dtype=np.int64)
+    sort = np.lexsort((np.arange(len(owner)), cost, owner))
+    first = np.ones(len(sort), dtype=bool)
+    first[1:] = owner[sort][1:] != owner[sort][:-1]
+    chosen[owner[sort[first]]] = sort[first]  # best own candidate, correct for isolated owners
+    owners_per_comp = np.bincount(comp[:n], minlength=comp.max() + 1)
+    for c in np.flatnonzero(owners_per_comp > 1):  # loop over ambiguity groups, not instances
+        rows = np.flatnonzero(comp[owner] == c)
+        o_ids, o_inv = np.unique(owner[rows], return_inverse=True)
+        l_ids, l_inv = np.unique(loc[rows], return_inverse=True)
+        big = 1e12
+        mat = np.full((len(o_ids), len(l_ids)), big)
+        idx = np.full((len(o_ids), len(l_ids)), -1, dtype=np.int64)
+        mat[o_inv, l_inv] = cost[rows]
+        idx[o_inv, l_inv] = rows
+        ri, ci = linear_sum_assignment(mat)
+        for a, b in zip(ri, ci):
+            if idx[a, b] >= 0 and mat[a, b] < big:
+                chosen[o_ids[a]] = idx[a, b]
+    return chosen
+
+
+def assign_one_to_one_reference(
+    r_err: np.ndarray, t_err: np.ndarray, owner: np.ndarray, location: np.ndarray,
+    thresholds: tuple[tuple[float, float], ...] = ((0.1, 10.0), (0.2, 20.0)),
+) -> float:
+    """Brute force over all injective assignments (small cases only); returns the optimal total cost."""
+    import itertools
+
+    cost = _assignment_cost(np.asarray(r_err, float), np.asarray(t_err, float), thresholds)
+    owners = sorted(set(np.asarray(owner).tolist()))
+    options = {o: [(int(location[m]), float(cost[m])) for m in range(len(owner)) if owner[m] == o] for o in owners}
+    best = np.inf
+    for combo in itertools.product(*[options[o] for o in owners]):
+        locs = [c[0] for c in combo]
+        if len(set(locs)) == len(locs):
+            best = min(best, sum(c[1] for c in combo))
+    return best
+
+
 def recall_hit(r_err: np.ndarray, t_err: np.ndarray, r_thr_deg: float, t_thr_m: float) -> np.ndarray:
     """1.0 where ``t_err <= t_thr_m and r_err <= r_thr_deg`` (inclusive), else 0.0; NaN/inf fail."""
     return ((np.asarray(t_err) <= t_thr_m) & (np.asarray(r_err) <= r_thr_deg)).astype(float)

@@ -127,7 +127,6 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
         summary: dict[str, Any] = {"house_id": house.house_id, "index": index, "split": "test" if test else "train",
                                    "scene_id": sid, "rooms": [r.type for r in house.plan.rooms],
                                    "n_objects": len(house.objects), "n_points": len(cap.cloud)}
-        nav_path = None
         if "3dbench" in s.formats:
             b = bench3d_house(house, cap.coverage, _rng(s, index, 2), TaskSettings(min_points=s.min_points), test=test)
             cloud = np.concatenate([cap.cloud.xyz, cap.cloud.rgb], 1).astype(np.float32)
@@ -136,8 +135,6 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             for inst in b.object_uids:
                 _save_npy(stage / "3dbench" / "Objects" / f"{object_uid(house, inst)}.npy", object_cloud(cap.raw, inst, sensor, orng))
             summary["bench3d"] = {"records": b.records, "instructions": b.instructions}
-            nav = b.records.get("Navigation") or []
-            nav_path = nav[0]["positions"] if nav else None
         if "surprise3d" in s.formats:
             from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
 
@@ -155,11 +152,6 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
                 for scan in scene.scans:
                     write_scan_fast(stage / "3rscan" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
                 summary["3rscan"] = {"scene": _plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
-        if index < s.preview:
-            from scenebench.synth.preview import cloud_views, top_down, write_png
-
-            write_png(stage / "preview" / f"{house.house_id}_top.png", top_down(house, path=nav_path, cameras=cap.frames_poses))
-            write_png(stage / "preview" / f"{house.house_id}_cloud.png", cloud_views(cap.cloud.xyz, cap.cloud.rgb))
         files = sorted(p for p in stage.rglob("*") if p.is_file())
         summary["files"] = {p.relative_to(stage).as_posix(): sha256_file(p) for p in files}
         summary["sha256"] = hashlib.sha256(json.dumps(summary, sort_keys=True).encode()).hexdigest()
@@ -336,7 +328,37 @@ def run(out: str | Path, s: GenerateSettings, *, workers: int = 1, backend: str 
                 _run_ray(out, todo, s, workers, address, done)
             else:
                 _run_local(out, todo, s, workers, done)
-    return finalize(out, s, [summaries[i] for i in range(s.houses)])
+    manifest = finalize(out, s, [summaries[i] for i in range(s.houses)])
+    for i in range(min(s.preview, s.houses)):
+        write_preview(out, s, summaries[i])
+    return manifest
+
+
+def write_preview(out: Path, s: GenerateSettings, summary: dict[str, Any]) -> list[Path]:
+    """``OUT/preview/<house>_top.png`` (plan, objects, cameras, a navigation path) and ``_cloud.png``.
+
+    The house and its capture are rebuilt from the seed (deterministic), so previews can be asked
+    for on a finished run and are not part of the house data or its checksums.
+    """
+    from scenebench.synth.house import build_house
+    from scenebench.synth.navigation import NavGrid
+    from scenebench.synth.preview import cloud_views, top_down, write_png
+    from scenebench.synth.sensing import SensorSettings, capture
+
+    index = summary["index"]
+    house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
+    sensor = SensorSettings(width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise,
+                            hole_rate=s.hole_rate, raycaster=s.raycaster)
+    cap = capture(house, sensor, _rng(s, index, 1))
+    nav = summary.get("bench3d", {}).get("records", {}).get("Navigation") or []
+    path = nav[0]["positions"] if nav else None
+    if path is None:  # e.g. 3dbench not generated: walk from the first free cell to the last
+        free = np.flatnonzero(house.walkable.ravel())
+        path = NavGrid(house.walkable).path(int(free[0]), free[-1:]) if len(free) > 1 else None
+    paths = [out / "preview" / f"{house.house_id}_top.png", out / "preview" / f"{house.house_id}_cloud.png"]
+    write_png(paths[0], top_down(house, path=path, cameras=cap.frames_poses))
+    write_png(paths[1], cloud_views(cap.cloud.xyz, cap.cloud.rgb))
+    return paths
 
 
 def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) -> dict[str, Any]:

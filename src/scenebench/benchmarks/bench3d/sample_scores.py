@@ -107,17 +107,21 @@ def missing_values(kind: str, protocol: str) -> dict[str, float]:
     }[kind]
 
 
-def score_choice_record(rec: Record, text: str | None, protocol: str, *, rotation: int | None = None, llm_choice: int | None = None) -> tuple[bool | None, int | None, str]:
-    """(correct or None when missing, chosen index, rule) for one (possibly rotated) answer."""
+def score_choice_record(rec: Record, text: str | None, protocol: str, *, rotation: int | None = None, llm_choice: int | None = None) -> tuple[bool | None, int | None, str, bool]:
+    """(correct or None when missing, chosen index, rule, parsed) for one (possibly rotated) answer.
+
+    ``llm_choice`` (the judge's ``option`` verdict) is used in ``strict`` only, and only when no
+    rule could read the answer.
+    """
     if text is None:
-        return None, None, "missing"
+        return None, None, "missing", False
     options, gt = rec.gt["choices"], rec.gt["answer"]
     if rotation is not None:
         options, gt = rotate(options, gt, rotation)
     out = score_choice(text, options, gt, task=rec.task, protocol=protocol)
-    if protocol == "strict" and out.rule == "none" and llm_choice is not None:
-        return llm_choice == gt, llm_choice, "llm"
-    return out.correct, out.chosen, out.rule
+    if protocol == "strict" and not out.parsed and llm_choice is not None:
+        return llm_choice == gt, llm_choice, "llm", True
+    return out.correct, out.chosen, out.rule, out.parsed
 
 
 def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:

@@ -109,8 +109,8 @@ class Bench3DScorer:
                         keys.append((key, "same"))
                         reqs.append(JudgeRequest("same", {"question": rec.query, "answer": text, "reference": rec.gt["choices"][rec.gt["answer"]]}))
                     if self.protocol == "strict":
-                        correct, _, rule = S.score_choice_record(rec, text, "strict", rotation=rot)
-                        if rule == "none":
+                        _, _, _, parsed = S.score_choice_record(rec, text, "strict", rotation=rot)
+                        if not parsed:
                             opts = rec.gt["choices"] if rot is None else rotate(rec.gt["choices"], rec.gt["answer"], rot)[0]
                             keys.append((key, "option"))
                             reqs.append(JudgeRequest("option", {"question": rec.query, "answer": text, "options": list(opts)}))
@@ -176,25 +176,23 @@ class Bench3DScorer:
             text = self.answers.get(key)
             v = self._verdicts.get((key, "option"))
             llm = int(v.value) if v is not None and v.valid and v.value is not None else None
-            correct, chosen, rule = S.score_choice_record(rec, text, self.protocol, rotation=rot, llm_choice=llm)
-            outs.append((correct, chosen, rule))
+            outs.append(S.score_choice_record(rec, text, self.protocol, rotation=rot, llm_choice=llm))
             if v is not None:
                 detail.setdefault("judge_option", {})[key] = self._judge_detail("option", v)
-        missing = all(c is None for c, _, _ in outs)
-        parsed = [r not in ("none", "missing") and (ch is not None or r.startswith("official") or r == "number") for c, ch, r in outs]
-        rights = [bool(c) for c, _, _ in outs]
-        if self.protocol == "official":  # official rules test correctness; parseability is read by the strict rules
-            parsed = [ch is not None for _, ch, _ in outs]
+        missing = all(c is None for c, _, _, _ in outs)
+        parsed = [p for _, _, _, p in outs]
+        rights = [bool(c) for c, _, _, _ in outs]
         values = {"correct": float(all(rights)), "rot_correct": sum(rights) / len(rights), "parsed": sum(parsed) / len(parsed)}
-        detail["answers"] = [{"chosen": ch, "rule": r, "correct": c} for c, ch, r in outs]
+        detail["answers"] = [{"chosen": ch, "rule": r, "correct": c} for c, ch, r, _ in outs]
         if rec.task == "position_relation" and self.judge is not None:
             v = self._verdicts.get((self._answer_keys(rec)[0][0], "same"))
             if v is not None:
                 values["judge_same"] = float(v.value == 1) if v.valid else 0.0
                 detail["judge"] = self._judge_detail("same", v)
-            elif missing:
+            else:  # no verdict: the judged (rotation-0) answer is missing
                 values["judge_same"] = 0.0
-        status = "missing" if missing else ("scored" if any(parsed) else "invalid")
+        # official rules may credit an answer the strict rules cannot read: it is then not "invalid"
+        status = "missing" if missing else ("scored" if any(parsed) or any(rights) else "invalid")
         return status, values, detail
 
     def _score_text(self, rec: Record) -> S.Outcome:
