@@ -6,6 +6,8 @@ from scipy.spatial.transform import Rotation
 
 from scenebench.geometry.poses import about_pivot, axis_angle_matrix, compose, rotation_z
 from scenebench.metrics.pose import (
+    assign_one_to_one,
+    assign_one_to_one_reference,
     best_candidate_errors,
     candidate_errors,
     instance_errors_reference,
@@ -160,3 +162,50 @@ def test_symmetric_error_never_exceeds_plain_and_is_exact_group_min():
     assert np.allclose(sym[order == 1], plain[order == 1], atol=1e-9)
     brute = np.min([np.where(order > k, rotation_error_deg(Rp, Rg @ rotation_z(2 * np.pi * k / order)), np.inf) for k in range(4)], axis=0)
     assert np.allclose(sym, brute, atol=1e-5)
+
+
+def test_one_to_one_does_not_credit_two_predictions_with_one_object():
+    # Chairs A (own place 0 m away) and B; both predictions land on A's place.
+    # candidates: owner 0 -> loc A (hit), loc B (miss); owner 1 -> loc B (miss), loc A (hit)
+    r = np.array([0.0, 0.0, 0.0, 0.0])
+    t = np.array([0.0, 1.0, 1.0, 0.0])
+    owner = np.array([0, 0, 1, 1])
+    loc = np.array([10, 11, 11, 10])
+    chosen = assign_one_to_one(r, t, owner, loc)
+    hits = recall_hit(r[chosen], t[chosen], 10, 0.1)
+    assert hits.sum() == 1.0  # one of them gets the object, the other is a miss
+    # the min-over-partners rule (official) credits both
+    _, t_best, _ = best_candidate_errors(np.stack([np.eye(4)] * 2), np.stack([np.eye(4)] * 4), owner, np.zeros((2, 3)), np.ones(2, int))
+    assert t_best.tolist() == [0.0, 0.0]
+
+
+def test_one_to_one_prefers_swapped_assignment_when_it_hits_more():
+    # owner 0 is far from its own place but on partner's; owner 1 likewise: the swap hits both.
+    r = np.zeros(4)
+    t = np.array([2.0, 0.05, 2.0, 0.05])
+    chosen = assign_one_to_one(r, t, np.array([0, 0, 1, 1]), np.array([1, 2, 2, 1]))
+    assert chosen.tolist() == [1, 3]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_one_to_one_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n_groups = 6
+    owner, loc = [], []
+    o = 0
+    for g in range(n_groups):
+        size = rng.integers(1, 5)
+        places = np.arange(size) + 100 * g
+        for _ in range(size if rng.random() < 0.7 else max(1, size - 1)):
+            for p in places:
+                owner.append(o)
+                loc.append(p)
+            o += 1
+    owner, loc = np.array(owner), np.array(loc)
+    r = rng.choice([1.0, 15.0, 50.0], size=len(owner)) * rng.random(len(owner))
+    t = rng.choice([0.05, 0.15, 1.0], size=len(owner)) * rng.random(len(owner)) * 1.5
+    chosen = assign_one_to_one(r, t, owner, loc)
+    assert len(set(loc[chosen].tolist())) == len(chosen)  # no location used twice
+    from scenebench.metrics.pose import _assignment_cost
+    cost = _assignment_cost(r, t, ((0.1, 10.0), (0.2, 20.0)))
+    assert cost[chosen].sum() == pytest.approx(assign_one_to_one_reference(r, t, owner, loc), rel=1e-12, abs=1e-9)

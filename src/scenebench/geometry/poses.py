@@ -98,9 +98,10 @@ def matrix_from_column_major(values: np.ndarray) -> np.ndarray:
 def rotation_defect(R: np.ndarray) -> np.ndarray:
     """How far (..., 3, 3) matrices are from rotations: max(|R^T R - I|_max, |det R - 1|), shape (...)."""
     R = np.asarray(R, dtype=float)
-    gram = np.swapaxes(R, -1, -2) @ R
-    ortho = np.abs(gram - np.eye(3)).max(axis=(-1, -2))
-    return np.maximum(ortho, np.abs(np.linalg.det(R) - 1.0))
+    with np.errstate(invalid="ignore"):  # NaN input gives a NaN defect, which is_rotation rejects
+        gram = np.swapaxes(R, -1, -2) @ R
+        ortho = np.abs(gram - np.eye(3)).max(axis=(-1, -2))
+        return np.maximum(ortho, np.abs(np.linalg.det(R) - 1.0))
 
 
 def is_rotation(R: np.ndarray, tol: float = ROTATION_TOL) -> np.ndarray:

@@ -225,18 +225,39 @@ def assign_one_to_one_reference(
     r_err: np.ndarray, t_err: np.ndarray, owner: np.ndarray, location: np.ndarray,
     thresholds: tuple[tuple[float, float], ...] = ((0.1, 10.0), (0.2, 20.0)),
 ) -> float:
-    """Brute force over all injective assignments (small cases only); returns the optimal total cost."""
+    """Brute force over every injective assignment, one group of owners sharing locations at a
+    time (groups found by plain flood fill); returns the optimal total cost. Small cases only."""
     import itertools
 
     cost = _assignment_cost(np.asarray(r_err, float), np.asarray(t_err, float), thresholds)
-    owners = sorted(set(np.asarray(owner).tolist()))
-    options = {o: [(int(location[m]), float(cost[m])) for m in range(len(owner)) if owner[m] == o] for o in owners}
-    best = np.inf
-    for combo in itertools.product(*[options[o] for o in owners]):
-        locs = [c[0] for c in combo]
-        if len(set(locs)) == len(locs):
-            best = min(best, sum(c[1] for c in combo))
-    return best
+    owner = np.asarray(owner).tolist()
+    location = np.asarray(location).tolist()
+    options: dict[int, list[tuple[int, float]]] = {}
+    for m, o in enumerate(owner):
+        options.setdefault(o, []).append((location[m], float(cost[m])))
+    seen: set[int] = set()
+    total = 0.0
+    for start in options:
+        if start in seen:
+            continue
+        group, locs, frontier = {start}, set(), [start]
+        while frontier:
+            o = frontier.pop()
+            for loc, _ in options[o]:
+                if loc not in locs:
+                    locs.add(loc)
+                    for o2, opts in options.items():
+                        if o2 not in group and any(l2 == loc for l2, _ in opts):
+                            group.add(o2)
+                            frontier.append(o2)
+        seen |= group
+        best = np.inf
+        for combo in itertools.product(*[options[o] for o in sorted(group)]):
+            used = [c[0] for c in combo]
+            if len(set(used)) == len(used):
+                best = min(best, sum(c[1] for c in combo))
+        total += best
+    return total
 
 
 def recall_hit(r_err: np.ndarray, t_err: np.ndarray, r_thr_deg: float, t_thr_m: float) -> np.ndarray:

@@ -1,0 +1,157 @@
+"""Read and write RIO pose predictions (JSONL, one instance per line).
+
+Each line names the rescan and the reference instance and gives the pose that maps the reference
+instance into the rescan (same convention and frame as ``rigid[].transform``, metres), in one of
+three forms:
+
+    {"rescan": "<id>", "instance": 7, "pose": [[r00, r01, r02, tx], [..], [..], [0, 0, 0, 1]]}
+    {"rescan": "<id>", "instance": 7, "R": [[..], [..], [..]], "t": [tx, ty, tz]}
+    {"rescan": "<id>", "instance": 7, "quaternion": [w, x, y, z], "t": [tx, ty, tz]}
+
+``pose`` is a row-major nested 4x4 (``x' = pose @ [x, y, z, 1]``); its last row must be
+``0 0 0 1``. Rotations must be orthonormal with det +1 within
+:data:`scenebench.geometry.poses.ROTATION_TOL` (1e-4, max entry of ``R^T R - I``); quaternions are
+scalar-first and unit within ``QUAT_NORM_TOL`` (1e-4). Other keys (``score``, ``fitness``, ...) are
+kept as metadata and ignored by the metric.
+
+Refused with an :class:`InputError` naming file, line and field: non-numbers, NaN/inf, wrong shapes,
+non-rotations, an unknown rescan or instance, a second prediction for the same (rescan, instance).
+Predictions for rescans outside the scored split are ignored and counted (a user may predict all
+rescans and score one split at a time).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.geometry.poses import QUAT_NORM_TOL, ROTATION_TOL, compose, quaternion_to_matrix, rotation_defect
+from scenebench.io.files import atomic_write_text, is_finite_number, iter_jsonl
+
+ROTATION_KEYS = ("pose", "R", "quaternion")
+
+
+@dataclass
+class PosePredictions:
+    poses: dict[tuple[str, int], np.ndarray]  # (rescan, instance) -> (4, 4)
+    lines: dict[tuple[str, int], int]
+    meta: dict[tuple[str, int], dict[str, Any]]
+    ignored_other_split: int = 0
+
+
+def _numbers(value: Any, shape: tuple[int, ...], path: Path, lineno: int, fld: str) -> np.ndarray:
+    where = f"line {lineno}"
+    expected = {(4, 4): "a 4x4 nested list of numbers", (3, 3): "a 3x3 nested list of numbers", (3,): "3 numbers", (4,): "4 numbers (w, x, y, z)"}[shape]
+    try:
+        arr = np.array(value, dtype=object)
+    except ValueError:  # ragged nested lists
+        raise InputError(path, "has rows of different lengths", where=where, field=fld, expected=expected) from None
+    if arr.shape != shape:
+        raise InputError(path, f"has shape {arr.shape}", where=where, field=fld, expected=expected)
+    flat = arr.reshape(-1).tolist()
+    for x in flat:
+        if not isinstance(x, (int, float)) or isinstance(x, bool):
+            raise InputError(path, f"contains {x!r}", where=where, field=fld, expected=expected)
+        if not is_finite_number(x):
+            raise InputError(path, f"contains {x!r}", where=where, field=fld, expected="finite numbers (no NaN or infinity)")
+    return np.array(flat, dtype=float).reshape(shape)
+
+
+def _parse_pose(rec: Mapping[str, Any], path: Path, lineno: int) -> tuple[np.ndarray, str]:
+    where = f"line {lineno}"
+    given = [k for k in ROTATION_KEYS if k in rec]
+    if len(given) != 1:
+        raise InputError(path, f"gives {given or 'no rotation'}", where=where, field="pose", expected="exactly one of 'pose' (4x4), 'R' + 't', 'quaternion' + 't'")
+    key = given[0]
+    if key == "pose":
+        T = _numbers(rec["pose"], (4, 4), path, lineno, "pose")
+        if np.abs(T[3] - [0, 0, 0, 1]).max() > 1e-6:
+            raise InputError(path, f"last row is {T[3].tolist()}", where=where, field="pose", expected="0 0 0 1 (a rigid transform)")
+        return T, "pose"
+    if "t" not in rec:
+        raise InputError(path, "is missing", where=where, field="t", expected=f"a translation [tx, ty, tz] with '{key}'")
+    t = _numbers(rec["t"], (3,), path, lineno, "t")
+    if key == "R":
+        return compose(_numbers(rec["R"], (3, 3), path, lineno, "R"), t), "R"
+    q = _numbers(rec["quaternion"], (4,), path, lineno, "quaternion")
+    norm = float(np.linalg.norm(q))
+    if abs(norm - 1.0) > QUAT_NORM_TOL:
+        raise InputError(path, f"has norm {norm:.6g}", where=where, field="quaternion", expected=f"a unit quaternion (w, x, y, z), |norm - 1| <= {QUAT_NORM_TOL:g}")
+    return compose(quaternion_to_matrix(q), t), "quaternion"
+
+
+def read_pose_predictions(
+    path: str | Path,
+    known: Mapping[str, set[int]],
+    *,
+    evaluated: Iterable[str] | None = None,
+    allow_empty: bool = False,
+) -> PosePredictions:
+    """Read and validate a predictions file.
+
+    Args:
+        known: every rescan id of the dataset -> its reference instance ids (what may be named).
+        evaluated: rescans being scored; predictions for other known rescans are counted, not kept.
+    """
+    p = Path(path)
+    evaluated_set = set(known) if evaluated is None else set(evaluated)
+    poses: dict[tuple[str, int], np.ndarray] = {}
+    lines: dict[tuple[str, int], int] = {}
+    meta: dict[tuple[str, int], dict[str, Any]] = {}
+    fields: dict[tuple[str, int], str] = {}
+    ignored = 0
+    for lineno, rec in iter_jsonl(p, allow_empty=allow_empty):
+        where = f"line {lineno}"
+        rescan = rec.get("rescan")
+        if not isinstance(rescan, str) or not rescan:
+            raise InputError(p, f"is {rescan!r}", where=where, field="rescan", expected="a rescan id (string)")
+        if rescan not in known:
+            raise InputError(p, f"rescan '{rescan}' is not in the 3RScan index", where=where, field="rescan")
+        inst = rec.get("instance")
+        if isinstance(inst, bool) or not (isinstance(inst, int) or (isinstance(inst, float) and inst.is_integer())):
+            raise InputError(p, f"is {inst!r}", where=where, field="instance", expected="an integer reference instance id")
+        inst = int(inst)
+        if inst not in known[rescan]:
+            raise InputError(p, f"instance {inst} is not an instance of the reference scan of rescan '{rescan}'", where=where, field="instance")
+        key = (rescan, inst)
+        if key in lines:
+            raise InputError(p, f"second prediction for rescan '{rescan}' instance {inst} (first on line {lines[key]})", where=where, field="instance", expected="one prediction per (rescan, instance)")
+        T, how = _parse_pose(rec, p, lineno)
+        lines[key] = lineno
+        if rescan not in evaluated_set:
+            ignored += 1
+            continue
+        poses[key] = T
+        fields[key] = how
+        extra = {k: v for k, v in rec.items() if k not in ("rescan", "instance", "pose", "R", "t", "quaternion")}
+        if extra:
+            meta[key] = extra
+    # Orthonormality checked in one batch; the message names the first offending line.
+    if poses:
+        keys = list(poses)
+        defect = rotation_defect(np.stack([poses[k][:3, :3] for k in keys]))
+        bad = np.flatnonzero(~(defect <= ROTATION_TOL))
+        if bad.size:
+            k = keys[int(bad[0])]
+            raise InputError(
+                p, f"rotation is not orthonormal with det +1 (defect {defect[bad[0]]:.3g}; {bad.size} such records)",
+                where=f"line {lines[k]}", field=fields[k],
+                expected=f"max |R^T R - I| and |det R - 1| <= {ROTATION_TOL:g}",
+            )
+    return PosePredictions(poses, {k: lines[k] for k in poses}, meta, ignored)
+
+
+def write_pose_predictions(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write records ``{"rescan", "instance", "pose" (4x4 array or list), ...}`` as JSONL, atomically."""
+    out = []
+    for r in rows:
+        d = dict(r)
+        d["pose"] = np.asarray(d["pose"], dtype=float).tolist()
+        out.append(json.dumps(d, allow_nan=False))
+    atomic_write_text(path, "\n".join(out) + ("\n" if out else ""))

@@ -1,0 +1,227 @@
+"""Score RIO pose predictions through the shared engine (resumable run folder, counts, clustered CIs).
+
+One sample = one reference instance in one rescan (``"<rescan>/<instance>"``); the denominator is
+every such ground-truth instance of the evaluated split. Per sample the scorer stores ``r_err``
+(deg), ``t_err`` (m) and the hit indicators of both recall thresholds; breakdowns are ``motion``
+(moved / static), ``label``, ``symmetry`` (none / 2-fold / 4-fold) and ``scene`` (reference scan);
+intervals resample scenes.
+
+Missing predictions (``n_missing``):
+
+- ``strict``: a failure with infinite rotation and translation error. The recalls count it as a
+  miss; the medians MRE/MTE include it as +inf, so when at least half of a group is missing its
+  median is unbounded and is reported as ``null`` with a warning (never a made-up finite number);
+  an interval whose bootstrap reaches +inf is reported as ``null`` likewise.
+- ``official``: a miss for the recalls; MRE/MTE are medians over the instances that have a
+  prediction (what public scripts that loop over predictions compute).
+
+Interchangeable instances (``ambiguity``): ``official`` gives each prediction the best of its own
+and its partners' ground truth (several predictions may claim one object); ``strict`` assigns
+predictions to the group's objects one-to-one (Hungarian, maximising hits; see
+:func:`scenebench.metrics.pose.assign_one_to_one`).
+
+Excluded samples (non-rigid instances, instances absent from the rescan's annotation) are counted
+and listed in ``extra.excluded``; removed instances are not in the rescan and are not samples.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.geometry.poses import symmetry_class_name
+from scenebench.io.files import file_fingerprint
+from scenebench.metrics.aggregate import Mean, Median
+from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
+from scenebench.results import Results
+from scenebench.runtime.rundir import RunDir, default_run_dir, fingerprint
+from scenebench.runtime.scoring import SampleScore, score_into_run, summarize_scores
+
+from .loader import GroundTruthInstance, Rescan, ThreeRScan
+from .predictions import PosePredictions, read_pose_predictions
+
+THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, degrees (inclusive)
+PRIMARY = "recall_10cm_10deg"
+SPECS = (
+    Mean(PRIMARY, "hit_10", scale=100.0, unit="%", description="share of ground-truth instances with t_err <= 0.1 m and r_err <= 10 deg"),
+    Mean("recall_20cm_20deg", "hit_20", scale=100.0, unit="%", description="share of ground-truth instances with t_err <= 0.2 m and r_err <= 20 deg"),
+    Median("MRE", "r_err", unit="deg", description="median rotation error (symmetry-aware)"),
+    Median("MTE", "t_err", unit="m", description="median translation error"),
+)
+GROUPS = ("motion", "label", "symmetry", "scene")
+
+
+class RioScorer:
+    """Scores one predictions file on the rescans of one split; yields one batch per rescan."""
+
+    benchmark = "rio"
+
+    def __init__(self, data: ThreeRScan, predictions: PosePredictions, rescans: list[Rescan], protocol: str = "strict") -> None:
+        if protocol not in ("strict", "official"):
+            raise ValueError(f"unknown protocol {protocol!r}")
+        self.data = data
+        self.preds = predictions
+        self.rescans = rescans
+        self.protocol = protocol
+        self._gt: dict[str, list[GroundTruthInstance]] = {}
+
+    def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
+        if rescan.scan_id not in self._gt:
+            self._gt[rescan.scan_id] = self.data.ground_truth(rescan)
+        return self._gt[rescan.scan_id]
+
+    def sample_ids(self) -> list[str]:
+        return [g.sample_id for r in self.rescans for g in self.ground_truth(r)]
+
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        for r in self.rescans:
+            todo = [g for g in self.ground_truth(r) if g.sample_id not in skip]
+            if todo:
+                yield self.score_rescan(todo)
+
+    def score_rescan(self, gts: list[GroundTruthInstance]) -> list[SampleScore]:
+        """Score one rescan's instances; all predicted ones in one vectorised call."""
+        out: dict[str, SampleScore] = {}
+        scored = [g for g in gts if g.excluded is None and (g.rescan, g.instance) in self.preds.poses]
+        if scored:
+            T_pred = np.stack([self.preds.poses[(g.rescan, g.instance)] for g in scored])
+            T_cand = np.concatenate([np.stack(g.candidates) for g in scored])
+            owner = np.repeat(np.arange(len(scored)), [len(g.candidates) for g in scored])
+            centroid = np.stack([g.centroid for g in scored])
+            order = np.array([g.symmetry_order for g in scored])
+            if self.protocol == "strict":
+                # Interchangeable instances: one-to-one, no two predictions credited with one object.
+                r_all, t_all = candidate_errors(T_pred[owner], T_cand, centroid[owner], order[owner], "strict")
+                location = np.concatenate([[g.instance, *g.partners] for g in scored])
+                chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
+                r_err, t_err = r_all[chosen], t_all[chosen]
+            else:
+                r_err, t_err, chosen = best_candidate_errors(T_pred, T_cand, owner, centroid, order, "official")
+            starts = np.r_[0, np.cumsum([len(g.candidates) for g in scored])]
+            hits = {f: recall_hit(r_err, t_err, rd, tm) for f, tm, rd in THRESHOLDS}
+            for i, g in enumerate(scored):
+                detail: dict[str, Any] = {"line": self.preds.lines[(g.rescan, g.instance)], "centroid_from": g.centroid_source}
+                j = int(chosen[i] - starts[i])
+                if j > 0:
+                    detail["matched_partner"] = g.partners[j - 1]
+                out[g.sample_id] = SampleScore(
+                    g.sample_id, g.scene, "scored",
+                    {"r_err": float(r_err[i]), "t_err": float(t_err[i]), **{f: float(h[i]) for f, h in hits.items()}},
+                    self._groups(g), detail,
+                )
+        for g in gts:
+            if g.sample_id in out:
+                continue
+            if g.excluded is not None:
+                out[g.sample_id] = SampleScore(g.sample_id, g.scene, "excluded", {}, self._groups(g), {"reason": g.excluded})
+                continue
+            err = math.inf if self.protocol == "strict" else math.nan
+            vals = {"r_err": err, "t_err": err, **{f: 0.0 for f, _, _ in THRESHOLDS}}
+            out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
+        return [out[g.sample_id] for g in gts]
+
+    @staticmethod
+    def _groups(g: GroundTruthInstance) -> dict[str, str]:
+        return {"motion": "moved" if g.moved else "static", "label": g.label or "unknown", "symmetry": symmetry_class_name(g.symmetry_order), "scene": g.scene}
+
+
+def _finite_or_none(metrics: dict[str, Any], intervals: dict[str, Any], where: str, warnings: list[str]) -> None:
+    """Replace unbounded (+inf) medians and intervals by None, saying why (JSON has no infinity)."""
+    for name, v in list(metrics.items()):
+        if isinstance(v, float) and not math.isfinite(v):
+            metrics[name] = None
+            warnings.append(f"{name} ({where}) is unbounded: at least half of its instances have no prediction (infinite error)")
+    for name, ci in list(intervals.items()):
+        if ci is not None and not all(isinstance(x, float) and math.isfinite(x) for x in ci):
+            intervals[name] = None
+
+
+def sanitize_summary(summary: Any) -> list[str]:
+    warnings: list[str] = []
+    ci = summary.intervals
+    _finite_or_none(summary.metrics["overall"], ci.overall, "overall", warnings)
+    for key, block in summary.metrics.items():
+        if key.startswith("by_"):
+            cis = getattr(ci, key, {}) or {}
+            for gv, vals in block.items():
+                _finite_or_none(vals, cis.setdefault(gv, {}), f"{key[3:]}={gv}", warnings)
+    if len(warnings) > 20:
+        warnings = warnings[:20] + [f"... and {len(warnings) - 20} more unbounded medians"]
+    return warnings
+
+
+def build_results(
+    records: list[SampleScore],
+    *,
+    protocol: str,
+    settings: Mapping[str, Any],
+    inputs: Mapping[str, Any],
+    extra: Mapping[str, Any],
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> Results:
+    with np.errstate(invalid="ignore"):  # bootstrap quantiles of +inf medians: handled below
+        summary = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
+    warnings = sanitize_summary(summary)
+    excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
+    partners = sum(1 for r in records if "matched_partner" in r.detail)
+    return Results(
+        benchmark="rio",
+        protocol=protocol,  # type: ignore[arg-type]
+        metrics=summary.metrics,
+        confidence_intervals=summary.intervals,
+        counts=summary.counts,
+        counts_by_group=summary.counts_by_group,
+        metric_info=summary.metric_info,
+        settings=dict(settings),
+        inputs=dict(inputs),
+        warnings=warnings,
+        extra={**dict(extra), "excluded": excluded, "n_matched_to_partner": partners},
+    )
+
+
+def score_rio(
+    data_root: str | Path,
+    predictions_path: str | Path,
+    *,
+    split: str = "validation",
+    protocol: str = "strict",
+    out: str | Path | None = None,
+    overwrite: bool = False,
+    units: str = "auto",
+    symmetry_codes: Mapping[int, int] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+    extra: Mapping[str, Any] | None = None,
+) -> tuple[Results, RunDir]:
+    """Score a predictions file against a 3RScan folder; returns the results and the run folder."""
+    data = ThreeRScan(data_root, units=units, symmetry_codes=symmetry_codes)
+    rescans = data.split_rescans(split)
+    preds = read_pose_predictions(predictions_path, data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    settings = {
+        "split": split,
+        "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
+        "units": data.unit_decision,
+        "symmetry_codes": {str(k): v for k, v in sorted((symmetry_codes or {}).items())},
+        "missing": "infinite error (strict)" if protocol == "strict" else "miss for recalls, left out of medians (official)",
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed},
+    }
+    inputs = {"index": file_fingerprint(data.index_path), "predictions": file_fingerprint(predictions_path)}
+    if data.objects_path.exists():
+        inputs["objects"] = file_fingerprint(data.objects_path)
+    meta = {"benchmark": "rio", "protocol": protocol, "settings": settings, "inputs": inputs}
+    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": protocol})
+    run = RunDir(out or default_run_dir("rio")).open(meta, overwrite=overwrite)
+    scorer = RioScorer(data, preds, rescans, protocol)
+    records = score_into_run(scorer, run, progress=progress, label="scoring rio")
+    res = build_results(
+        records, protocol=protocol, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed,
+        extra={"n_rescans": len(rescans), "ignored_predictions_other_split": preds.ignored_other_split, **dict(extra or {})},
+    )
+    res.save(run.results_json)
+    return res, run
