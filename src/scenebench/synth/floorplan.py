@@ -158,17 +158,16 @@ def make_floorplan(rng: np.random.Generator, n_rooms: int) -> FloorPlan:
         grid[i0:i1, j0:j1] = k
     groups = list(range(len(leaves)))  # leaf -> group label
     n_groups = len(leaves)
-    for _ in range(n_merge):
-        if n_groups <= max(2, n_rooms):
-            break
-        cand = []
+    while n_groups > n_rooms:
+        partial, full = [], []
         for r in _runs(_relabel(grid, groups)):
             a, b = r.rooms
-            if a < 0 or b < 0 or a == b:
+            if a < 0 or b < 0 or a == b or r.length < 2.0:
                 continue
             la, lb = _group_side(grid, groups, a, r), _group_side(grid, groups, b, r)
-            if 2.0 <= r.length < min(la, lb) - 1e-9:  # partial but wide shared edge -> an L/T room one can walk through
-                cand.append((a, b))
+            # a partial but wide shared edge makes an L/T room one can walk through
+            (partial if r.length < min(la, lb) - 1e-9 else full).append((a, b))
+        cand = partial or full  # fall back to a plain union so the room count is always met
         if not cand:
             break
         a, b = cand[int(rng.integers(len(cand)))]
