@@ -85,3 +85,4 @@ def load_object(path: str) -> Any:
 BENCHMARKS = Registry("benchmark")
 BENCHMARKS.register("surprise3d", "scenebench.benchmarks.surprise3d.info:INFO")
 BENCHMARKS.register("3dbench", "scenebench.benchmarks.bench3d.info:INFO")
+BENCHMARKS.register("rio", "scenebench.benchmarks.rio.info:INFO")

@@ -5,10 +5,12 @@ reference frame with the rescan's ``transform``, which the task provides) and pr
 maps its reference points there:
 
 1. *Static hypothesis*: point-to-plane ICP starting at the identity. Most objects do not move; if
-   the refined fit explains at least ``static_fitness`` of the instance's points, it is kept.
-2. *Global search*: FPFH features of the instance and of the whole rescan, RANSAC on feature
-   correspondences (distance and edge-length checkers), then point-to-plane ICP from that result.
-3. The hypothesis with the larger ICP fitness wins (ties go to the static one).
+   the refined fit explains at least ``static_fitness`` of the instance's points, it is kept and
+   the rescan points it explains are used up.
+2. *Global search* for the others (largest first): FPFH features of the instance and of the
+   rescan's points not yet used up, RANSAC on feature correspondences (distance and edge-length
+   checkers), then point-to-plane ICP; the found points are used up in turn.
+3. The hypothesis with the larger ICP fitness on the full rescan wins (ties go to the static one).
 
 Honest limits (each prediction carries ``status``, ``fitness`` and ``rmse`` so they show up):
 
@@ -81,30 +83,79 @@ def _icp(src, tgt, init: np.ndarray, s: FpfhSettings):
     )
 
 
-def relocalize_instance(src_points: np.ndarray, target, target_fpfh, s: FpfhSettings) -> dict[str, Any]:
-    """Pose (reference -> rescan, reference frame) of one instance in a prepared target cloud."""
+def _global_hypothesis(src, src_f, target, target_f, s: FpfhSettings):
+    """RANSAC on FPFH correspondences, then point-to-plane ICP (returns the ICP result)."""
+    reg = _o3d().pipelines.registration
+    d = s.ransac_distance_voxels * s.voxel
+    ransac = reg.registration_ransac_based_on_feature_matching(
+        src, target, src_f, target_f, False, d, reg.TransformationEstimationPointToPoint(False), 3,
+        [reg.CorrespondenceCheckerBasedOnEdgeLength(0.9), reg.CorrespondenceCheckerBasedOnDistance(d)],
+        reg.RANSACConvergenceCriteria(s.ransac_max_iterations, s.ransac_confidence),
+    )
+    return _icp(src, target, np.asarray(ransac.transformation), s)
+
+
+def _subset(target, target_f, keep: np.ndarray):
     o3d = _o3d()
-    reg = o3d.pipelines.registration
-    src = _cloud(src_points, s)
-    n = len(src.points)
-    if n < s.min_points:
-        return {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "too_few_points", "n_points": n}
-    static = _icp(src, target, np.eye(4), s)
-    best = {"pose": np.asarray(static.transformation), "fitness": float(static.fitness), "rmse": float(static.inlier_rmse), "method": "static_icp"}
-    if static.fitness < s.static_fitness:
-        src_f = _features(src, s)
-        d = s.ransac_distance_voxels * s.voxel
-        ransac = reg.registration_ransac_based_on_feature_matching(
-            src, target, src_f, target_fpfh, False, d, reg.TransformationEstimationPointToPoint(False), 3,
-            [reg.CorrespondenceCheckerBasedOnEdgeLength(0.9), reg.CorrespondenceCheckerBasedOnDistance(d)],
-            reg.RANSACConvergenceCriteria(s.ransac_max_iterations, s.ransac_confidence),
-        )
-        refined = _icp(src, target, np.asarray(ransac.transformation), s)
-        if refined.fitness > best["fitness"]:
-            best = {"pose": np.asarray(refined.transformation), "fitness": float(refined.fitness), "rmse": float(refined.inlier_rmse), "method": "fpfh_ransac_icp"}
-    best["status"] = "low_fitness" if best["fitness"] < s.low_fitness else "ok"
-    best["n_points"] = n
-    return best
+    idx = np.flatnonzero(keep)
+    sub = target.select_by_index(idx.tolist())
+    f = o3d.pipelines.registration.Feature()
+    f.data = np.ascontiguousarray(np.asarray(target_f.data)[:, idx])  # features keep their full-scene neighbourhoods
+    return sub, f
+
+
+def relocalize_instances(instances: dict[int, np.ndarray], target_points: np.ndarray, s: FpfhSettings) -> dict[int, dict[str, Any]]:
+    """Poses of reference instances (id -> (N, 3) points) in a target cloud (both reference frame).
+
+    Pass 1 tries every instance where it was (ICP from the identity) and accepts those explained to
+    ``static_fitness``; their target points are then *used up*, so pass 2 -- the global FPFH search
+    for the rest, largest first -- cannot land a moved chair on its unmoved identical twin.
+    """
+    from scipy.spatial import cKDTree
+
+    target = _cloud(target_points, s)
+    target_f = _features(target, s)
+    tgt_xyz = np.asarray(target.points)
+    tree = cKDTree(tgt_xyz)
+    free = np.ones(len(tgt_xyz), dtype=bool)
+    radius = s.icp_distance_voxels * s.voxel
+
+    def use_up(src, pose: np.ndarray) -> None:
+        pts = np.asarray(src.points) @ pose[:3, :3].T + pose[:3, 3]
+        hit = tree.query_ball_point(pts, r=radius, return_sorted=False)
+        if len(hit):
+            free[np.unique(np.concatenate([np.asarray(h, dtype=np.int64) for h in hit]))] = False
+
+    out: dict[int, dict[str, Any]] = {}
+    clouds = {}
+    for iid, pts in instances.items():
+        if len(pts) == 0:
+            out[iid] = {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "no_points", "n_points": 0}
+            continue
+        src = _cloud(pts, s)
+        n = len(src.points)
+        if n < s.min_points:
+            out[iid] = {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "too_few_points", "n_points": n}
+            continue
+        static = _icp(src, target, np.eye(4), s)
+        out[iid] = {"pose": np.asarray(static.transformation), "fitness": float(static.fitness), "rmse": float(static.inlier_rmse), "method": "static_icp", "n_points": n}
+        if static.fitness >= s.static_fitness:
+            use_up(src, out[iid]["pose"])
+        else:
+            clouds[iid] = src
+    for iid in sorted(clouds, key=lambda i: -len(clouds[i].points)):
+        src = clouds[iid]
+        if free.sum() >= s.min_points:
+            sub, sub_f = _subset(target, target_f, free)
+            refined = _global_hypothesis(src, _features(src, s), sub, sub_f, s)
+            # judge both hypotheses on the same (full) target so their fitness is comparable
+            full = _icp(src, target, np.asarray(refined.transformation), s)
+            if full.fitness > out[iid]["fitness"]:
+                out[iid].update(pose=np.asarray(full.transformation), fitness=float(full.fitness), rmse=float(full.inlier_rmse), method="fpfh_ransac_icp")
+        use_up(src, out[iid]["pose"])
+    for r in out.values():
+        r.setdefault("status", "low_fitness" if r["fitness"] < s.low_fitness else "ok")
+    return out
 
 
 def relocalize_rescan(data: ThreeRScan, rescan: Rescan, s: FpfhSettings = FpfhSettings()) -> tuple[list[dict[str, Any]], float]:
@@ -121,15 +172,7 @@ def relocalize_rescan(data: ThreeRScan, rescan: Rescan, s: FpfhSettings = FpfhSe
     res_xyz, _, _ = data.points(rescan.scan_id)
     T = rescan.transform
     res_in_ref = res_xyz @ T[:3, :3].T + T[:3, 3]
-    target = _cloud(res_in_ref, s)
-    target_f = _features(target, s)
-    rows = []
     ids = data.instance_ids(rescan.scene_id) or set(np.unique(ref_ids[ref_ids > 0]).tolist())
-    for iid in sorted(ids):
-        pts = ref_xyz[ref_ids == iid]
-        if len(pts) == 0:
-            r = {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "no_points", "n_points": 0}
-        else:
-            r = relocalize_instance(pts, target, target_f, s)
-        rows.append({"rescan": rescan.scan_id, "instance": int(iid), **r})
+    found = relocalize_instances({int(i): ref_xyz[ref_ids == i] for i in sorted(ids)}, res_in_ref, s)
+    rows = [{"rescan": rescan.scan_id, "instance": iid, **found[iid]} for iid in sorted(found)]
     return rows, time.perf_counter() - t0

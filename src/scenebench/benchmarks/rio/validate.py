@@ -1,0 +1,48 @@
+"""``scenebench validate rio``: check a 3RScan folder (and optionally predictions); scores nothing."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .loader import ThreeRScan
+from .predictions import read_pose_predictions
+
+
+def validate_rio(data_root: str | Path, *, split: str = "validation", predictions: str | Path | None = None,
+                 geometry: bool = False, units: str = "auto") -> dict[str, Any]:
+    """Load the index, every evaluated rescan's ground truth (and PLYs with ``geometry``); return a summary.
+
+    Raises :class:`scenebench.errors.InputError` on the first problem, naming file, record and field.
+    """
+    data = ThreeRScan(data_root, units=units)
+    rescans = data.split_rescans(split)
+    counts: Counter[str] = Counter()
+    for r in rescans:
+        for g in data.ground_truth(r):
+            counts["instances"] += 1
+            if g.excluded:
+                counts["excluded"] += 1
+                continue
+            counts["moved" if g.moved else "static"] += 1
+            counts[f"symmetry_order_{g.symmetry_order}"] += 1
+            counts[f"centroid_from_{g.centroid_source}"] += 1
+            if g.partners:
+                counts["with_interchangeable_partner"] += 1
+        counts["removed"] += len(r.removed)
+        if geometry:
+            for sid in (r.scene_id, r.scan_id):
+                data.points(sid)
+    out: dict[str, Any] = {
+        "index": str(data.index_path),
+        "units": data.unit_decision,
+        "scenes_by_split": dict(Counter(s.split for s in data.scenes)),
+        "split": split,
+        "rescans": len(rescans),
+        "ground_truth": dict(counts),
+    }
+    if predictions is not None:
+        preds = read_pose_predictions(predictions, data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+        out["predictions"] = {"records_in_split": len(preds.poses), "ignored_other_split": preds.ignored_other_split}
+    return out
