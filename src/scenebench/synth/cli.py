@@ -27,7 +27,7 @@ def generate_command(
     voxel: float = typer.Option(0.045, "--voxel", min=0.001, help="Voxel size of the fused scene cloud (m)."),
     depth_noise: float = typer.Option(0.0, "--depth-noise", min=0.0, help="Depth noise std per m^2 of depth (0.0025 is Kinect-like)."),
     hole_rate: float = typer.Option(0.0, "--hole-rate", min=0.0, max=1.0, help="Share of pixels dropped (sensor holes)."),
-    raycaster: str = typer.Option("auto", "--raycaster", help="auto, embree, open3d or trimesh."),
+    raycaster: str = typer.Option("auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."),
     surprise_pth: bool = typer.Option(False, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (torch extra)."),
     preview: int = typer.Option(0, "--preview", min=0, help="Write top-down and point-cloud PNGs of the first N houses to OUT/preview/."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Delete OUT first if it holds another run."),
@@ -46,8 +46,8 @@ def generate_command(
         )
     except ValueError as exc:
         raise InputError(None, str(exc)) from None
-    if raycaster not in ("auto", "embree", "open3d", "trimesh"):
-        raise InputError(None, f"unknown --raycaster {raycaster!r}", expected="auto, embree, open3d or trimesh")
+    if raycaster not in ("auto", "embree", "open3d", "trimesh", "numpy"):
+        raise InputError(None, f"unknown --raycaster {raycaster!r}", expected="auto, embree, open3d, trimesh or numpy")
     manifest = run(out, settings, workers=workers, backend=backend, address=address, overwrite=overwrite, progress=not quiet)
     n_pts = [h["n_points"] for h in manifest["per_house"]]
     typer.echo(

@@ -2,7 +2,8 @@
 
 - ``embree``: Intel Embree through ``embreex`` (x86_64 wheels; trimesh's fast path). Default.
 - ``open3d``: ``open3d.t.geometry.RaycastingScene`` (open3d extra; needs Debian's libusb-1.0-0).
-- ``trimesh``: trimesh's pure-numpy triangle intersector; needs nothing compiled, ~100x slower.
+- ``trimesh``: trimesh's pure-numpy triangle intersector (needs ``rtree``), ~100x slower.
+- ``numpy``: brute-force Moller-Trumbore in numpy, no dependency at all; for tiny scenes and tests.
 
 All return, per ray, the hit distance ``t`` (``inf`` for a miss; directions are unit vectors, so
 ``t`` is metres) and the hit triangle index (``-1`` for a miss).
@@ -16,7 +17,7 @@ import numpy as np
 
 from scenebench.extras import available, require
 
-BACKENDS = ("embree", "open3d", "trimesh")
+BACKENDS = ("embree", "open3d", "trimesh", "numpy")
 
 
 class RayCaster(Protocol):
@@ -84,12 +85,52 @@ class TrimeshCaster:
         return t, ids
 
 
+class NumpyCaster:
+    """Every ray against every triangle (chunked); exact closest hit, ties to the lowest index."""
+
+    name = "numpy"
+
+    def __init__(self, vertices: np.ndarray, faces: np.ndarray, chunk: int = 512):
+        tri = np.asarray(vertices, float)[np.asarray(faces)]
+        self._v0 = tri[:, 0]
+        self._e1 = tri[:, 1] - tri[:, 0]
+        self._e2 = tri[:, 2] - tri[:, 0]
+        self._chunk = chunk
+
+    def cast(self, origins, directions):
+        o_all = np.asarray(origins, float)
+        d_all = np.asarray(directions, float)
+        t_out = np.full(len(o_all), np.inf, np.float32)
+        ids = np.full(len(o_all), -1, np.int64)
+        for s0 in range(0, len(o_all), self._chunk):
+            o, d = o_all[s0:s0 + self._chunk, None], d_all[s0:s0 + self._chunk, None]
+            p = np.cross(d, self._e2[None])
+            det = (self._e1[None] * p).sum(-1)
+            ok = np.abs(det) > 1e-12
+            inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+            tv = o - self._v0[None]
+            u = (tv * p).sum(-1) * inv
+            q = np.cross(tv, self._e1[None])
+            v = (d * q).sum(-1) * inv
+            t = (self._e2[None] * q).sum(-1) * inv
+            hit = ok & (u >= 0) & (v >= 0) & (u + v <= 1) & (t > 1e-9)
+            t = np.where(hit, t, np.inf)
+            best = np.argmin(t, axis=1)
+            tb = t[np.arange(len(t)), best]
+            found = np.isfinite(tb)
+            t_out[s0:s0 + self._chunk] = np.where(found, tb, np.inf)
+            ids[s0:s0 + self._chunk] = np.where(found, best, -1)
+        return t_out, ids
+
+
 def default_backend() -> str:
     if available("embreex"):
         return "embree"
     if available("open3d"):
         return "open3d"
-    return "trimesh"
+    if available("trimesh") and available("rtree"):
+        return "trimesh"
+    return "numpy"
 
 
 def make_raycaster(vertices: np.ndarray, faces: np.ndarray, backend: str = "auto") -> RayCaster:
@@ -102,5 +143,8 @@ def make_raycaster(vertices: np.ndarray, faces: np.ndarray, backend: str = "auto
         return Open3DCaster(vertices, faces)
     if backend == "trimesh":
         require("trimesh", "render", purpose="ray casting")
+        require("rtree", "render", purpose="trimesh's ray casting (or use --raycaster numpy)")
         return TrimeshCaster(vertices, faces)
+    if backend == "numpy":
+        return NumpyCaster(vertices, faces)
     raise ValueError(f"unknown ray-casting backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")

@@ -1,0 +1,164 @@
+"""3DBench ground truth: official shapes, distractor rules, relations, paths, template variety."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scenebench.benchmarks.bench3d.records import validate_records
+from scenebench.benchmarks.bench3d.tasks import task_key
+from scenebench.synth import templates as T
+from scenebench.synth.categories import CATEGORY_NAMES, DETECTION_CLASSES
+from scenebench.synth.house import build_house
+from scenebench.synth.relations import relation
+from scenebench.synth.sensing import SensorSettings, capture
+from scenebench.synth.tasks3d import STEMS, TASK_TYPE, TaskSettings, bench3d_house
+
+
+@pytest.fixture(scope="module")
+def samples():
+    out = []
+    for i in range(10):
+        h = build_house(21, i, max_rooms=5)
+        cap = capture(h, SensorSettings(width=64, height=48), np.random.default_rng([21, i, 1]))
+        out.append((h, cap, bench3d_house(h, cap.coverage, np.random.default_rng([21, i, 2]), TaskSettings(), test=i % 2 == 0)))
+    return out
+
+
+def _all(samples, stem):
+    return [r for _, _, b in samples for r in b.records[stem]]
+
+
+def test_records_have_the_official_shapes(samples):
+    for stem in STEMS:
+        recs = _all(samples, stem)
+        assert recs, stem
+        validate_records(task_key(stem), recs)
+        assert len({r["question_id"] for r in recs}) == len(recs)
+
+
+@pytest.mark.parametrize("task", list(T.QUESTIONS))
+def test_template_banks_have_30_distinct_questions_and_answers(task):
+    assert len(set(T.all_templates(T.QUESTIONS[task]))) >= 30
+    assert len(set(T.all_templates(T.ANSWERS[task]))) >= 30
+
+
+def test_generated_questions_vary(samples):
+    for stem in STEMS:
+        qs = [r["query"] for r in _all(samples, stem)]
+        assert len(set(qs)) >= 0.75 * len(qs), stem
+
+
+def test_classification_distractors_are_other_categories(samples):
+    for r in _all(samples, "Classification"):
+        ch = r["gt_choices"]
+        assert len(ch) == 6 and len(set(ch)) == 6 and set(ch) <= set(CATEGORY_NAMES)
+        assert r["pcl"].startswith("Objects/") and r["pcl"].endswith(".npy")
+
+
+def test_counting_offers_six_consecutive_integers_around_the_truth(samples):
+    for h, cap, b in samples:
+        for r in b.records["Counting"]:
+            ch = r["gt_choices"]
+            assert ch == list(range(ch[0], ch[0] + 6)) and ch[0] >= 1
+            n = sum(o.category == r["object"] for o in h.objects)
+            assert ch[r["gt_choice"]] == n
+            # every instance of a counted type is visible in the cloud
+            assert all(cap.coverage.get(o.index, 0) >= 40 for o in h.objects if o.category == r["object"])
+
+
+def test_detection_and_grounding_boxes_match_the_objects(samples):
+    for h, _, b in samples:
+        boxes = {}
+        for o in h.objects:
+            lo, hi = o.aabb
+            boxes.setdefault(o.category, []).append([round(float(v), 2) for v in (*(lo + hi) / 2, *(hi - lo))])
+        for r in b.records["Detection"]:
+            assert all(it["name"] in DETECTION_CLASSES for it in r["object"])
+        for r in b.records["VisualGrounding"] + b.records["VisualGrounding_plus"]:
+            assert r["object"] in boxes[r["name"]]
+            assert all(v == round(v, 2) for v in r["object"])
+
+
+def test_room_boxes_are_x_z_y_order_from_floor_to_ceiling(samples):
+    for h, _, b in samples:
+        (r,) = b.records["RoomDetection"]
+        assert [it["label"] for it in r["object"]] == [room.type for room in h.plan.rooms]
+        for it, room in zip(r["object"], h.plan.rooms):
+            x, z, y, lx, lz, hh = it["bbox"]
+            xy = np.asarray(room.polygon)
+            assert x == pytest.approx(xy[:, 0].mean() if len(xy) == 4 else (xy[:, 0].min() + xy[:, 0].max()) / 2, abs=0.01)
+            assert hh == pytest.approx(h.plan.height, abs=0.01) and y == pytest.approx(hh / 2, abs=0.01)
+            assert lx * lz >= room.area - 1e-6
+
+
+@pytest.mark.parametrize("a,b,want", [
+    ((0, 0, 0), (1, 0, 0), "left"), ((1, 0, 0), (0, 0, 0), "right"),
+    ((0, 0, 1), (0, 0, 0), "front"), ((0, 0, -1), (0, 0, 0), "behind"),
+    ((-0.6, 0, 0.6), (0, 0, 0), "front-left"), ((0.6, 0, -0.6), (0, 0, 0), "behind-right"),
+    ((0.1, 1.0, 0.1), (0, 0, 0), "above"), ((0, -0.6, 0), (0, 0, 0), "below"),
+    ((0.4, 0.4, 0.4), (0, 0, 0), None), ((0.5, 0, 0), (0, 0, 0), None),  # 0.5 itself is not > 0.5
+])
+def test_position_relation_half_metre_rule(a, b, want):
+    assert relation(np.array(a, float), np.array(b, float)) == want
+
+
+def test_position_relation_records(samples):
+    from scenebench.synth.relations import VERTICAL, sentence, words
+
+    n = 0
+    for i, (h, _, b) in enumerate(samples):
+        for r in b.records["PositionRelation"]:
+            ch = r["gt_choices"]
+            assert len(ch) == 4 and len(set(ch)) == 4
+            a, c = r["objects"]
+            (oa,) = [o for o in h.objects if o.category == a]  # unique objects only
+            (oc,) = [o for o in h.objects if o.category == c]
+            rel = relation(oa.center, oc.center)
+            assert ch[r["gt_choice"]] == sentence(rel, words(a), words(c))
+            if i % 2 == 0:  # test houses never ask about vertical pairs
+                assert rel not in VERTICAL
+            n += 1
+    assert n > 0
+
+
+def test_navigation_paths_are_walkable_shortest_steps_to_a_unique_target(samples):
+    for h, _, b in samples:
+        for r in b.records["Navigation"]:
+            pts = np.asarray(r["positions"])
+            assert r["start"] == r["positions"][0]
+            assert sum(o.category == r["target"] for o in h.objects) == 1
+            steps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+            assert np.all(steps <= np.hypot(0.26, 0.26) + 1e-9)  # neighbouring cells; centres rounded to 2 decimals
+            ij = np.floor(pts / 0.25).astype(int)
+            assert h.walkable[ij[:, 0], ij[:, 1]].all()
+            (o,) = [o for o in h.objects if o.category == r["target"]]
+            x0, z0, x1, z1 = o.footprint
+            gx = max(x0 - pts[-1, 0], pts[-1, 0] - x1, 0)
+            gz = max(z0 - pts[-1, 1], pts[-1, 1] - z1, 0)
+            assert np.hypot(gx, gz) <= 0.6 + 0.01
+
+
+def test_text_tasks_and_instructions(samples):
+    for _, _, b in samples:
+        for stem in ("SCaption", "SVQA", "Relation"):
+            for r in b.records[stem]:
+                assert r["reference"] and r["rooms"] and r["objects"]
+        for stem in ("DescriptionObj", "ConversationObj"):
+            for r in b.records[stem]:
+                assert r["pcl"].startswith("Objects/") and r["object"] in CATEGORY_NAMES
+        for inst in b.instructions:
+            assert set(inst) == {"id", "pcl", "conversations", "task_type"}
+            assert [c["from"] for c in inst["conversations"]] == ["human", "gpt"]
+            assert inst["task_type"] in TASK_TYPE.values()
+            assert all(c["value"].strip() for c in inst["conversations"])
+    json.dumps([b.instructions for _, _, b in samples])  # plain JSON
+
+
+def test_plural_and_article():
+    assert T.plural("knife") == "knives" and T.plural("butter knife") == "butter knives"
+    assert T.plural("box") == "boxes" and T.plural("loaf of bread") == "loaves of bread"
+    assert T.plural("tomato") == "tomatoes" and T.plural("pair of boots") == "pairs of boots"
+    assert T.article("apple") == "an apple" and T.article("mug") == "a mug"
