@@ -63,7 +63,10 @@ class SurpriseGenerator:
     def __init__(self, house: House, cap: Capture, rng: np.random.Generator, scene_id: str, s: SurpriseSettings):
         self.h, self.cap, self.rng, self.sid, self.s = house, cap, rng, scene_id, s
         self.f = SceneFacts(house, cap.coverage, s.min_points)
-        self.things = [o for o in self.f.visible if o.category not in _STRUCT]
+        self.things = [o for o in self.f.visible if o.category not in _STRUCT]  # may be targets
+        # every physical object counts when checking that exactly one satisfies a question
+        self.all = [o for o in house.objects if o.category not in _STRUCT]
+        self._vis = np.array([o.index in self.f.visible_ids for o in self.all], bool)
         self.records: list[dict[str, Any]] = []
 
     def _emit(self, target, text: str, qtype: str) -> None:
@@ -88,60 +91,59 @@ class SurpriseGenerator:
 
     def _geometry(self):
         if not hasattr(self, "_lo"):
-            self._lo = np.array([o.aabb[0] for o in self.things]).reshape(-1, 3)
-            self._hi = np.array([o.aabb[1] for o in self.things]).reshape(-1, 3)
+            self._lo = np.array([o.aabb[0] for o in self.all]).reshape(-1, 3)
+            self._hi = np.array([o.aabb[1] for o in self.all]).reshape(-1, 3)
             self._c = (self._lo + self._hi) / 2
             d = np.maximum(0.0, np.maximum(self._lo[None] - self._hi[:, None], self._lo[:, None] - self._hi[None]))
             self._gap = np.linalg.norm(d, axis=-1)  # (n, n) surface gap between boxes
-            self._room = np.array([o.room for o in self.things])
-            self._sup = np.array([o.support for o in self.things])
-            self._idx = np.array([o.index for o in self.things])
+            self._room = np.array([o.room for o in self.all])
+            self._sup = np.array([o.support for o in self.all])
         return self._gap
 
     def relative(self) -> None:
         out: list[tuple[Any, str]] = []
         vis = self.f.visible_ids
         G = self._geometry()
-        for i, o in enumerate(self.things):
+        for i, o in enumerate(self.all):
             d = self.f.describe(o)
-            if not d:
+            if not d or not self._vis[i]:
                 continue
             on = [p for p in self.h.objects if p.support == o.index]
             if len(on) == 1 and on[0].index in vis:
                 out.append((on[0], f"Which object is resting on top of the {d}?"))
             if o.support and o.support in vis and self.h.object(o.support).category not in _STRUCT:
                 out.append((self.h.object(o.support), f"What is the {d} standing on?"))
-            same = np.flatnonzero((self._room == o.room) & (np.arange(len(self.things)) != i))
+            same = np.flatnonzero((self._room == o.room) & (np.arange(len(self.all)) != i))
             if len(same) >= 2:
                 g = G[i, same]
                 order = np.argsort(g, kind="stable")
-                if g[order[1]] - g[order[0]] >= 0.3:
-                    out.append((self.things[same[order[0]]], f"Which object is closest to the {d}?"))
+                if g[order[1]] - g[order[0]] >= 0.3 and self._vis[same[order[0]]]:
+                    out.append((self.all[same[order[0]]], f"Which object is closest to the {d}?"))
         for t, text in self._pick(out, self.s.per_type.get("rel_pos", 0)):
             self._emit(t, text, "rel_pos")
 
     def absolute(self) -> None:
         cands = []
         G = self._geometry()
-        n = len(self.things)
-        for i, a in enumerate(self.things):
+        n = len(self.all)
+        for i, a in enumerate(self.all):
             d = self.f.describe(a)
-            if not d:
+            if not d or not self._vis[i]:
                 continue
             others = np.arange(n) != i
-            ts = np.flatnonzero((self._room == a.room) & others & (G[i] >= 0.5) & (G[i] <= 3.0))
+            ts = np.flatnonzero((self._room == a.room) & others & self._vis & (G[i] >= 0.5) & (G[i] <= 3.0))
             for t in ts:
                 g1 = round(float(G[i, t]), 1)
                 sat = np.flatnonzero(others & (np.abs(G[i] - g1) < 0.3))
                 if len(sat) == 1 and sat[0] == t:
-                    cands.append((self.things[t], f"Which object is about {g1:.1f} m away from the {d}, measured between their closest surfaces?"))
+                    cands.append((self.all[t], f"Which object is about {g1:.1f} m away from the {d}, measured between their closest surfaces?"))
         for t, text in self._pick(cands, self.s.per_type.get("abs", 0)):
             self._emit(t, text, "abs")
 
     def narrative(self) -> None:
         cands = []
         self._geometry()
-        anchors = [(i, o, self.f.describe(o)) for i, o in enumerate(self.things) if not o.support]
+        anchors = [(i, o, self.f.describe(o)) for i, o in enumerate(self.all) if not o.support and self._vis[i]]
         anchors = [(i, o, d) for i, o, d in anchors if d]
         cxz = self._c[:, [0, 2]]
         for i, x, dx in anchors:
@@ -164,9 +166,9 @@ class SurpriseGenerator:
                     if not len(hit):
                         continue
                     ds = np.sort(dist[hit])
-                    if len(hit) == 1 or ds[1] - ds[0] >= 0.5:
-                        t = self.things[hit[np.argmin(dist[hit])]]
-                        cands.append((t, f"Standing at the {dx} and facing the {dy}, which object is the closest one {_SECTOR_TEXT[sector]}?"))
+                    best = hit[np.argmin(dist[hit])]
+                    if (len(hit) == 1 or ds[1] - ds[0] >= 0.5) and self._vis[best]:
+                        cands.append((self.all[best], f"Standing at the {dx} and facing the {dy}, which object is the closest one {_SECTOR_TEXT[sector]}?"))
         for t, text in self._pick(cands, self.s.per_type.get("first_view", 0)):
             self._emit(t, text, "first_view")
 

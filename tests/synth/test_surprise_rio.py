@@ -1,0 +1,152 @@
+"""SURPRISE3D questions (unnamed, unambiguous targets) and 3RScan rescans (poses, symmetry, ambiguity)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scenebench.benchmarks.rio.writer import write_scan
+from scenebench.io.arrays import load_npz
+from scenebench.synth.categories import CATEGORIES
+from scenebench.synth.frames import YUP_TO_ZUP, points_to_zup, transform_to_zup
+from scenebench.synth.house import build_house
+from scenebench.synth.pipeline import npz_bytes
+from scenebench.synth.relations import words
+from scenebench.synth.rescans import RescanSettings, rio_scene, yaw_about
+from scenebench.synth.rio_io import write_scan_fast
+from scenebench.synth.sensing import SensorSettings, capture
+from scenebench.synth.surprise import QUESTION_TYPES, SurpriseSettings, scene_arrays, surprise_house
+
+
+@pytest.fixture(scope="module")
+def surprise_samples():
+    out = []
+    for i in range(6):
+        h = build_house(31, i, max_rooms=5)
+        cap = capture(h, SensorSettings(width=64, height=48), np.random.default_rng([31, i, 1]))
+        out.append((h, cap, surprise_house(h, cap, np.random.default_rng([31, i, 3]), "0123456789", SurpriseSettings())))
+    return out
+
+
+def test_every_question_type_is_generated(surprise_samples):
+    types = {r["question_type"] for _, _, recs in surprise_samples for r in recs}
+    assert types == set(QUESTION_TYPES)
+
+
+def test_targets_are_never_named_and_are_visible(surprise_samples):
+    for h, cap, recs in surprise_samples:
+        for r in recs:
+            o = h.object(r["object_id"])
+            assert r["object_name"] == [o.category]
+            assert words(o.category).lower() not in r["description"].lower()
+            assert cap.coverage.get(o.index, 0) >= 40
+
+
+def _gap(a, b):
+    (la, ha), (lb, hb) = a.aabb, b.aabb
+    return float(np.linalg.norm(np.maximum(0, np.maximum(lb - ha, la - hb))))
+
+
+def test_answers_are_unambiguous_by_a_plain_recomputation(surprise_samples):
+    """Re-derive the satisfying set with plain loops for the families where it is a set."""
+    for h, _, recs in surprise_samples:
+        things = [o for o in h.objects if o.category not in ("doorway", "window")]
+        for r in recs:
+            t = h.object(r["object_id"])
+            if r["question_type"] in ("cs", "hi"):
+                uses = [u for u in CATEGORIES[t.category].uses if u in r["description"]]
+                assert uses
+                assert [o.index for o in h.objects if uses[0] in CATEGORIES[o.category].uses] == [t.index]
+            if r["question_type"] == "abs":
+                d = float(r["description"].split("about ")[1].split(" m")[0])
+                anchors = [a for a in things if _gap(a, t) == pytest.approx(_gap(a, t)) and abs(_gap(a, t) - d) < 0.3 and a.room == t.room]
+                assert any(sum(1 for p in things if p.index != a.index and abs(_gap(a, p) - d) < 0.3) == 1 for a in anchors)
+            if r["question_type"] == "rel_pos" and "resting on top of" in r["description"]:
+                sup = h.object(t.support)
+                assert [o.index for o in h.objects if o.support == sup.index] == [t.index]
+
+
+def test_scene_arrays_are_zup_with_instance_ids(surprise_samples, tmp_path):
+    h, cap, recs = surprise_samples[0]
+    arr = scene_arrays(cap, 0.3)
+    # the floor (y = 0 in scenebench) is z = 0 in the z-up frame
+    floor = np.isin(arr["instance"], [p.index for p in h.parts if p.label == "floor"])
+    assert np.allclose(arr["coords"][floor, 2], 0, atol=1e-4)
+    assert np.allclose(arr["coords"], points_to_zup(cap.cloud.xyz))
+    assert arr["colors"].max() > 1.0 and arr["colors"].max() <= 255
+    for r in recs:
+        assert (arr["instance"] == r["object_id"]).sum() >= 40
+    p = tmp_path / "s.npz"
+    p.write_bytes(npz_bytes({"sampled_coords": arr["coords"], "sampled_instance_anno_id": arr["instance"]}))
+    back = load_npz(p)
+    assert np.array_equal(back["sampled_coords"], arr["coords"]) and back["sampled_instance_anno_id"].dtype == np.int32
+    assert npz_bytes({"a": arr["coords"]}) == npz_bytes({"a": arr["coords"].copy()})  # no timestamps
+
+
+def test_yup_to_zup_is_a_proper_rotation():
+    R = YUP_TO_ZUP[:3, :3]
+    assert np.allclose(R @ R.T, np.eye(3)) and np.linalg.det(R) == pytest.approx(1.0)
+    assert np.allclose(points_to_zup(np.array([[0.0, 1.0, 0.0]])), [[0, 0, 1]])  # up stays up
+    m = yaw_about(np.array([1.0, 0, 2.0]), 0.7, np.array([0.3, 0, -0.2]))
+    p = np.array([[1.5, 0.4, 2.5]])
+    moved = p @ m[:3, :3].T + m[:3, 3]
+    mz = transform_to_zup(m)
+    assert np.allclose(points_to_zup(moved), points_to_zup(p) @ mz[:3, :3].T + mz[:3, 3])
+
+
+@pytest.fixture(scope="module")
+def rio():
+    h = build_house(41, 2, max_rooms=4)
+    return h, rio_scene(h, np.random.default_rng(0), RescanSettings(), "validation")
+
+
+def test_rescans_move_remove_and_keep(rio):
+    h, scene = rio
+    e = scene.index_entry
+    assert 1 <= len(e["scans"]) <= 3 and len(scene.scans) == len(e["scans"]) + 1
+    ref = scene.scans[0]
+    for k, s in enumerate(e["scans"]):
+        scan = scene.scans[k + 1]
+        moved = [r for r in s["rigid"] if not np.allclose(r["transform"], np.eye(4))]
+        static = [r for r in s["rigid"] if np.allclose(r["transform"], np.eye(4))]
+        assert moved and static
+        assert not set(s["removed"]) & {r["instance_reference"] for r in s["rigid"]}
+        assert not set(s["removed"]) & set(np.unique(scan.object_ids).tolist())
+        frame = s["transform"]  # rescan frame -> reference frame
+        for r in s["rigid"]:
+            i = r["instance_reference"]
+            v_ref = ref.vertices[ref.object_ids == i]
+            v_res = scan.vertices[scan.object_ids == i] @ frame[:3, :3].T + frame[:3, 3]
+            T = r["transform"]
+            want = v_ref @ T[:3, :3].T + T[:3, 3]
+            assert np.allclose(np.sort(want, axis=0), np.sort(v_res, axis=0), atol=1e-6), i
+            label = h.label_of(i)
+            assert r["symmetry"] in (0, 1, 2)
+            if label in CATEGORIES and CATEGORIES[label].symmetry == "none":
+                assert r["symmetry"] == 0
+
+
+def test_ambiguity_groups_hold_identical_objects(rio):
+    h, scene = rio
+    for group in scene.index_entry["ambiguity"]:
+        for e in group:
+            a, b = h.object(e["instance_source"]), h.object(e["instance_target"])
+            assert (a.category, a.size, a.color) == (b.category, b.size, b.color)
+            va = points_to_zup(a.mesh.vertices)
+            vb = points_to_zup(b.mesh.vertices)
+            T = e["transform"]
+            assert np.allclose(va @ T[:3, :3].T + T[:3, 3], vb, atol=1e-6)
+
+
+def test_fast_scan_writer_is_byte_identical_to_the_reference_writer(rio, tmp_path):
+    _, scene = rio
+    scan = scene.scans[1]
+    write_scan(tmp_path / "ref" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
+    write_scan_fast(tmp_path / "fast" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
+    ref_files = sorted(p.name for p in (tmp_path / "ref" / scan.scan_id).iterdir())
+    assert ref_files == sorted(p.name for p in (tmp_path / "fast" / scan.scan_id).iterdir())
+    for name in ref_files:
+        assert (tmp_path / "ref" / scan.scan_id / name).read_bytes() == (tmp_path / "fast" / scan.scan_id / name).read_bytes(), name
+    json.loads((tmp_path / "fast" / scan.scan_id / "semseg.v2.json").read_text())
