@@ -199,3 +199,14 @@ def test_jsonl_is_streamed_not_loaded_whole(dataset, monkeypatch):
     monkeypatch.setattr(P, "iter_jsonl", spy)
     _read(dataset, [{"index": i, "mask_indices": [i]} for i in range(3)])
     assert seen == [1, 2, 3]
+
+
+def test_index_means_the_file_row_even_for_a_subset_of_samples(dataset):
+    from scenebench.benchmarks.surprise3d.annotations import Annotations
+
+    full = load_annotations(dataset.annotations)
+    subset = Annotations(full.path, [full.samples[2], full.samples[5]])
+    got = read_predictions(dataset.write_preds([{"index": 5, "mask_indices": [1]}]), subset)
+    assert list(got.by_sample) == [dataset.ids[5]]
+    with pytest.raises(InputError, match=r"field 'index'.*0 is not a row"):
+        read_predictions(dataset.write_preds([{"index": 0, "mask_indices": [1]}]), subset)

@@ -56,9 +56,12 @@ class Annotations:
     path: Path
     samples: list[Sample]
     by_id: dict[str, Sample] = field(default_factory=dict)
+    by_index: dict[int, Sample] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Keyed by the file row, not by list position: a subset of the samples keeps its rows.
         self.by_id = {s.sample_id: s for s in self.samples}
+        self.by_index = {s.index: s for s in self.samples}
 
     def __len__(self) -> int:
         return len(self.samples)

@@ -275,10 +275,10 @@ def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> s
     if idx is not None:
         if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
             raise InputError(path, f"{idx!r}", where=where, field="index", expected="an integer row of the annotation file")
-        if not 0 <= idx < len(ann):
-            raise InputError(path, f"{idx} is not a row of {ann.path.name}", where=where, field="index",
-                             expected=f"0 <= index < {len(ann)}")
-        by_index = ann.samples[int(idx)].sample_id
+        if int(idx) not in ann.by_index:
+            rows = f"0 <= index < {len(ann)}" if len(ann) == ann.samples[-1].index + 1 else "a row of the annotation file being scored"
+            raise InputError(path, f"{idx} is not a row of {ann.path.name}", where=where, field="index", expected=rows)
+        by_index = ann.by_index[int(idx)].sample_id
     if sid is not None:
         if not isinstance(sid, str):
             raise InputError(path, f"{sid!r}", where=where, field="sample_id", expected="a string")
