@@ -53,7 +53,9 @@ def _numbers(value: Any, shape: tuple[int, ...], path: Path, lineno: int, fld: s
     except ValueError:  # ragged nested lists
         raise InputError(path, "has rows of different lengths", where=where, field=fld, expected=expected) from None
     if arr.shape != shape:
-        raise InputError(path, f"has shape {arr.shape}", where=where, field=fld, expected=expected)
+        ragged = arr.ndim < len(shape) and any(isinstance(x, list) for x in arr.reshape(-1))
+        what = "has rows of different lengths" if ragged else f"has shape {arr.shape}"
+        raise InputError(path, what, where=where, field=fld, expected=expected)
     flat = arr.reshape(-1).tolist()
     for x in flat:
         if not isinstance(x, (int, float)) or isinstance(x, bool):
