@@ -284,10 +284,10 @@ def test_bad_protocol_and_threshold(dataset, capsys):
     assert code == 2 and "outside [0, 1]" in err
 
 
-def test_help_and_list_stay_light():
+def test_command_module_and_info_stay_light():
+    # `scenebench --help` imports these: they must not pull numpy, torch or pyarrow.
     code = (
-        "import sys; from scenebench.cli import app; "
-        "import scenebench.benchmarks.surprise3d.cli; "
+        "import sys; import scenebench.benchmarks.surprise3d.cli, scenebench.benchmarks.surprise3d.info; "
         "heavy = [m for m in ('numpy', 'torch', 'pyarrow') if m in sys.modules]; "
         "print(heavy)"
     )
@@ -298,3 +298,13 @@ def test_help_and_list_stay_light():
 def test_list_shows_surprise3d(capsys):
     code, stdout, _ = _run(["list"], capsys)
     assert code == 0 and "surprise3d" in stdout and "docs/metrics/surprise3d_miou.md" in stdout
+
+
+def test_bad_predictions_leave_no_run_folder_behind(dataset, capsys):
+    # Otherwise the corrected rerun of the same command would be refused as "other inputs".
+    out = dataset.root / "r"
+    base = ["score", "surprise3d", "-a", str(dataset.annotations), "-s", str(dataset.scenes), "-o", str(out)]
+    code, _, err = _run([*base, "-p", str(dataset.write_preds([{"index": 0, "mask_indices": [-4]}]))], capsys)
+    assert code == 2 and "negative value -4" in err and not out.exists()
+    code, _, err = _run([*base, "-p", str(dataset.write_preds([{"index": 0, "mask_indices": [4]}]))], capsys)
+    assert code == 0, err

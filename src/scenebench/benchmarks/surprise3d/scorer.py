@@ -29,7 +29,7 @@ from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.segmentation import OFFICIAL_EPS, box_detection, gt_aabbs, points_in_boxes, score_scene
 from scenebench.results import ConfidenceIntervals, Counts, Results
 from scenebench.runtime.rundir import RunDir, fingerprint
-from scenebench.runtime.scoring import SampleScore, score_into_run, summarize_scores
+from scenebench.runtime.scoring import SCORE_KIND, SampleScore, score_into_run, summarize_scores
 
 from .annotations import Annotations, Sample, load_annotations
 from .predictions import DEFAULT_SCORE_THRESHOLD, Prediction, PredictionSet, read_predictions
@@ -275,6 +275,15 @@ def box_detection_results(res: Results) -> Results | None:
     )
 
 
+def _finished(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
+    """True when ``run`` already holds every sample of these exact inputs and settings."""
+    if not run.exists() or run.read_meta().get("fingerprint") != meta["fingerprint"]:
+        return False
+    with run.store() as store:
+        done = store.ids(SCORE_KIND)
+    return all(i in done for i in ids)
+
+
 def score_run(
     annotations_path: str | Path,
     scenes_dir: str | Path,
@@ -301,8 +310,13 @@ def score_run(
     ann = load_annotations(annotations_path)
     inputs = input_fingerprints(ann, scenes_dir, predictions_path)
     settings = protocol_settings(protocol, score_threshold)
-    run = RunDir(out).open(run_meta(protocol, settings, inputs), overwrite=overwrite)
+    meta = run_meta(protocol, settings, inputs)
     scorer = Surprise3DScorer(ann, scenes_dir, predictions_path, protocol=protocol, score_threshold=score_threshold)
+    if not _finished(RunDir(out), meta, scorer.sample_ids()):
+        # Read (and so validate) the predictions before a run folder exists: a bad file must not
+        # leave behind a folder whose fingerprint blocks the corrected rerun.
+        scorer.predictions()
+    run = RunDir(out).open(meta, overwrite=overwrite)
     if scorer_hook is not None:
         scorer_hook(scorer)
     records = score_into_run(scorer, run, progress=progress, label="scoring surprise3d")
