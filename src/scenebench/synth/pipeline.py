@@ -155,7 +155,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
         files = sorted(p for p in stage.rglob("*") if p.is_file())
         summary["files"] = {p.relative_to(stage).as_posix(): sha256_file(p) for p in files}
         summary["sha256"] = hashlib.sha256(json.dumps(summary, sort_keys=True).encode()).hexdigest()
-        (stage / "house.json").write_text(json.dumps(summary, sort_keys=True))
+        (stage / "house.json").write_text(json.dumps(summary))  # key order kept: finalize writes records as built
         os.replace(stage, final)  # the commit: the house exists completely or not at all
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)

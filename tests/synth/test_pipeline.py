@@ -1,0 +1,166 @@
+"""generate: the output contract, determinism across runs/workers/backends, resume, manifest."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+
+import numpy as np
+import pytest
+
+from scenebench.benchmarks.bench3d.loader import check_point_clouds, load_bench
+from scenebench.benchmarks.rio.loader import ThreeRScan
+from scenebench.benchmarks.surprise3d.annotations import load_annotations
+from scenebench.benchmarks.surprise3d.scenes import load_scene
+from scenebench.errors import RunMismatchError
+from scenebench.extras import available
+from scenebench.synth.pipeline import HOUSES_DIR, GenerateSettings, run
+
+from .conftest import TINY, tree_bytes
+
+TASK_FILES = ["Classification.json", "Counting.json", "Detection.json", "VisualGrounding.json", "VisualGrounding_plus.json",
+              "RoomDetection.json", "PositionRelation.json", "Navigation.json", "DescriptionObj.json", "ConversationObj.json",
+              "SCaption.json", "SVQA.json", "Relation.json"]
+
+
+def _public(tree):
+    return {k: v for k, v in tree.items() if not k.startswith(HOUSES_DIR + "/")}
+
+
+def test_layout_and_loaders(tiny_run):
+    out, manifest = tiny_run
+    bench = out / "3dbench"
+    for name in TASK_FILES:
+        assert (bench / name).is_file() and (bench / "train" / name).is_file()
+    for split in ("train", "test"):
+        inst = json.loads((bench / "instruction" / f"{split}.json").read_text())
+        assert inst and all(r["pcl"].split("/")[0] in ("scene", "Objects") for r in inst)
+    b = load_bench(bench, require_all=True)
+    assert check_point_clouds(b) == []
+    for rec in json.loads((bench / "train" / "Counting.json").read_text()):
+        arr = np.load(bench / rec["pcl"])
+        assert arr.dtype == np.float32 and arr.shape[1] == 6 and 0 <= arr[:, 3:].min() and arr[:, 3:].max() <= 1
+    # test split = houses with index % 2 == 1 here; train = the rest
+    assert manifest["splits"] == {"test": ["house_000001"], "train": ["house_000000", "house_000002"]}
+    assert {r["id"] for r in json.loads((bench / "Counting.json").read_text())} <= {"house_000001"}
+    # SURPRISE3D
+    s3 = out / "surprise3d"
+    for name in ("surprise-3d-train.json", "surprise-3d-val.json"):
+        ann = load_annotations(s3 / name)
+        for rec in json.loads((s3 / name).read_text()):
+            assert len(rec["scene_id"]) == 10 and int(rec["scene_id"], 16) >= 0
+            scene = load_scene(s3 / "scenes", rec["scene_id"])
+            assert (scene.instance_ids == rec["object_id"]).sum() > 0
+        assert ann is not None
+    # 3RScan
+    rio = ThreeRScan(out / "3rscan")
+    assert len(rio.scenes) == 3 and {s.split for s in rio.scenes} <= {"train", "validation"} if hasattr(rio.scenes[0], "split") else True
+    for split in ("train", "validation"):
+        for rescan in rio.split_rescans(split):
+            gts = rio.ground_truth(rescan)
+            assert gts and not [g for g in gts if g.excluded]
+    assert json.loads((out / "3rscan" / "3RScan.json").read_text())[0]["scans"][0]["transform"][3] == 0.0  # column-major: 4th number is m[3][0]
+
+
+def test_manifest_records_seed_settings_versions_and_checksums(tiny_run):
+    out, manifest = tiny_run
+    m = json.loads((out / "manifest.json").read_text())
+    assert m == manifest
+    assert m["seed"] == TINY.seed and m["settings"]["width"] == 64 and "numpy" in m["versions"]
+    assert [h["house_id"] for h in m["per_house"]] == ["house_000000", "house_000001", "house_000002"]
+    for h in m["per_house"]:
+        summary = json.loads((out / HOUSES_DIR / h["house_id"] / "house.json").read_text())
+        assert summary["sha256"] == h["sha256"]
+        from scenebench.io.files import sha256_file
+
+        for rel, digest in summary["files"].items():
+            assert sha256_file(out / rel) == digest
+    for rel, digest in m["aggregated"].items():
+        from scenebench.io.files import sha256_file
+
+        assert sha256_file(out / rel) == digest
+
+
+def test_same_seed_same_bytes_and_resume_regenerates_only_what_is_missing(tiny_run, tmp_path):
+    out, _ = tiny_run
+    again = tmp_path / "again"
+    run(again, TINY, workers=1, progress=False)
+    want = _public(tree_bytes(out))
+    assert _public(tree_bytes(again)) == want
+    # a killed run: one house never committed (its staging folder left behind), one published file lost
+    shutil.rmtree(again / HOUSES_DIR / "house_000002")
+    (again / HOUSES_DIR / ".tmp-house_000002-deadbeef").mkdir()
+    (again / HOUSES_DIR / ".tmp-house_000002-deadbeef" / "half.npy").write_bytes(b"\x93NUMPY")
+    os.remove(again / "3dbench" / "scene" / "house_000000.npy")
+    before = (again / HOUSES_DIR / "house_000001" / "house.json").stat().st_mtime_ns
+    run(again, TINY, workers=1, progress=False)
+    assert (again / HOUSES_DIR / "house_000001" / "house.json").stat().st_mtime_ns == before  # skipped, not rebuilt
+    assert not list((again / HOUSES_DIR).glob(".tmp-*"))
+    assert _public(tree_bytes(again)) == want
+
+
+def test_other_seed_other_data_and_mismatch_refused(tiny_run, tmp_path):
+    out, _ = tiny_run
+    with pytest.raises(RunMismatchError):
+        run(out, GenerateSettings(**{**TINY.__dict__, "seed": 8}), progress=False)
+    other = tmp_path / "other"
+    run(other, GenerateSettings(**{**TINY.__dict__, "seed": 8, "houses": 1, "formats": ("3dbench",)}), progress=False)
+    assert (other / "3dbench" / "scene" / "house_000000.npy").read_bytes() != (out / "3dbench" / "scene" / "house_000000.npy").read_bytes()
+    assert not (other / "surprise3d").exists() and not (other / "3rscan").exists()
+    # more houses extend a run without touching the first ones
+    run(other, GenerateSettings(**{**TINY.__dict__, "seed": 8, "houses": 2, "formats": ("3dbench",)}), progress=False)
+    assert json.loads((other / "manifest.json").read_text())["houses"] == 2
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_same_bytes(tiny_run, tmp_path):
+    out, _ = tiny_run
+    two = tmp_path / "two"
+    run(two, TINY, workers=2, progress=False)
+    assert _public(tree_bytes(two)) == _public(tree_bytes(out))
+
+
+def _external_listeners(pids: set[int]) -> list[str]:
+    import ipaddress
+
+    import psutil
+
+    bad = []
+    for c in psutil.net_connections(kind="inet"):
+        if c.pid not in pids or not c.laddr:
+            continue
+        ip = ipaddress.ip_address(c.laddr.ip.split("%")[0])
+        ip = getattr(ip, "ipv4_mapped", None) or ip
+        if c.status == psutil.CONN_LISTEN and not ip.is_loopback:
+            bad.append(f"pid {c.pid} listens on {c.laddr.ip}:{c.laddr.port}")
+        if c.raddr and not (getattr(ipaddress.ip_address(c.raddr.ip.split("%")[0]), "ipv4_mapped", None) or ipaddress.ip_address(c.raddr.ip.split("%")[0])).is_loopback:
+            bad.append(f"pid {c.pid} connects to {c.raddr.ip}:{c.raddr.port}")
+    return bad
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_ray_backend_gives_the_same_bytes_and_stays_on_loopback(tiny_run, tmp_path):
+    if not available("ray") or not available("psutil"):
+        pytest.skip("needs the ray extra")
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    import psutil
+    import ray
+
+    out, _ = tiny_run
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+    try:
+        me = psutil.Process()
+        pids = {p.pid for p in me.children(recursive=True)} | {me.pid}
+        assert _external_listeners(pids) == []
+        via_ray = tmp_path / "ray"
+        run(via_ray, TINY, workers=2, backend="ray", progress=False)
+        pids = {p.pid for p in me.children(recursive=True)} | {me.pid}
+        assert _external_listeners(pids) == []
+    finally:
+        ray.shutdown()
+    assert _public(tree_bytes(via_ray)) == _public(tree_bytes(out))
+    assert socket.gethostname()  # the check above ran against this host's sockets
