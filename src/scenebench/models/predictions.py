@@ -77,9 +77,10 @@ class MaskPrediction(Prediction):
 
 @dataclass
 class BoxPrediction(Prediction):
-    """One axis-aligned box ``[cx, cy, cz, dx, dy, dz]`` (grounding)."""
+    """One axis-aligned box ``[cx, cy, cz, dx, dy, dz]`` (grounding); ``label`` optional, never scored."""
 
     box: list[float] = field(default_factory=list)
+    label: str | None = None
     kind: ClassVar[str] = "box"
 
     def __post_init__(self) -> None:

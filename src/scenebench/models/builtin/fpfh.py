@@ -2,9 +2,10 @@
 
 The algorithm lives in :mod:`scenebench.benchmarks.rio.fpfh_baseline`; this adapter feeds it what a
 RIO scene view offers (rescan cloud in the reference frame, reference cloud with instance labels),
-so it runs through ``scenebench run``, resumes, and shards on Ray like any other model. The rescan's
-features are computed once per batch (one rescan), then every asked instance is registered against
-them. Only RIO samples (answer kind ``pose``) are answered; other benchmarks get a clear error.
+so it runs through ``scenebench run``, resumes, and shards on Ray like any other model. One batch is
+one rescan: all its asked instances go to ``relocalize_instances`` together (static ones first use up
+their rescan points, so a moved object is not matched onto an unmoved twin). Only RIO samples
+(answer kind ``pose``) are answered; other benchmarks get a clear error.
 """
 
 from __future__ import annotations
@@ -31,20 +32,14 @@ class FPFHModel:
         return self.settings_.to_json()
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
-        from scenebench.benchmarks.rio import fpfh_baseline as F
+        from scenebench.benchmarks.rio.fpfh_baseline import _o3d, relocalize_instances
 
         if any(s.answer_kind != "pose" for s in batch.samples):
             raise ScenebenchError("baseline:fpfh answers RIO re-localization (pose) samples only")
-        o3d = F._o3d()
-        o3d.utility.random.seed(int(self.settings_.seed))
+        _o3d().utility.random.seed(int(self.settings_.seed))
         scene = batch.scene
-        target = F._cloud(np.asarray(scene.points, float), self.settings_)
-        target_f = F._features(target, self.settings_)
         ref_xyz = np.asarray(scene.get("reference_points"), float)
         ref_ids = np.asarray(scene.get("reference_instance_ids"))
-        out: list[Prediction] = []
-        for s in batch.samples:
-            pts = ref_xyz[ref_ids == int(s.inputs["instance"])]
-            pose = np.eye(4) if len(pts) == 0 else F.relocalize_instance(pts, target, target_f, self.settings_)["pose"]
-            out.append(PosePrediction(s.sample_id, pose=np.asarray(pose, float).tolist()))
-        return out
+        wanted = {int(s.inputs["instance"]) for s in batch.samples}
+        found = relocalize_instances({i: ref_xyz[ref_ids == i] for i in sorted(wanted)}, np.asarray(scene.points, float), self.settings_)
+        return [PosePrediction(s.sample_id, pose=np.asarray(found[int(s.inputs["instance"])]["pose"], float).tolist()) for s in batch.samples]

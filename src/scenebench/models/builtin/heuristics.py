@@ -9,7 +9,8 @@ question's words:
   word statistics (``fit``) and is matched against the list's labels;
 - counting: the number of listed objects with the named label, mapped to the nearest option;
 - position relation: the 3DBench direction rule applied to the two named objects' centres
-  (world x/z, 0.5 m threshold), then the option that states that relation;
+  (0.5 m threshold; left = smaller x, front = larger z as in the synthetic houses), then the option
+  that states that relation;
 - detection: the boxes of every listed object whose label the query names;
 - navigation: a straight path (a point every 1.5 m) from the start to the nearest object of the
   target category;
@@ -22,8 +23,9 @@ wall-sized components, and then
 
 - names each cluster by the nearest train size prototype (sorted extents per label, learned from
   the train split's labelled boxes) for counting, detection and grounding;
-- re-localizes a RIO instance by moving it onto the rescan cluster whose size matches best near
-  its old place (translation only; a cluster still covering the old centre keeps the identity);
+- re-localizes a RIO instance: when 70% of its reference points still have rescan surface within
+  5 cm it stays (identity); otherwise it moves (translation only) onto the rescan cluster whose
+  size matches best near its old place;
 - falls back to the blind prior elsewhere (and when there is no train split to name clusters).
 """
 
@@ -50,6 +52,8 @@ from scenebench.models.predictions import (
 
 _WORD = re.compile(r"[a-z0-9]+")
 RELATION_THRESHOLD = 0.5  # metres, the 3DBench direction rule
+STATIC_DISTANCE = 0.05  # metres: a reference point with rescan surface this close is still "there"
+STATIC_COVERAGE = 0.7  # share of an instance's points that must still be there to keep it in place
 
 
 def mention_order(query: str, labels: set[str]) -> list[str]:
@@ -74,21 +78,30 @@ def centre(obj: SceneObject) -> np.ndarray:
 
 
 def direction_words(a: np.ndarray, b: np.ndarray, threshold: float = RELATION_THRESHOLD) -> set[str] | None:
-    """Relation words of A seen from B by 3DBench's rule on world x/z (y up); None when no rule fires.
+    """Relation words of A relative to B by 3DBench's 0.5 m rule (y up, world x/z); None when no rule fires.
 
-    +x is "right", -x "left", +z "behind", -z "in front" (the camera looks along +z at the scene).
-    Diagonal pairs return both words.
+    above/below: |dy| > t with both horizontal offsets < t; left/right: |dx| > t and |dz| < t;
+    front/behind: |dz| > t and |dx| < t; diagonal: both |dx| and |dz| > t (two words). Signs follow
+    scenebench's synthetic houses (``scenebench.synth.relations``): left = smaller x, front = larger z.
     """
-    dx, dz = float(a[0] - b[0]), float(a[2] - b[2])
-    lr = ("right" if dx > 0 else "left") if abs(dx) > threshold else None
-    fb = ("behind" if dz > 0 else "front") if abs(dz) > threshold else None
-    words = {w for w in (lr, fb) if w}
-    return words or None
+    dx, dy, dz = (float(v) for v in (np.asarray(a, float) - np.asarray(b, float))[:3])
+    ax, ay, az = abs(dx), abs(dy), abs(dz)
+    lr = "right" if dx > 0 else "left"
+    fb = "front" if dz > 0 else "behind"
+    if ay > threshold and ax < threshold and az < threshold:
+        return {"above" if dy > 0 else "below"}
+    if ax > threshold and az < threshold:
+        return {lr}
+    if az > threshold and ax < threshold:
+        return {fb}
+    if ax > threshold and az > threshold:
+        return {lr, fb}
+    return None
 
 
 def option_with_words(options: tuple[str, ...], wanted: set[str]) -> int | None:
     """The single option whose words contain every wanted relation word and no other direction word."""
-    directions = {"left", "right", "front", "behind"}
+    directions = {"left", "right", "front", "behind", "above", "below"}
     hits = []
     for i, o in enumerate(options):
         ws = set(_WORD.findall(o.lower()))
@@ -182,13 +195,16 @@ class NearestObjectModel:
         return None
 
 
-def cluster_cloud(points: np.ndarray, up: int = 2, voxel: float = 0.1, band: float = 0.08, min_points: int = 20, max_extent: float = 3.0) -> list[tuple[np.ndarray, list[float]]]:
-    """Connected components of an occupancy grid, floor/ceiling bands and wall-sized parts removed.
+def cluster_cloud(
+    points: np.ndarray, up: int = 2, voxel: float = 0.1, band: float = 0.08, min_points: int = 20, max_extent: float = 3.0, wall_fill: float = 0.85
+) -> list[tuple[np.ndarray, list[float]]]:
+    """Connected components of an occupancy grid, floor/ceiling bands, walls and wall-sized parts removed.
 
     Args:
         points: (N, 3) metres. up: index of the vertical axis. voxel: grid cell (m). band: height of the
         floor and ceiling slabs dropped (m). min_points: smaller components are noise.
         max_extent: components wider than this horizontally (m) are structure (walls, floors).
+        wall_fill: a vertical column of cells filled over more than this share of the height is wall.
     Returns:
         ``[(point indices (K,), centre-size box [cx, cy, cz, dx, dy, dz])]``, largest first.
     """
@@ -204,6 +220,14 @@ def cluster_cloud(points: np.ndarray, up: int = 2, voxel: float = 0.1, band: flo
     cells = np.floor((pts[keep] - pts[keep].min(axis=0)) / voxel).astype(np.int64)
     grid = np.zeros(cells.max(axis=0) + 1, dtype=bool)
     grid[tuple(cells.T)] = True
+    # Walls touch most furniture and would join everything into one component: drop every column
+    # occupied over more than ``wall_fill`` of the room height (furniture is shorter than that).
+    wall = grid.sum(axis=up) > wall_fill * grid.shape[up]
+    grid &= ~np.expand_dims(wall, up)
+    on = grid[tuple(cells.T)]
+    keep, cells = keep[on], cells[on]
+    if keep.size == 0:
+        return []
     lab, _ = ndimage.label(grid, structure=np.ones((3, 3, 3), bool))
     point_lab = lab[tuple(cells.T)]
     order = np.argsort(point_lab, kind="stable")
@@ -241,6 +265,8 @@ class ClusterModel:
             if a.kind == "boxes" and s.task != "room_detection":
                 for b in a.boxes:  # type: ignore[attr-defined]
                     sizes[b.label].append(np.sort(np.asarray(b.box[3:], float)))
+            elif a.kind == "box" and getattr(a, "label", None):
+                sizes[a.label].append(np.sort(np.asarray(a.box[3:], float)))  # type: ignore[attr-defined]
         self.prototypes = {lab: np.median(np.stack(v), axis=0) for lab, v in sizes.items()}
 
     def name_clusters(self, clusters: list[tuple[np.ndarray, list[float]]]) -> list[str]:
@@ -273,7 +299,7 @@ class ClusterModel:
     def _one(self, batch: SceneBatch, s: ModelSample, clusters: Any, cache: dict[str, Any], up: int) -> Prediction | None:
         kind, sid = s.answer_kind, s.sample_id
         if kind == "pose":
-            return self._pose(batch, s, clusters(), up)
+            return self._pose(batch, s, clusters(), up, cache)
         if not self.prototypes or kind not in ("option", "boxes", "box") or s.task == "room_detection":
             return None
         named = mention_order(s.query, set(self.prototypes))
@@ -291,18 +317,23 @@ class ClusterModel:
             return BoxPrediction(sid, box=hits[0]) if hits else None
         return None
 
-    def _pose(self, batch: SceneBatch, s: ModelSample, cl: list[tuple[np.ndarray, list[float]]], up: int) -> Prediction | None:
+    def _pose(self, batch: SceneBatch, s: ModelSample, cl: list[tuple[np.ndarray, list[float]]], up: int, cache: dict[str, Any]) -> Prediction | None:
         scene = batch.scene
         if not cl or not scene.has("reference_points"):
             return None
         ref = np.asarray(scene.get("reference_points"), float)[np.asarray(scene.get("reference_instance_ids")) == int(s.inputs["instance"])]
         if len(ref) == 0:
             return None
+        from scipy.spatial import cKDTree
+
+        if "tree" not in cache:
+            cache["tree"] = cKDTree(np.asarray(scene.points, float))
+        near, _ = cache["tree"].query(ref, k=1, distance_upper_bound=STATIC_DISTANCE)
+        if np.mean(np.isfinite(near)) >= STATIC_COVERAGE:
+            return PosePrediction(s.sample_id, pose=np.eye(4).tolist())  # the rescan still has surface where the object was
         lo, hi = ref.min(axis=0), ref.max(axis=0)
         c0, size = (lo + hi) / 2, np.sort(hi - lo)
         boxes = np.asarray([b for _, b in cl], float)
-        if np.any(np.all(np.abs(boxes[:, :3] - c0) <= np.maximum(boxes[:, 3:] / 2, 0.05), axis=1)):
-            return PosePrediction(s.sample_id, pose=np.eye(4).tolist())  # something still occupies the old place
         size_d = np.linalg.norm(np.log(np.maximum(np.sort(boxes[:, 3:], axis=1), 1e-3)) - np.log(np.maximum(size, 1e-3)), axis=1)
         dist = np.linalg.norm(boxes[:, :3] - c0, axis=1)
         j = int(np.argmin(size_d + 0.1 * dist))

@@ -81,7 +81,7 @@ def to_truth(rec: Any) -> Prediction:
     if kind in ("detection", "room_detection"):
         return BoxesPrediction(sid, boxes=[LabelledBox(lab, [float(v) for v in box]) for lab, box in zip(gt["labels"], np.asarray(gt["boxes"]).tolist())])
     if kind in ("grounding", "grounding_plus"):
-        return BoxPrediction(sid, box=[float(v) for v in gt["box"]])
+        return BoxPrediction(sid, box=[float(v) for v in gt["box"]], label=gt.get("name"))
     if kind == "navigation":
         return WaypointsPrediction(sid, points=np.asarray(gt["positions"], float).tolist())
     refs = gt.get("references") or [""]

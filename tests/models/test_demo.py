@@ -1,0 +1,46 @@
+"""``scenebench demo`` end to end: synthetic data, every baseline on three benchmarks, report, reuse."""
+
+import io
+import time
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from scenebench.cli import app
+from scenebench.models.demo import BENCHMARKS, models_for, run_demo
+
+
+@pytest.mark.slow
+def test_demo_end_to_end_then_reuses_everything(tmp_path):
+    buf = io.StringIO()
+    t0 = time.perf_counter()
+    first = run_demo(tmp_path / "demo", console=Console(file=buf, width=200), progress=False)
+    took = time.perf_counter() - t0
+    text = buf.getvalue()
+    for bench in BENCHMARKS:
+        for model in models_for(bench):
+            assert (bench, model) in first.runs and (first.runs[(bench, model)] / "results.json").exists()
+        res = first.results[(bench, "oracle")]
+        assert res.counts.n_samples > 0 and res.counts.n_missing == 0 and res.counts.n_invalid == 0
+    # The oracle checks every evaluator on fresh data: 100 on every task with a rule-based metric.
+    assert first.scores[("surprise3d", "oracle")] == {"SURPRISE3D mIoU": 100.0, "A50": 100.0}
+    assert first.scores[("rio", "oracle")]["RIO R@10cm,10°"] == 100.0
+    by_task = first.results[("3dbench", "oracle")].metrics["by_task"]
+    prim = first.results[("3dbench", "oracle")].extra["primary_metric"]
+    scored = {t: v[prim[t]] for t, v in by_task.items() if v.get(prim[t]) is not None}
+    assert scored and all(v == 100.0 for v in scored.values()), scored
+    # Chance is not the oracle.
+    assert first.scores[("rio", "random")]["RIO R@10cm,10°"] < 100.0
+    assert first.report is not None and first.report.stat().st_size > 1000
+    assert "What next" in text and "plugin:" in text and "openai:" in text
+    assert took < 120
+
+    again = run_demo(tmp_path / "demo", console=Console(file=io.StringIO(), width=200), progress=False, report=False)
+    assert set(again.predicted.values()) == {0}
+    assert again.scores == first.scores
+
+
+def test_demo_is_registered_without_arguments():
+    res = CliRunner().invoke(app, ["demo", "--help"])
+    assert res.exit_code == 0 and "--folder" in res.output
