@@ -240,3 +240,24 @@ def test_meteor_reports_why_it_is_unavailable(monkeypatch, tmp_path):
     assert reason and ("does not exist" in reason or "Java" in reason)
     with pytest.raises(RuntimeError):
         T.meteor_scores(["a"], [["a"]])
+
+
+def test_around_box_and_iou_match_plain_loops_on_random_boxes():
+    rng = np.random.default_rng(4)
+    p = np.concatenate([rng.uniform(-3, 3, (300, 3)), rng.uniform(-0.5, 2, (300, 3))], 1)
+    g = np.concatenate([p[:, :3] + rng.uniform(-1.2, 1.2, (300, 3)), rng.uniform(0, 2, (300, 3))], 1)
+    off, st = L.around_box(p, g, "official"), L.around_box(p, g, "strict")
+    ious = L.box_iou(p, g)
+    for i in range(300):
+        pc = [max(v, 0.01) for v in p[i, :3]]
+        gc = [max(v, 0.01) for v in g[i, :3]]
+        assert off[i] == all(abs(a - b) <= 1.0 for a, b in zip(pc, gc))
+        assert st[i] == (math.dist(p[i, :3], g[i, :3]) <= 1.0)
+        inter, va, vb = 1.0, 1.0, 1.0
+        for k in range(3):
+            da, db = max(p[i, k + 3], 0.01), max(g[i, k + 3], 0.01)
+            lo = max(p[i, k] - da / 2, g[i, k] - db / 2)
+            hi = min(p[i, k] + da / 2, g[i, k] + db / 2)
+            inter *= max(hi - lo, 0.0)
+            va, vb = va * da, vb * db
+        assert ious[i] == pytest.approx(inter / (va + vb - inter))

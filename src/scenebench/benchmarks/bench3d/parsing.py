@@ -123,7 +123,7 @@ _GROUP = re.compile(r"\[([^\[\]()]*)\]|\(([^\[\]()]*)\)")
 
 def normalize_text(text: str) -> str:
     """Chinese and full-width punctuation to ASCII, Unicode minus to '-'. Version: ``norm-1``."""
-    return text.translate(_PUNCT)
+    return text if text.isascii() else text.translate(_PUNCT)
 
 
 def strict_numbers(text: str) -> list[float]:
@@ -281,8 +281,14 @@ def parse_letter(text: str, n_options: int) -> int | None:
     return None
 
 
+_NON_WORD = re.compile(r"[^0-9a-z\u4e00-\u9fff]+")
+_COUNT_FINAL = re.compile(r"answer\s*(?:is|:|=)?\s*(\d+|" + "|".join(w for w in NUMBER_WORDS if " " not in w) + r")\b")
+_COUNT_DIGITS = re.compile(r"(?<![\w.])\d+(?:\.0+)?(?![\w.]|\.\d)")
+_COUNT_NONE = re.compile(r"\bthere (?:are|is) no\b|\bnone\b")
+
+
 def _norm_words(s: str) -> str:
-    return " " + re.sub(r"[^0-9a-z\u4e00-\u9fff]+", " ", normalize_text(s).lower()).strip() + " "
+    return " " + _NON_WORD.sub(" ", normalize_text(s).lower()).strip() + " "
 
 
 def parse_option_text(text: str, options: list[str], protocol: Protocol = "strict") -> int | None:
@@ -314,13 +320,13 @@ def parse_count(text: str) -> int | None:
     A final ``answer is 3`` wins over other numbers in the text.
     """
     t = normalize_text(text).lower()
-    final = re.findall(r"answer\s*(?:is|:|=)?\s*(\d+|" + "|".join(w for w in NUMBER_WORDS if " " not in w) + r")\b", t)
+    final = _COUNT_FINAL.findall(t)
     if final:
         v = final[-1]
         return int(v) if v.isdigit() else NUMBER_WORDS[v]
-    values = {int(float(n)) for n in re.findall(r"(?<![\w.])\d+(?:\.0+)?(?![\w.]|\.\d)", t)}
+    values = {int(float(n)) for n in _COUNT_DIGITS.findall(t)}
     values |= {NUMBER_WORDS[w] for w in _WORDS_RE.findall(t)}
-    if re.search(r"\bthere (?:are|is) no\b|\bnone\b", t):
+    if _COUNT_NONE.search(t):
         values.add(0)
     return values.pop() if len(values) == 1 else None
 
