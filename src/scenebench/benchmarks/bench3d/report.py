@@ -15,15 +15,19 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
     prim = res.extra.get("primary_metric", {})
     t = Table(title=f"3dbench — protocol: {res.protocol} (95% CI, house-clustered bootstrap)", title_justify="left")
     for col, just in (("task", "left"), ("n", "right"), ("missing", "right"), ("invalid", "right"), ("primary", "right"), ("other metrics", "left")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+        t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
     for task, vals in res.metrics.get("by_task", {}).items():
         c = res.counts_by_group.get("by_task", {}).get(task)
         p = prim.get(task, "")
         cis = (ci.get("by_task") or {}).get(task, {}) or {}
         unit = res.metric_info.get(p, {}).get("unit", "")
-        others = "  ".join(f"{k}={fmt(v)}" for k, v in vals.items() if k != p and not k.startswith("bleu") or k == "bleu4_py")
-        t.add_row(task, str(c.n_samples if c else ""), str(c.n_missing if c else ""), str(c.n_invalid if c else ""),
-                  f"{p} {fmt(vals.get(p), cis.get(p))}{unit if unit != '%' else ''}", others)
+        # corpus BLEU's ingredients (n-gram precisions, length ratio) stay in results.json only
+        shown = [k for k in vals if k != p and (k == "bleu4_py" or not (k.startswith("bleu") or k.startswith("len_ratio")))]
+        others = "  ".join(f"{k}={fmt(vals[k])}" for k in shown)
+        value = fmt(vals.get(p), cis.get(p))
+        if unit and unit != "%" and vals.get(p) is not None:
+            value += f" {unit}"
+        t.add_row(task, str(c.n_samples if c else ""), str(c.n_missing if c else ""), str(c.n_invalid if c else ""), f"{p} {value}", others)
     t.add_section()
     for key in ("by_level", "by_ability"):
         for g, vals in res.metrics.get(key, {}).items():
