@@ -186,3 +186,21 @@ def test_points_and_option_text():
     assert P.parse_option_text("It looks like a CHAIR!", opts, "strict") == 1
     assert P.parse_option_text("a coffee table, not a table", ["table", "coffee table"], "strict") == 1
     assert P.parse_option_text("a chair or a sofa", opts, "strict") is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("[](){}0123456789.,-+eE :;\nABCDabcdm米（）【】，。−")), max_size=80))
+def test_parsers_never_raise_and_return_well_formed_values(text):
+    for protocol in ("official", "strict"):
+        assert all(len(b) == 6 for b in P.parse_boxes(text, protocol))
+        assert all(len(w) == 2 for w in P.parse_waypoints(text, protocol))
+        pt = P.parse_point(text, protocol)
+        assert pt is None or len(pt) == 3
+    i = P.parse_letter(text, 4)
+    assert i is None or 0 <= i < 4
+    P.parse_count(text)
+    P.official_counting_correct(text, ["1", "2", "3", "4", "5", "12"], 2)
