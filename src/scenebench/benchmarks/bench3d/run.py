@@ -85,6 +85,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
     ci_task: dict[str, Any] = {}
     counts_by_group: dict[str, dict[str, Counts]] = {"by_task": {}, "by_level": {}, "by_ability": {}}
     info: dict[str, dict[str, Any]] = {}
+    info_by_task: dict[str, dict[str, Any]] = {}
     primaries = {}
     for t in bench.records:
         specs, prim = task_specs(t, settings.protocol, circular=settings.circular)
@@ -92,7 +93,8 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
         summ = summarize_scores(by_task[t], specs, n_resamples=settings.n_resamples, seed=settings.seed)
         metrics["by_task"][t], ci_task[t] = summ.metrics["overall"], summ.intervals.overall
         counts_by_group["by_task"][t] = summ.counts
-        for name, i in metric_info(specs).items():
+        info_by_task[t] = metric_info(specs)  # the same name can mean a task-specific criterion
+        for name, i in info_by_task[t].items():
             info.setdefault(name, i)
     aggregates: dict[str, Any] = {}
     ci_groups: dict[str, dict[str, Any]] = {"by_level": {}, "by_ability": {}}
@@ -121,6 +123,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
     warnings = _warnings(bench, answers, scorer, settings, judge, knobs)
     extra: dict[str, Any] = {
         "primary_metric": {t: p.metric for t, p in primaries.items()},
+        "metric_info_by_task": info_by_task,
         "aggregate_rule": AGGREGATE_RULE,
         "aggregates": aggregates,
         "task_info": {t: {"file": bench.files[t].name, "level": TASKS[t].level, "ability": TASKS[t].ability} for t in bench.records},
