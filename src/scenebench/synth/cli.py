@@ -24,7 +24,7 @@ def generate_command(
     density: float = typer.Option(0.3, "--density", min=0.0, help="Scales the chance of optional objects (0.3: ~40 objects per house)."),
     width: int = typer.Option(128, "--width", min=8, help="Rendered frame width (pixels)."),
     height: int = typer.Option(96, "--height", min=8, help="Rendered frame height (pixels)."),
-    voxel: float = typer.Option(0.045, "--voxel", min=0.001, help="Voxel size of the fused scene cloud (m)."),
+    voxel: float = typer.Option(0.055, "--voxel", min=0.001, help="Voxel size of the fused scene cloud (m)."),
     depth_noise: float = typer.Option(0.0, "--depth-noise", min=0.0, help="Depth noise std per m^2 of depth (0.0025 is Kinect-like)."),
     hole_rate: float = typer.Option(0.0, "--hole-rate", min=0.0, max=1.0, help="Share of pixels dropped (sensor holes)."),
     raycaster: str = typer.Option("auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."),

@@ -47,7 +47,7 @@ class GenerateSettings:
     density: float = 0.3
     width: int = 128
     height: int = 96
-    voxel: float = 0.045
+    voxel: float = 0.055
     depth_noise: float = 0.0
     hole_rate: float = 0.0
     raycaster: str = "auto"
@@ -262,7 +262,11 @@ def _run_local(out: Path, todo: list[int], s: GenerateSettings, workers: int, do
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+    # fork is cheap (no re-import per worker) and safe while this process holds no threaded
+    # native state; after embree/open3d/torch/ray were loaded here, start clean processes instead
+    threaded = any(m in sys.modules for m in ("embreex", "open3d", "torch", "ray"))
+    ctx = mp.get_context("spawn" if threaded or "fork" not in mp.get_all_start_methods() else "fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
         futs = [ex.submit(generate_house, str(out), i, s) for i in todo]
         for f in as_completed(futs):
             done(f.result())

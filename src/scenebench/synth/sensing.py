@@ -31,7 +31,7 @@ class SensorSettings:
     yaws: int = 6  # views per camera position
     positions_per_10m2: float = 0.8
     max_positions: int = 4
-    voxel: float = 0.045  # fused-cloud voxel size (m)
+    voxel: float = 0.055  # fused-cloud voxel size (m); ~100k points for a 5-room house
     object_voxel: float = 0.008  # object-cloud voxel size (m)
     object_points: int = 2048  # cap for object clouds
     depth_noise: float = 0.0  # std of depth noise per metre^2 of depth (Kinect-like ~0.0025)

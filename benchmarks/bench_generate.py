@@ -1,0 +1,141 @@
+"""Speed of ``scenebench generate``: ray casters, per-stage costs, houses/s per worker, 1 -> 2 workers.
+
+Run: ``python benchmarks/bench_generate.py [--houses 8] [--skip-workers]``. Prints figures only (no
+assertions). Wall-clock numbers depend on what else runs on the machine, so the load average and
+CPU seconds per house are printed beside them; the ray-caster ratios are against the plain numpy
+Moller-Trumbore implementation measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import tempfile
+import time
+
+import numpy as np
+
+
+def _cpu_children() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def bench_raycasters() -> None:
+    from scenebench.extras import available
+    from scenebench.synth.house import build_house
+    from scenebench.synth.raycast import make_raycaster
+    from scenebench.synth.sensing import SensorSettings, camera_poses, pixel_rays
+
+    h = build_house(0, 3)
+    mesh = h.scene_mesh()
+    s = SensorSettings()
+    poses = camera_poses(h, s, np.random.default_rng(0))
+    rays = pixel_rays(s)
+    rays = rays / np.linalg.norm(rays, axis=1, keepdims=True)
+    P = np.stack(poses)
+    dirs = np.matmul(rays[None], P[:, :3, :3].transpose(0, 2, 1)).reshape(-1, 3)
+    origins = np.repeat(P[:, :3, 3], len(rays), axis=0)
+    print(f"ray casting: house with {len(mesh.faces):,} triangles, {len(poses)} views of {s.width}x{s.height} = {len(dirs):,} rays")
+    rates = {}
+    for name, mod in (("embree", "embreex"), ("open3d", "open3d"), ("trimesh", "rtree"), ("numpy", None)):
+        if mod and not available(mod):
+            print(f"  {name:8s} not installed")
+            continue
+        if mod:
+            __import__(mod)  # import time is not build time
+        t0 = time.perf_counter()
+        caster = make_raycaster(mesh.vertices, mesh.faces, name)
+        build = time.perf_counter() - t0
+        n = len(dirs) if name in ("embree", "open3d") else 4000  # the slow ones on a sample
+        best = np.inf
+        for _ in range(3 if n == len(dirs) else 1):
+            t0 = time.perf_counter()
+            t, tri = caster.cast(origins[:n], dirs[:n])
+            best = min(best, time.perf_counter() - t0)
+        rates[name] = n / best
+        print(f"  {name:8s} build {build * 1e3:7.1f} ms   {n / best / 1e6:8.3f} M rays/s   ({best * 1e3:8.1f} ms for {n:,} rays, hits {np.isfinite(t).mean():.1%})")
+    if "numpy" in rates:
+        for name, r in rates.items():
+            print(f"  {name:8s} {r / rates['numpy']:8.1f}x the plain numpy implementation")
+
+
+def bench_stages() -> None:
+    from scenebench.synth.house import build_house
+    from scenebench.synth.rescans import RescanSettings, rio_scene
+    from scenebench.synth.rio_io import write_scan_fast
+    from scenebench.synth.sensing import SensorSettings, capture
+    from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
+    from scenebench.synth.tasks3d import TaskSettings, bench3d_house
+
+    tot = {}
+    n = 4
+    pts, objs = [], []
+    tmp = tempfile.mkdtemp()
+    for i in range(n):
+        t = time.process_time()
+        h = build_house(0, i)
+        t1 = time.process_time()
+        cap = capture(h, SensorSettings(), np.random.default_rng(i))
+        t2 = time.process_time()
+        bench3d_house(h, cap.coverage, np.random.default_rng(i), TaskSettings(), test=False)
+        t3 = time.process_time()
+        surprise_house(h, cap, np.random.default_rng(i), "0" * 10, SurpriseSettings())
+        scene_arrays(cap, 0.3)
+        t4 = time.process_time()
+        sc = rio_scene(h, np.random.default_rng(i), RescanSettings(max_edge=0.75), "train")
+        for scan in sc.scans:
+            write_scan_fast(os.path.join(tmp, scan.scan_id), scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
+        t5 = time.process_time()
+        for k, v in (("house + placement", t1 - t), ("sensing + fusion", t2 - t1), ("3DBench ground truth", t3 - t2),
+                     ("SURPRISE3D questions + arrays", t4 - t3), ("3RScan rescans + files", t5 - t4)):
+            tot[k] = tot.get(k, 0.0) + v
+        pts.append(len(cap.cloud))
+        objs.append(len(h.objects))
+    shutil.rmtree(tmp)
+    print(f"per-stage CPU seconds per house (mean of {n}; {np.mean(objs):.0f} objects, {np.mean(pts):,.0f} scene points):")
+    for k, v in tot.items():
+        print(f"  {k:32s} {v / n:6.3f} s")
+    print(f"  {'total':32s} {sum(tot.values()) / n:6.3f} s")
+
+
+def bench_workers(houses: int) -> None:
+    from scenebench.synth.pipeline import GenerateSettings, run
+
+    s = GenerateSettings(houses=houses)
+    results = {}
+    for workers in (1, 2):
+        out = tempfile.mkdtemp()
+        shutil.rmtree(out)
+        c0, p0 = _cpu_children(), time.process_time()
+        t0 = time.perf_counter()
+        m = run(out, s, workers=workers, progress=False)
+        wall = time.perf_counter() - t0
+        cpu = (_cpu_children() - c0) + (time.process_time() - p0)
+        results[workers] = wall
+        pts = np.mean([h["n_points"] for h in m["per_house"]])
+        nobj = np.mean([h["n_objects"] for h in m["per_house"]])
+        print(f"  workers={workers}: {houses} houses in {wall:6.2f} s wall = {houses / wall:5.2f} houses/s "
+              f"({houses / wall / workers:5.2f} per worker); CPU {cpu / houses:5.2f} s per house = {houses / cpu:5.2f} houses per CPU-second; "
+              f"{nobj:.0f} objects, {pts:,.0f} points per scene")
+        shutil.rmtree(out)
+    print(f"  speed-up 1 -> 2 workers: {results[1] / results[2]:.2f}x (includes worker start-up: spawn + imports)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--houses", type=int, default=8)
+    ap.add_argument("--skip-workers", action="store_true")
+    a = ap.parse_args()
+    print(f"cores: {os.cpu_count()}, load average now: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    bench_raycasters()
+    bench_stages()
+    if not a.skip_workers:
+        print(f"end-to-end scenebench generate, default settings, all three formats, {a.houses} houses:")
+        bench_workers(a.houses)
+
+
+if __name__ == "__main__":
+    main()
