@@ -50,45 +50,42 @@ def _is_number(s: str) -> bool:
     return True
 
 
+_OFFICIAL_GROUP = {
+    (o, c): re.compile(re.escape(o) + "([^" + re.escape(c) + "]*)(" + re.escape(c) + r"|\Z)") for o, c in (("[", "]"), ("(", ")"))
+}
+
+
 def official_group_numbers(text: str, open_ch: str, close_ch: str) -> list[float]:
     """Numbers the released ``parse_num(num_list, open_ch, close_ch, text)`` reads, in order.
 
     Equivalent to its character loop: the characters inside groups form one stream in which the
     closing bracket acts like a separator and a nested opening bracket is dropped; tokens between
-    separators are appended to a carry that is emptied only when it parses as a number.
+    separators are appended to a carry that is emptied only when it parses as a number. An
+    unclosed last group is read to the end, but its last token never meets a separator.
     """
     if open_ch not in text:
         return []
-    stream: list[str] = []
-    inside = False
-    pos = 0
-    for m in re.finditer(re.escape(open_ch) + "|" + re.escape(close_ch), text):
-        if inside:
-            stream.append(text[pos : m.start()])
-        if m.group() == open_ch:
-            inside = True
-        else:
-            if inside:
-                stream.append(",")
-            inside = False
-        pos = m.end()
-    if inside:
-        stream.append(text[pos:])  # unclosed group: read up to the end, last token never flushed
-        stream.append("\x00")  # marks "no final separator"
-    out: list[float] = []
-    carry = ""
-    joined = "".join(stream)
-    unclosed = joined.endswith("\x00")
-    tokens = _OFFICIAL_SEP.split(joined[:-1] if unclosed else joined)
+    pat = _OFFICIAL_GROUP.get((open_ch, close_ch)) or re.compile(re.escape(open_ch) + "([^" + re.escape(close_ch) + "]*)(" + re.escape(close_ch) + r"|\Z)")
+    parts: list[str] = []
+    unclosed = False
+    for m in pat.finditer(text):
+        parts.append(m.group(1).replace(open_ch, ""))
+        unclosed = not m.group(2)
+        parts.append("" if unclosed else ",")
+    tokens = _OFFICIAL_SEP.split("".join(parts))
     if unclosed:
         tokens = tokens[:-1]  # the loop ends before the last token meets a separator
+    out: list[float] = []
+    carry = ""
     for tok in tokens:
         if not tok:
             continue
         carry += tok
-        if _is_number(carry):
+        try:
             out.append(float(carry))
-            carry = ""
+        except ValueError:
+            continue
+        carry = ""
     return out
 
 
