@@ -146,13 +146,23 @@ def best_candidate_errors(
     n = len(T_pred)
     centroid = np.asarray(centroid, float)
     order = np.asarray(order, dtype=np.int64)
+    counts = np.bincount(owner, minlength=n)
+    if counts.size != n or (counts == 0).any():
+        raise ValueError(f"every instance needs at least one candidate ({int((counts > 0).sum())} of {n} have one)")
+    if len(owner) == n:  # one candidate each (no ambiguity): no gather, no selection
+        inv = np.empty(n, dtype=np.int64)
+        inv[owner] = np.arange(n)
+        r, t = candidate_errors(np.asarray(T_pred, float)[owner], T_cand, centroid[owner], order[owner], protocol)
+        return r[inv], t[inv], inv
     r, t = candidate_errors(np.asarray(T_pred, float)[owner], T_cand, centroid[owner], order[owner], protocol)
-    sort = np.lexsort((np.arange(len(owner)), r, t, owner))
+    chosen = np.empty(n, dtype=np.int64)
+    single = counts[owner] == 1
+    chosen[owner[single]] = np.flatnonzero(single)
+    multi = np.flatnonzero(~single)  # only owners with partners need a selection (few)
+    sort = multi[np.lexsort((multi, r[multi], t[multi], owner[multi]))]
     first = np.ones(len(sort), dtype=bool)
     first[1:] = owner[sort][1:] != owner[sort][:-1]
-    chosen = sort[first]
-    if len(chosen) != n:
-        raise ValueError(f"every instance needs at least one candidate ({len(chosen)} of {n} have one)")
+    chosen[owner[sort[first]]] = sort[first]
     return r[chosen], t[chosen], chosen
 
 
@@ -185,9 +195,11 @@ def assign_one_to_one(
 
     Returns:
         (N,) index into the candidates. Owners whose candidates share no location with another
-        owner keep their own best candidate; each connected group (owners linked through shared
-        locations) is solved with the Hungarian algorithm (groups are small: a few interchangeable
-        chairs).
+        owner keep their cheapest candidate; each connected group of several owners (linked through
+        shared locations) is solved with the Hungarian algorithm (groups are small: a few
+        interchangeable chairs). If a group had more owners than places (impossible when every
+        owner's own place is a candidate, as in the RIO scorer), the unassigned ones would keep
+        their cheapest candidate.
     """
     from scipy.optimize import linear_sum_assignment
     from scipy.sparse import coo_matrix
@@ -195,29 +207,45 @@ def assign_one_to_one(
 
     owner = np.asarray(owner, dtype=np.int64)
     _, loc = np.unique(np.asarray(location), return_inverse=True)
-    n, n_loc = int(owner.max()) + 1 if owner.size else 0, int(loc.max()) + 1 if loc.size else 0
+    n = int(owner.max()) + 1 if owner.size else 0
     cost = _assignment_cost(np.asarray(r_err, float), np.asarray(t_err, float), thresholds)
-    graph = coo_matrix((np.ones(len(owner)), (owner, n + loc)), shape=(n + n_loc, n + n_loc))
-    _, comp = connected_components(graph, directed=False)
     chosen = np.full(n, -1, dtype=np.int64)
-    sort = np.lexsort((np.arange(len(owner)), cost, owner))
-    first = np.ones(len(sort), dtype=bool)
-    first[1:] = owner[sort][1:] != owner[sort][:-1]
-    chosen[owner[sort[first]]] = sort[first]  # best own candidate, correct for isolated owners
-    owners_per_comp = np.bincount(comp[:n], minlength=comp.max() + 1)
-    for c in np.flatnonzero(owners_per_comp > 1):  # loop over ambiguity groups, not instances
-        rows = np.flatnonzero(comp[owner] == c)
-        o_ids, o_inv = np.unique(owner[rows], return_inverse=True)
-        l_ids, l_inv = np.unique(loc[rows], return_inverse=True)
-        big = 1e12
-        mat = np.full((len(o_ids), len(l_ids)), big)
-        idx = np.full((len(o_ids), len(l_ids)), -1, dtype=np.int64)
+    # Owners with a single candidate at a location nobody else can take need no assignment.
+    involved = (np.bincount(owner, minlength=n)[owner] > 1) | (np.bincount(loc)[loc] > 1)
+    plain = np.flatnonzero(~involved)
+    chosen[owner[plain]] = plain
+    rows_all = np.flatnonzero(involved)
+    if rows_all.size == 0:
+        return chosen
+    o_sub, o_idx = np.unique(owner[rows_all], return_inverse=True)
+    l_sub, l_idx = np.unique(loc[rows_all], return_inverse=True)
+    n_o, n_l = len(o_sub), len(l_sub)
+    graph = coo_matrix((np.ones(len(rows_all)), (o_idx, n_o + l_idx)), shape=(n_o + n_l, n_o + n_l))
+    _, comp = connected_components(graph, directed=False)
+    # Cheapest candidate first (final for owners alone in their group) ...
+    sort = rows_all[np.lexsort((rows_all, cost[rows_all], owner[rows_all]))]
+    first = np.r_[True, owner[sort][1:] != owner[sort][:-1]]
+    chosen[owner[sort[first]]] = sort[first]
+    # ... then the Hungarian algorithm where several owners compete for places.
+    row_comp = comp[o_idx]
+    crowded = np.bincount(comp[:n_o]) > 1
+    keep = crowded[row_comp]
+    rows_c, comp_c = rows_all[keep], row_comp[keep]
+    order = np.argsort(comp_c, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, comp_c[order][1:] != comp_c[order][:-1], True]) if rows_c.size else np.array([0])
+    big = 1e12
+    for a, b in zip(bounds[:-1], bounds[1:]):  # loop over contested ambiguity groups, not instances
+        rows = rows_c[order[a:b]]
+        oi, o_inv = np.unique(owner[rows], return_inverse=True)
+        li, l_inv = np.unique(loc[rows], return_inverse=True)
+        mat = np.full((len(oi), len(li)), big)
+        idx = np.full((len(oi), len(li)), -1, dtype=np.int64)
         mat[o_inv, l_inv] = cost[rows]
         idx[o_inv, l_inv] = rows
         ri, ci = linear_sum_assignment(mat)
-        for a, b in zip(ri, ci):
-            if idx[a, b] >= 0 and mat[a, b] < big:
-                chosen[o_ids[a]] = idx[a, b]
+        for x, y in zip(ri, ci):
+            if idx[x, y] >= 0 and mat[x, y] < big:
+                chosen[oi[x]] = idx[x, y]
     return chosen
 
 
