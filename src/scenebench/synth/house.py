@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenebench.synth.categories import CATEGORIES, SEMANTIC_LABELS
+from scenebench.synth.categories import SEMANTIC_LABELS
 from scenebench.synth.floorplan import CELL, WALL_T, FloorPlan, make_floorplan
 from scenebench.synth.meshes import Mesh, box
-from scenebench.synth.placement import NAV_RES, PlacedObject, Placer
+from scenebench.synth.placement import PlacedObject, Placer
 
 _WALL_COLORS = [(0.93, 0.91, 0.86), (0.88, 0.90, 0.92), (0.92, 0.88, 0.80), (0.85, 0.89, 0.84), (0.95, 0.95, 0.95)]
 _FLOOR = {
@@ -53,7 +53,7 @@ class House:
     plan: FloorPlan
     objects: list[PlacedObject]
     parts: list[Part]
-    walkable: np.ndarray  # (nx, nz) bool navigation grid at NAV_RES, cell centres at (i+0.5)*NAV_RES
+    walkable: np.ndarray  # (nx, nz) bool navigation grid (placement.NAV_RES cells, centres at (i+0.5)*NAV_RES)
     nav_room: np.ndarray  # (nx, nz) room index per navigation cell
 
     def scene_mesh(self, *, with_ceiling: bool = True, objects: list[PlacedObject] | None = None,
@@ -66,7 +66,7 @@ class House:
         for p in self.parts:
             if p.label == "ceiling" and not with_ceiling:
                 continue
-            if rooms is not None and p.room not in rooms and not (p.room == -1 and _touches(self, p, rooms)):
+            if rooms is not None and p.room not in rooms and not (p.room == -1 and any(r in rooms for r in p.rooms)):
                 continue
             items.append((p.mesh, p.index, SEMANTIC_LABELS.index(p.label)))
         m = Mesh.concat([it[0] for it in items])
@@ -81,10 +81,6 @@ class House:
         if instance <= len(self.objects):
             return self.objects[instance - 1].category
         return self.parts[instance - len(self.objects) - 1].label
-
-
-def _touches(house: House, part: Part, rooms: set[int]) -> bool:
-    return any(r in rooms for r in part.rooms)
 
 
 def house_id_of(index: int) -> str:
@@ -158,4 +154,4 @@ def build_house(seed: int, index: int, *, min_rooms: int = 2, max_rooms: int = 8
     return House(house_id_of(index), index, int(seed), plan, objects, parts, placer.walkable, placer.nav_room)
 
 
-__all__ = ["House", "Part", "SceneMesh", "build_house", "house_id_of", "scene_hex", "NAV_RES", "CATEGORIES"]
+__all__ = ["House", "Part", "SceneMesh", "build_house", "house_id_of", "scene_hex"]

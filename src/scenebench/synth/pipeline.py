@@ -21,7 +21,7 @@ import sys
 import uuid
 import zipfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -423,4 +423,4 @@ def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path
     return written
 
 
-__all__ = ["GenerateSettings", "FORMATS", "generate_house", "run", "finalize", "npz_bytes", "field"]
+__all__ = ["GenerateSettings", "FORMATS", "generate_house", "run", "finalize", "npz_bytes", "write_preview"]
