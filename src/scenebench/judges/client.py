@@ -146,6 +146,7 @@ class OpenAICompatibleJudge:
                         continue
                     for i in todo[k]:
                         out[i] = verdict
+                    self._count(invalid=len(todo[k]) * int(not verdict.valid))  # per verdict returned
                     done += 1
                     advance(1)
         if failure is not None:
@@ -188,12 +189,10 @@ class OpenAICompatibleJudge:
         except _BadRequest as exc:
             # The server refused this one request (e.g. longer than its context): invalid, not cached,
             # so a later run with a larger context can still judge it.
-            self._count(invalid=1)
             return JudgeVerdict(None, False, None, False, False, f"judge refused the request: {exc}")
         verdict = parse_reply(req, reply.text)
         self.cache.put(key, model_id=self.model_id, prompt_version=self.prompt_versions[req.kind], kind=req.kind, verdict=verdict,
                        prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
-        self._count(invalid=int(not verdict.valid))
         return verdict
 
     def _call_with_retries(self, req: JudgeRequest) -> _Reply:

@@ -123,6 +123,7 @@ class LocalServer:
         self._own_log = log_path is None
         self.log_path = Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="scenebench-llama-", suffix=".log")[1])
         self.proc: subprocess.Popen | None = None
+        self._reader: threading.Thread | None = None
         self.root_url: str | None = None
 
     @property
@@ -146,7 +147,7 @@ class LocalServer:
         finally:
             log.close()
         lines: deque[str] = deque()
-        reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(self.proc.stdout.readline, b"")), daemon=True)
+        self._reader = reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(self.proc.stdout.readline, b"")), daemon=True)
         reader.start()
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
@@ -184,6 +185,8 @@ class LocalServer:
                 proc.kill()
                 proc.wait(timeout)
         if proc is not None:
+            if self._reader is not None:
+                self._reader.join(5)  # it ends at the child's EOF; closing the pipe under it would raise
             for stream in (proc.stdin, proc.stdout):
                 if stream is not None:
                     stream.close()
@@ -212,6 +215,10 @@ def serve(model: Path, *, port: int, parallel: int, ctx_per_slot: int, threads: 
     p.n_ctx = parallel * ctx_per_slot
     p.cpuparams.n_threads = threads
     p.cpuparams_batch.n_threads = threads
+    # No busy-wait polling between ops: on a shared CPU spinning threads starve everything else
+    # (including other llama.cpp servers) and throughput collapses.
+    p.cpuparams.poll = 0
+    p.cpuparams_batch.poll = 0
     p.model_alias = [alias]
     p.sampling.temp = 0.0
     server = xlc.Server(p)
