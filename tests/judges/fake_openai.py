@@ -35,6 +35,13 @@ def reply_for(body: dict) -> str:
     return json.dumps({"option": "A"}) if structured else "A"
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that went away mid-reply is expected here
+        pass
+
+
 class FakeOpenAI:
     def __init__(self, script: list[str] | None = None, default: str = "ok", hang_seconds: float = 2.0, port: int = 0,
                  reply=None) -> None:
@@ -64,8 +71,7 @@ class FakeOpenAI:
                     action = fake.script.pop(0) if fake.script else fake.default
                 fake._act(self, action, body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _QuietServer(("127.0.0.1", port), Handler)
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)

@@ -237,3 +237,40 @@ def test_concurrency_is_bounded(fake_openai, cache_path):
         j.judge_many([score(f"c{i}") for i in range(8)])
     took = time.perf_counter() - t
     assert 0.55 < took < 2.0  # 8 items at 4 in flight = two waves of 0.3 s
+
+
+def test_killed_judging_process_resumes_without_reasking(fake_openai, cache_path):
+    """SIGKILL the judging process mid-run: replies already received are in the cache; a rerun asks only the rest."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    srv = fake_openai(script=["ok"] * 3, default="hang", hang_seconds=5)
+    code = textwrap.dedent(f"""
+        from scenebench.judges.api import JudgeRequest
+        from scenebench.judges.client import OpenAICompatibleJudge
+        answers = {ANSWERS!r}
+        reqs = [JudgeRequest("score", {{"task": "VQA", "question": "What is in the room?", "answer": a, "reference": None,
+                                       "rooms": None, "objects": None, "level": "object"}}) for a in answers]
+        j = OpenAICompatibleJudge("fake-judge-2024", base_url={srv.base_url!r}, api_key="x", cache_path={str(cache_path)!r},
+                                  concurrency=1, timeout=60)
+        j.judge_many(reqs)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 60
+        while srv.requests < 4 and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.02)
+        assert srv.requests == 4, "the child should be waiting on its 4th request"
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    srv2 = fake_openai()
+    with judge(srv2, cache_path) as j:
+        out = j.judge_many([score(a) for a in ANSWERS])
+        assert j.usage()["cache_hits"] == 3
+    assert srv2.requests == len(ANSWERS) - 3
+    assert [v.value for v in out] == [expected(a) for a in ANSWERS]
