@@ -159,3 +159,15 @@ def test_cli_judge_serve_answers_and_stops_on_ctrl_c():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_broken_model_fails_start_with_its_log(tmp_path):
+    from scenebench.errors import ScenebenchError
+
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 256)
+    server = LocalServer(broken, parallel=1, startup_timeout=60)
+    with pytest.raises(ScenebenchError, match="exited with code") as ei:
+        server.start()
+    assert "last log lines" in str(ei.value)
+    assert not server.alive() and not server.log_path.exists()

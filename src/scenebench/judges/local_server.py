@@ -160,7 +160,6 @@ class LocalServer:
             if self.root_url and _http_ok(self.root_url + "/health"):
                 return self
             time.sleep(0.05)
-        self.stop()
         self._fail(f"did not become healthy within {self.startup_timeout:.0f} s")
         raise AssertionError("unreachable")
 
@@ -170,6 +169,7 @@ class LocalServer:
             tail = "\n".join(self.log_path.read_text(errors="replace").splitlines()[-15:])
         except OSError:
             pass
+        self.stop()  # after reading the log: stop() removes a log file it created
         raise ScenebenchError(f"local llama.cpp server ({self.model_path.name}) {what}; last log lines:\n{tail}")
 
     def alive(self) -> bool:
@@ -252,8 +252,16 @@ def _main(argv: list[str] | None = None) -> None:
         print(json.dumps({"address": address}), flush=True)
 
     model = Path(a.model)
-    serve(model, port=a.port, parallel=a.parallel, ctx_per_slot=a.ctx_per_slot, threads=a.threads,
-          alias=a.alias or model.stem, on_ready=ready, stop_event=stop)
+    code = 0
+    try:
+        serve(model, port=a.port, parallel=a.parallel, ctx_per_slot=a.ctx_per_slot, threads=a.threads,
+              alias=a.alias or model.stem, on_ready=ready, stop_event=stop)
+    except Exception as exc:  # reported to the parent through the log file
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        code = 3
+    # os._exit: the stdin watcher thread is blocked in read(); a normal interpreter shutdown would abort on it.
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
