@@ -31,7 +31,7 @@ BOX_CORPUS = [
     ("Let me think. The table is 2 m wide. Answer: [1, 2, 3, 0.5, 0.5, 0.5]", [B], [B]),
     ("[1.5e-1, 2, 3, 0.5, 0.5, 0.5]", [[0.15, 2.0, 3.0, 0.5, 0.5, 0.5]], [[0.15, 2.0, 3.0, 0.5, 0.5, 0.5]]),
     ("1.5e-1, 2, 3, 0.5, 0.5, 0.5", [[1.5, 1.0, 2.0, 3.0, 0.5, 0.5]], [[0.15, 2.0, 3.0, 0.5, 0.5, 0.5]]),  # fallback splits exponents
-    ("[1,\n2, 3, 0.5, 0.5, 0.5]", [[1.0, 2.0, 3.0, 0.5, 0.5, 0.5]], [B]),  # newline not a separator: group lost, fallback
+    ("[-1\n2, -3, 0.5, 0.5, 0.5]", [[1.0, 2.0, 3.0, 0.5, 0.5, 0.5]], [NB]),  # "-1\n2" is one token: group lost, fallback
     ("[1, 2, 3, 0.5, 0.5, 0.5", [B], [B]),  # unclosed: official group gives 5 -> cut to 0 -> fallback; strict: six numbers, no group
     ("−1, 2, −3, 0.5, 0.5, 0.5", [[1.0, 2.0, 3.0, 0.5, 0.5, 0.5]], [NB]),  # Unicode minus
     ("[+1, 2, 3, 0.5, 0.5, 0.5]", [B], [B]),
