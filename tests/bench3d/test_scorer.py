@@ -239,3 +239,19 @@ def test_cli_unknown_task_is_one_clear_error(bench, tmp_path):
     with pytest.raises(SystemExit) as ei:
         main(["score", "3dbench", "--data", str(bench), "--predictions", str(ans), "--tasks", "sorting", "--out", str(tmp_path / "r")])
     assert ei.value.code == 2
+
+
+@pytest.mark.parametrize(("kw", "field"), [({"protocol": "lenient"}, "--protocol"), ({"limit": 0}, "--limit"), ({"tasks": "counting,sorting"}, "--tasks")])
+def test_bad_options_are_input_errors(bench, tmp_path, kw, field):
+    ans = write_answers(tmp_path / "a.jsonl", ["counting"])
+    with pytest.raises(InputError, match=field):
+        score_3dbench(bench, ans, out=tmp_path / "r", **kw)
+
+
+def test_a_changed_protocol_does_not_resume_into_the_same_folder(bench, tmp_path):
+    from scenebench.errors import RunMismatchError
+
+    ans = write_answers(tmp_path / "a.jsonl", ["counting"])
+    score_3dbench(bench, ans, tasks="counting", out=tmp_path / "r", n_resamples=0)
+    with pytest.raises(RunMismatchError):
+        score_3dbench(bench, ans, tasks="counting", protocol="official", out=tmp_path / "r", n_resamples=0)
