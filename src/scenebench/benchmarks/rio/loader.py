@@ -54,6 +54,9 @@ HIDDEN_SPLITS = ("test",)
 # 3RScan's rigid transforms are hand aligned; a rescan whose instance moved less than this is static.
 STATIC_ROT_DEG = 1e-3
 STATIC_TRANS_M = 1e-6
+# Ground-truth transforms are hand aligned and stored as printed floats; they are accepted as rigid
+# when max |R^T R - I| and |det R - 1| are within 1e-2 (a reflection or a scaled matrix is refused).
+INDEX_ROTATION_TOL = 1e-2
 
 
 @dataclass(frozen=True)
@@ -128,9 +131,19 @@ def _as_int(value: Any, path: Path, where: str, fld: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isascii() and value.strip().lstrip("-").isdecimal():
         return int(value)
     raise InputError(path, f"is {value!r}", where=where, field=fld, expected="an integer")
+
+
+def _list_field(rec: Mapping[str, Any], key: str, path: Path, where: str) -> list[Any]:
+    """``rec[key]`` as a list (absent or null: empty); anything else is refused, naming the key."""
+    value = rec.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(path, f"is {str(value)[:60]}", where=where, field=key, expected="a list")
+    return value
 
 
 def _matrix16(value: Any, path: Path, where: str, fld: str) -> np.ndarray:
@@ -215,7 +228,7 @@ class ThreeRScan:
 
     def _pose(self, value: Any, where: str, fld: str) -> np.ndarray:
         T = self._to_metres(_matrix16(value, self.index_path, where, fld))
-        if not bool(is_rotation(T[:3, :3], tol=1e-3)) or not np.allclose(T[3], [0, 0, 0, 1], atol=1e-6):
+        if not bool(is_rotation(T[:3, :3], tol=INDEX_ROTATION_TOL)) or not np.allclose(T[3], [0, 0, 0, 1], atol=1e-6):
             raise InputError(self.index_path, "is not a rigid transform (rotation part not orthonormal or last row not 0 0 0 1)", where=where, field=fld)
         return T
 
@@ -269,7 +282,7 @@ class ThreeRScan:
             w = f"{where}, rescan {rid}"
             T = self._pose(r["transform"], w, "transform") if r.get("transform") is not None else np.eye(4)
             rigid: dict[int, RigidEntry] = {}
-            for gi, rg in enumerate(r.get("rigid") or []):
+            for gi, rg in enumerate(_list_field(r, "rigid", p, w)):
                 wg = f"{w}, rigid[{gi}]"
                 if not isinstance(rg, dict):
                     raise InputError(p, f"is a {type(rg).__name__}", where=wg, expected="an object")
@@ -278,8 +291,8 @@ class ThreeRScan:
                 if a in rigid:
                     raise InputError(p, f"instance {a} has two rigid entries", where=wg, field="instance_reference")
                 rigid[a] = RigidEntry(a, b, self._symmetry(rg.get("symmetry", 0), wg), self._pose(rg.get("transform"), wg, "transform"))
-            nonrigid = {_as_int(x, p, w, "nonrigid") for x in (r.get("nonrigid") or [])}
-            removed = {_as_int(x, p, w, "removed") for x in (r.get("removed") or [])}
+            nonrigid = {_as_int(x, p, w, "nonrigid") for x in _list_field(r, "nonrigid", p, w)}
+            removed = {_as_int(x, p, w, "removed") for x in _list_field(r, "removed", p, w)}
             rescans.append(Rescan(rid, ref, split, T, rigid, nonrigid, removed))
         return Scene(ref, split, amb, rescans)
 
@@ -290,14 +303,14 @@ class ThreeRScan:
         raw = read_json(self.objects_path, what="objects.json")
         p = self.objects_path
         if not isinstance(raw, dict) or not isinstance(raw.get("scans"), list):
-            raise InputError(p, "has no 'scans' list", expected='{"scans": [{"scan", "objects"}]}')
+            raise InputError(p, "has no 'scans' list", field="scans", expected='{"scans": [{"scan", "objects"}]}')
         out: dict[str, dict[int, ObjectInfo]] = {}
         for si, s in enumerate(raw["scans"]):
             w = f"scans[{si}]"
             if not isinstance(s, dict) or not isinstance(s.get("scan"), str):
                 raise InputError(p, "has no scan id", where=w, field="scan")
             objs: dict[int, ObjectInfo] = {}
-            for oi, o in enumerate(s.get("objects") or []):
+            for oi, o in enumerate(_list_field(s, "objects", p, w)):
                 wo = f"{w} ({s['scan']}), objects[{oi}]"
                 if not isinstance(o, dict):
                     raise InputError(p, f"is a {type(o).__name__}", where=wo, expected="an object")
@@ -354,7 +367,7 @@ class ThreeRScan:
             if p.exists():
                 raw = read_json(p, what="semseg.v2.json")
                 if not isinstance(raw, dict) or not isinstance(raw.get("segGroups"), list):
-                    raise InputError(p, "has no 'segGroups' list")
+                    raise InputError(p, "has no 'segGroups' list", field="segGroups")
                 for gi, g in enumerate(raw["segGroups"]):
                     w = f"segGroups[{gi}]"
                     if not isinstance(g, dict):

@@ -9,6 +9,7 @@ flags (``status``: ok / low_fitness / too_few_points / no_points) next to the sc
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,11 @@ from .predictions import read_pose_predictions, write_pose_predictions
 from .scorer import THRESHOLDS, RioScorer, build_results
 
 PREDICTION_KIND = "prediction"
+
+
+def _finite(x: float | None) -> float | None:
+    """JSON has no infinity: an unbounded error (no prediction) is written as null."""
+    return x if x is not None and math.isfinite(x) else None
 MODELS = ("baseline:fpfh",)
 
 
@@ -98,7 +104,7 @@ def run_rio(
         failures.append({
             "sample_id": rec.sample_id, "label": rec.groups.get("label"), "motion": rec.groups.get("motion"),
             "status": row.get("status", "no prediction"), "method": row.get("method"), "fitness": row.get("fitness"),
-            "r_err": rec.values.get("r_err"), "t_err": rec.values.get("t_err"),
+            "r_err": _finite(rec.values.get("r_err")), "t_err": _finite(rec.values.get("t_err")),
         })
     extra = {
         "n_rescans": len(rescans),
