@@ -24,7 +24,7 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
     names = metrics or [k for k in overall]
     ci_all: dict[str, Any] = res.confidence_intervals.model_dump()
     table = Table(title=title or f"{res.benchmark} — protocol: {res.protocol} (95% CI, scene-clustered bootstrap)")
-    table.add_column("group")
+    table.add_column("group", no_wrap=True, min_width=12)
     table.add_column("n", justify="right")
     for n in names:
         unit = res.metric_info.get(n, {}).get("unit", "")
