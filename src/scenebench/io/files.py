@@ -90,11 +90,45 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(p, f"not UTF-8 text (byte {exc.start})", expected="a UTF-8 JSON document") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_NonFinite, parse_float=_checked_float)
     except json.JSONDecodeError as exc:
         raise InputError(p, f"invalid JSON: {exc.msg}", where=f"line {exc.lineno} column {exc.colno}") from None
-    except ValueError as exc:
-        raise InputError(p, str(exc), expected="finite numbers (NaN/Infinity are not JSON)") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise InputError(p, str(exc), expected="numbers of ordinary size") from None
+    except RecursionError:
+        raise InputError(p, "JSON nested too deeply to read", expected="a JSON document of ordinary depth") from None
+    bad = _find_non_finite(doc)
+    if bad is not None:
+        # NaN/Infinity (and 1e999, which Python reads as inf) are refused, naming the key that holds them.
+        where, token = bad
+        raise InputError(p, f"non-finite number {token}", where=f"at {where}", expected="finite numbers (NaN/Infinity are not JSON)")
+    return doc
+
+
+class _NonFinite:
+    """Placeholder for a NaN/Infinity token, so the error can name the key that holds it."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+
+def _checked_float(text: str) -> float | _NonFinite:
+    x = float(text)
+    return x if math.isfinite(x) else _NonFinite(text)
+
+
+def _find_non_finite(doc: Any, path: str = "$") -> tuple[str, str] | None:
+    """``(key path, token)`` of the first non-finite number in ``doc`` (iterative: deep documents are fine)."""
+    stack = [(path, doc)]
+    while stack:
+        where, x = stack.pop()
+        if isinstance(x, _NonFinite):
+            return where, x.token
+        if isinstance(x, dict):
+            stack.extend((f"{where}.{k}", v) for k, v in reversed(list(x.items())))
+        elif isinstance(x, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(x))))
+    return None
 
 
 def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -128,6 +162,8 @@ def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
                 ) from None
             except ValueError as exc:
                 raise InputError(p, str(exc), where=f"line {lineno}", expected="finite numbers") from None
+            except RecursionError:
+                raise InputError(p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth") from None
             if not isinstance(rec, dict):
                 raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
             n += 1
@@ -137,4 +173,9 @@ def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
 
 
 def is_finite_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an int beyond float range cannot be used as a coordinate
+        return False

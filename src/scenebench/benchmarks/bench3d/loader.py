@@ -79,7 +79,11 @@ def _check_cloud(root: Path, rel: str) -> str | None:
     p = (root / rel).resolve()
     if root.resolve() not in p.parents:
         return f"{rel} points outside the benchmark folder"
-    if not p.is_file():
+    try:
+        exists = p.is_file()
+    except OSError as exc:  # e.g. a name longer than the filesystem allows
+        return f"{rel[:80]} is not a usable path ({exc.strerror})"
+    if not exists:
         return f"{rel} does not exist"
     try:
         arr = np.load(p, mmap_mode="r", allow_pickle=False)

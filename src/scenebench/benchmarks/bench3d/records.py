@@ -46,7 +46,12 @@ class _Ctx:
 
 
 def _num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an int beyond float range
+        return False
 
 
 def _numbers(ctx: _Ctx, value: Any, n: int | None, field_: str, what: str) -> list[float]:
@@ -89,9 +94,10 @@ def _choices(ctx: _Ctx, rec: dict, task: TaskDef) -> dict[str, Any]:
     if task.key == "counting":
         out = []
         for c in ch:
-            if isinstance(c, bool) or not (isinstance(c, int) or (isinstance(c, float) and c.is_integer()) or (isinstance(c, str) and c.strip().isdigit())):
+            # isdecimal + isascii: "²" and "١" pass str.isdigit but int() refuses them.
+            if isinstance(c, bool) or not (isinstance(c, int) or (isinstance(c, float) and c.is_integer()) or (isinstance(c, str) and c.strip().isascii() and c.strip().isdecimal())):
                 raise ctx.fail(f"option {c!r} is not a whole number", "gt_choices", "integers")
-            out.append(str(int(float(c))))
+            out.append(str(c) if isinstance(c, int) else str(int(float(c))))
         choices = out
     else:
         if not all(isinstance(c, str) and c.strip() for c in ch):

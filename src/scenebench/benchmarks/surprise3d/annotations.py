@@ -30,8 +30,9 @@ import numpy as np
 from scenebench.errors import InputError
 from scenebench.io.files import read_json
 
-# Scene ids become file names (SCENES_DIR/<scene_id>.pth): no separators, no leading dot.
-SCENE_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+# Scene ids become file names (SCENES_DIR/<scene_id>.pth): no separators, no leading dot, and short
+# enough for any filesystem's 255-byte name limit.
+SCENE_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,9 @@ def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...]
     if any(o < 0 for o in ids):
         raise InputError(path, f"negative instance id in {oid!r}", where=where, field="object_id",
                          expected="instance ids >= 0 (-1 marks unannotated points)")
+    if any(o >= 2**63 for o in ids):  # Sample.targets is int64, like the scenes' instance arrays
+        raise InputError(path, f"instance id too large in {str(oid)[:80]}", where=where, field="object_id",
+                         expected="instance ids below 2**63")
     desc = rec["description"]
     if not isinstance(desc, str) or not desc.strip():
         raise InputError(path, f"{desc!r}", where=where, field="description", expected="a non-empty string (the question)")

@@ -116,8 +116,9 @@ def _first_bad(arr: np.ndarray) -> str:
             if isinstance(x, bool) or not isinstance(x, int):
                 return f" {x!r} at position {i}"
     elif arr.dtype.kind == "f":
-        i = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
-        return f" {arr[i].item()!r} at position {i}"
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63))
+        if bad.size:  # whole numbers mixed with ints beyond int64 also arrive as floats
+            return f" {arr[int(bad[0])].item()!r} at position {int(bad[0])}"
     return ""
 
 
@@ -242,7 +243,14 @@ def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     if not any(c in KEY_FIELDS for c in cols):
         raise InputError(path, "no 'sample_id' or 'index' column", expected="columns sample_id or index, plus one of " + ", ".join(PRED_FIELDS))
     row = 0
-    for batch in pf.iter_batches(batch_size=256, columns=cols):
+    batches = pf.iter_batches(batch_size=256, columns=cols)
+    while True:
+        try:
+            batch = next(batches, None)
+        except (pa.ArrowException, OSError) as exc:  # a damaged page surfaces only when read
+            raise InputError(path, f"damaged Parquet data: {str(exc).strip()[:200]}", where=f"after row {row}") from None
+        if batch is None:
+            break
         columns: dict[str, Any] = {}
         for name in cols:
             arr = batch.column(name)

@@ -85,7 +85,7 @@ def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
         raise InputError(path, f"shape {inst.shape}", field=INSTANCE_KEY, expected=f"({n},) like {COORDS_KEY}")
     if inst.dtype.kind == "f":
         # Some pipelines store ids as floats; accept them only when they are whole numbers.
-        if not np.isfinite(inst).all() or not np.array_equal(inst, np.round(inst)):
+        if not np.isfinite(inst).all() or not np.array_equal(inst, np.round(inst)) or (np.abs(inst) >= 2.0**53).any():
             raise InputError(path, "non-integer instance id", field=INSTANCE_KEY, expected="integers, -1 for unannotated")
     elif inst.dtype.kind not in "iu":
         raise InputError(path, f"dtype {inst.dtype}", field=INSTANCE_KEY, expected="integers, -1 for unannotated")

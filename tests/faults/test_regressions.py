@@ -1,0 +1,173 @@
+"""Regression tests for the reader bugs the fault harness found (one test per bug).
+
+Each case used to escape as a bare Python/numpy exception (or a silently wrong value); now it is an
+InputError naming the file and where in it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scenebench.errors import InputError
+from scenebench.io.files import is_finite_number, iter_jsonl, read_json
+
+
+def _ann(scene_id="0a5c013435", object_id=3):
+    return [{"scene_id": scene_id, "object_id": object_id, "description": "the thing to sit on", "object_name": ["chair"], "question_type": "cs"}]
+
+
+def test_read_json_names_the_key_holding_nan_or_infinity(tmp_path):
+    p = tmp_path / "a.json"
+    for token in ("NaN", "Infinity", "-Infinity", "1e999"):
+        p.write_text('[{"a": 1}, {"b": [0, %s]}]' % token)
+        with pytest.raises(InputError, match=r"at \$\[1\]\.b\[1\].*non-finite number") as ei:
+            read_json(p)
+        assert ei.value.where == "at $[1].b[1]" and str(p) in str(ei.value)
+
+
+def test_read_json_and_jsonl_refuse_deep_nesting(tmp_path):
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InputError, match="nested too deeply"):
+        read_json(p)
+    q = tmp_path / "deep.jsonl"
+    q.write_text('{"a": 1}\n{"x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(InputError, match="line 2.*nested too deeply"):
+        list(iter_jsonl(q))
+
+
+def test_is_finite_number_with_an_int_beyond_float_range():
+    assert not is_finite_number(10**400)
+    assert is_finite_number(10**300) and not is_finite_number(float("nan"))
+
+
+def test_surprise3d_object_id_beyond_int64(tmp_path):
+    from scenebench.benchmarks.surprise3d.annotations import load_annotations
+
+    p = tmp_path / "ann.json"
+    p.write_text(json.dumps(_ann(object_id=[10**30, 1])))
+    with pytest.raises(InputError, match="record 0.*object_id.*too large"):
+        load_annotations(p)
+
+
+def test_surprise3d_scene_id_too_long_for_a_file_name(tmp_path):
+    from scenebench.benchmarks.surprise3d.annotations import load_annotations
+
+    p = tmp_path / "ann.json"
+    p.write_text(json.dumps(_ann(scene_id="a" * 300)))
+    with pytest.raises(InputError, match="record 0.*scene_id"):
+        load_annotations(p)
+
+
+def test_surprise3d_mask_index_beyond_int64(tmp_path):
+    from scenebench.benchmarks.surprise3d.annotations import load_annotations
+    from scenebench.benchmarks.surprise3d.predictions import read_predictions
+
+    a = tmp_path / "ann.json"
+    a.write_text(json.dumps(_ann()))
+    p = tmp_path / "p.jsonl"
+    p.write_text(json.dumps({"index": 0, "mask_indices": [0, 2**63, 2, 3]}) + "\n")
+    with pytest.raises(InputError, match="line 1.*mask_indices"):
+        read_predictions(p, load_annotations(a))
+    p.write_text(json.dumps({"index": 0, "mask_indices": [-1, 2**64]}) + "\n")
+    with pytest.raises(InputError, match="line 1.*mask_indices"):
+        read_predictions(p, load_annotations(a))
+
+
+def test_surprise3d_damaged_parquet_page(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from scenebench.benchmarks.surprise3d.annotations import load_annotations
+    from scenebench.benchmarks.surprise3d.predictions import read_predictions
+
+    a = tmp_path / "ann.json"
+    a.write_text(json.dumps(_ann()))
+    p = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"index": [0], "mask_indices": [list(range(2000))]}), p, compression="snappy")
+    raw = bytearray(p.read_bytes())
+    # Damage the data pages but keep the footer, so the file opens and fails only when read.
+    for i in range(8, 200):
+        raw[i] ^= 0x5A
+    p.write_bytes(bytes(raw))
+    with pytest.raises(InputError) as ei:
+        read_predictions(p, load_annotations(a))
+    assert str(p) in str(ei.value)
+
+
+def test_surprise3d_float_instance_ids_beyond_exact_range(tmp_path):
+    from scenebench.benchmarks.surprise3d.scenes import check_scene_arrays
+
+    n = 4
+    data = {"sampled_coords": np.zeros((n, 3), np.float32), "sampled_colors": np.zeros((n, 3), np.float32),
+            "sampled_instance_anno_id": np.array([1.0, 2.0, 1e300, -1.0])}
+    with pytest.raises(InputError, match="sampled_instance_anno_id"):
+        check_scene_arrays(tmp_path / "s.npz", data, "s")
+
+
+def test_bench3d_counting_option_beyond_float_range(tmp_path):
+    from scenebench.benchmarks.bench3d.records import validate_record
+
+    rec = {"question_id": "q", "id": "h", "pcl": "x.npy", "query": "how many?", "gt_choices": [1, 10**400], "gt_choice": 0}
+    # Used to raise OverflowError (int -> float -> int); an integer option is kept exactly.
+    assert validate_record("counting", rec, path=tmp_path / "Counting.json").gt["choices"] == ["1", str(10**400)]
+
+
+def test_bench3d_box_value_beyond_float_range(tmp_path):
+    from scenebench.benchmarks.bench3d.records import validate_record
+
+    rec = {"question_id": "q", "id": "h", "pcl": "x.npy", "query": "where?", "object": [1, 1, 1, 1, 1, int("9" * 400)]}
+    with pytest.raises(InputError, match="record 0.*object"):
+        validate_record("visual_grounding", rec, path=tmp_path / "VisualGrounding.json")
+
+
+def test_bench3d_point_cloud_name_too_long(tmp_path):
+    from scenebench.benchmarks.bench3d.loader import _check_cloud
+
+    problem = _check_cloud(tmp_path, "a" * 400 + ".npy")
+    assert problem and "not a usable path" in problem
+
+
+def test_rio_non_list_fields_are_named(tmp_path):
+    from scenebench.benchmarks.rio.loader import ThreeRScan
+
+    eye = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+    for key, value in (("removed", 1e308), ("nonrigid", 7), ("rigid", {"a": 1})):
+        scan = {"reference": "r1", "transform": eye, key: value}
+        (tmp_path / "3RScan.json").write_text(json.dumps([{"reference": "ref", "type": "validation", "scans": [scan]}]))
+        with pytest.raises(InputError, match=f"scene 0.*field '{key}'.*expected a list"):
+            ThreeRScan(tmp_path)
+    (tmp_path / "3RScan.json").write_text(json.dumps([{"reference": "ref", "type": "validation", "scans": []}]))
+    (tmp_path / "objects.json").write_text(json.dumps({"scans": [{"scan": "ref", "objects": 10**40}]}))
+    with pytest.raises(InputError, match="scans\\[0\\].*field 'objects'"):
+        ThreeRScan(tmp_path)
+
+
+def test_rio_missing_lists_name_their_key(tmp_path):
+    from scenebench.benchmarks.rio.loader import ThreeRScan
+
+    (tmp_path / "3RScan.json").write_text(json.dumps([{"reference": "ref", "type": "validation", "scans": []}]))
+    (tmp_path / "objects.json").write_text(json.dumps({"nothing": []}))
+    with pytest.raises(InputError) as ei:
+        ThreeRScan(tmp_path)
+    assert ei.value.field == "scans"
+
+
+@pytest.mark.parametrize("option", ["²", "١٢", "³"])
+def test_bench3d_counting_option_unicode_digit(tmp_path, option):
+    from scenebench.benchmarks.bench3d.records import validate_record
+
+    rec = {"question_id": "q", "id": "h", "pcl": "x.npy", "query": "how many?", "gt_choices": ["1", option], "gt_choice": 0}
+    with pytest.raises(InputError, match="gt_choices.*whole number"):
+        validate_record("counting", rec, path=tmp_path / "Counting.json")
+
+
+def test_rio_instance_id_unicode_digit(tmp_path):
+    from scenebench.benchmarks.rio.loader import ThreeRScan
+
+    (tmp_path / "3RScan.json").write_text(json.dumps([{"reference": "ref", "type": "validation", "scans": [{"reference": "r1", "removed": ["²"]}]}]))
+    with pytest.raises(InputError, match="field 'removed'.*integer"):
+        ThreeRScan(tmp_path)
