@@ -95,12 +95,12 @@ class OpenAICompatibleJudge:
 
     # --- public -------------------------------------------------------------------------------
 
-    def settings(self) -> dict[str, Any]:
-        """Generation settings that decide a reply; part of every cache key."""
-        return {"temperature": 0, "seed": self.seed, "max_tokens": MAX_TOKENS}
+    def settings(self, kind: str) -> dict[str, Any]:
+        """Generation settings that decide a reply of this kind; part of every cache key."""
+        return {"temperature": 0, "seed": self.seed, "max_tokens": MAX_TOKENS[kind]}
 
     def key(self, req: JudgeRequest) -> str:
-        return cache_key(self.model_id, self.prompt_versions[req.kind], req.kind, req.payload, self.settings())
+        return cache_key(self.model_id, self.prompt_versions[req.kind], req.kind, req.payload, self.settings(req.kind))
 
     def usage(self) -> dict[str, int]:
         with self._lock:
@@ -225,9 +225,7 @@ class OpenAICompatibleJudge:
         kwargs: dict[str, Any] = dict(
             model=self.model,
             messages=build_messages(req.kind, req.payload),
-            temperature=0,
-            seed=self.seed,
-            max_tokens=MAX_TOKENS[req.kind],
+            **self.settings(req.kind),
         )
         structured = self._structured
         if structured:
