@@ -171,3 +171,16 @@ def test_rio_instance_id_unicode_digit(tmp_path):
     (tmp_path / "3RScan.json").write_text(json.dumps([{"reference": "ref", "type": "validation", "scans": [{"reference": "r1", "removed": ["²"]}]}]))
     with pytest.raises(InputError, match="field 'removed'.*integer"):
         ThreeRScan(tmp_path)
+
+
+@pytest.mark.parametrize("runs", [[0, 10**12], [0, 2**31 - 1], [0, 10**9] * 20, [2**62, 2**62]])
+def test_surprise3d_rle_that_would_allocate_terabytes(tmp_path, runs):
+    from scenebench.benchmarks.surprise3d.annotations import load_annotations
+    from scenebench.benchmarks.surprise3d.predictions import read_predictions
+
+    a = tmp_path / "ann.json"
+    a.write_text(json.dumps(_ann()))
+    p = tmp_path / "p.jsonl"
+    p.write_text(json.dumps({"index": 0, "mask_rle": runs}) + "\n")
+    with pytest.raises(InputError, match="line 1.*mask_rle.*beyond"):
+        read_predictions(p, load_annotations(a))

@@ -39,6 +39,8 @@ MASK_FIELDS = ("mask_indices", "mask_rle", "scores")
 PRED_FIELDS = (*MASK_FIELDS, "box")
 KEY_FIELDS = ("sample_id", "index")
 DEFAULT_SCORE_THRESHOLD = 0.5
+# Larger than any SURPRISE3D scene (area-sampled ScanNet++ clouds hold a few million points).
+MAX_RLE_POINTS = 2**28
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,10 @@ def parse_mask_rle(path: Path, where: str, value: Any) -> Prediction:
     runs = _int_array(path, where, "mask_rle", value, what)
     if runs.size % 2:
         raise InputError(path, f"odd length {runs.size}", where=where, field="mask_rle", expected=what)
+    # Runs are expanded before the scene is known: a one-line [0, 10**12] must not allocate terabytes.
+    if runs.size and (runs.max() > MAX_RLE_POINTS or int(runs[1::2].sum()) > MAX_RLE_POINTS):
+        raise InputError(path, f"runs reach beyond {MAX_RLE_POINTS:,} points", where=where, field="mask_rle",
+                         expected=f"runs inside the scene (starts and total length <= {MAX_RLE_POINTS:,})")
     ends = runs[0::2] + runs[1::2]
     nonempty = runs[1::2] > 0
     limit = int(ends[nonempty].max()) if nonempty.any() else 0
