@@ -139,3 +139,15 @@ def test_report_refuses_mixed_benchmarks(tmp_path):
     b = write_run(tmp_path / "b", toy_scores(0), benchmark="other")
     with pytest.raises(SystemExit):
         main(["report", str(a), str(b), "--no-html"])
+
+
+def test_scene_budget_shrinks_scenes_when_many_are_embedded(toy_run):
+    from scenebench.report.html import scene_budget
+    from scenebench.report.views import ViewOptions
+
+    run = load_run(toy_run)
+    ids = [s.sample_id for s in run.scores]  # 6 scenes
+    assert scene_budget(run, ids, ViewOptions(max_scene_points=30000, max_total_points=60000)).max_scene_points == 10000
+    assert scene_budget(run, ids, ViewOptions(max_scene_points=30000, max_total_points=6000)).max_scene_points == 5000
+    assert scene_budget(run, ids, ViewOptions(max_scene_points=1000)).max_scene_points == 1000
+    assert scene_budget(run, ids[:1], ViewOptions()).max_scene_points == 30000

@@ -18,6 +18,7 @@ escaped as ``\\uXXXX``, and the page inserts text with ``textContent`` only; a p
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -39,7 +40,13 @@ _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2
 def json_for_script(obj: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">``: no ``</script>``, no ``<!--``."""
     text = json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return "".join(_JSON_ESCAPES.get(ch, ch) for ch in text)
+    return _escape_for_script(text)
+
+
+def _escape_for_script(text: str) -> str:
+    for ch, esc in _JSON_ESCAPES.items():  # str.replace runs in C: tens of MB in well under a second
+        text = text.replace(ch, esc)
+    return text
 
 
 def _finite(obj: Any) -> Any:
@@ -97,6 +104,16 @@ def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str
     return [i for i in ids if i in picked]
 
 
+def scene_budget(run: LoadedRun, sample_ids: Sequence[str], opts: ViewOptions) -> ViewOptions:
+    """Fewer points per scene when many scenes are embedded, so the file stays a few tens of MB:
+    at most ``opts.max_total_points`` scene points in all, but not fewer than 5000 per scene (or
+    ``opts.max_scene_points`` when that is smaller)."""
+    by_id = run.scores_by_id()
+    n_scenes = len({by_id[i].scene_id for i in sample_ids if i in by_id}) or 1
+    per_scene = min(opts.max_scene_points, max(5000, opts.max_total_points // n_scenes))
+    return dataclasses.replace(opts, max_scene_points=per_scene)
+
+
 def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_options: ViewOptions = ViewOptions(), max_views: int = 300, views: bool = True) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "title": title or "scenebench report: " + ", ".join(dict.fromkeys(r.benchmark for r in runs)),
@@ -108,7 +125,8 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
     }
     for i, run in enumerate(runs):
         res = run.results
-        vs = build_views(run, pick_view_samples(run, max_views, view_options.seed), view_options) if views else None
+        picked = pick_view_samples(run, max_views, view_options.seed) if views else []
+        vs = build_views(run, picked, scene_budget(run, picked, view_options)) if views else None
         if vs is not None:
             payload["scenes"].update(vs.scenes)
             payload["views"][str(i)] = vs.views
@@ -201,7 +219,11 @@ def render_html(payload: dict[str, Any]) -> str:
     import html as _html
 
     scripts = "\n".join(f"<script>\n{_asset(name)}\n</script>" for name in ASSETS)
-    return _TEMPLATE.format(title=_html.escape(payload["title"]), css=_asset("report.css"), data=json_for_script(payload), scripts=scripts)
+    # Viewer payloads are built here from finite arrays; only the run records (free-form detail)
+    # need the NaN clean-up, which costs seconds on tens of MB of point data.
+    light = {k: v for k, v in payload.items() if k not in ("scenes", "views")}
+    text = json.dumps({**_finite(light), "scenes": payload["scenes"], "views": payload["views"]}, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _TEMPLATE.format(title=_html.escape(payload["title"]), css=_asset("report.css"), data=_escape_for_script(text), scripts=scripts)
 
 
 def write_html_report(

@@ -35,6 +35,7 @@ VIEW_BUILDERS.register("rio", "scenebench.report.views.rio:build_views")
 class ViewOptions:
     max_scene_points: int = 30000  # per scene, for the viewer only
     max_layer_points: int = 4000  # per overlay cloud (a mask, a moved object)
+    max_total_points: int = 1_000_000  # all scenes of a run together; many scenes get fewer points each
     seed: int = 0
 
 
