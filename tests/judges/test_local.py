@@ -172,3 +172,16 @@ def test_broken_model_fails_start_with_its_log(tmp_path):
         server.start()
     assert "last log lines" in str(ei.value)
     assert not server.alive() and not server.log_path.exists()
+
+
+def test_cli_judge_serve_port_in_use_is_a_clear_error():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "scenebench", "judge", "serve", "--port", str(port), "--parallel", "1"],
+                           capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2
+    assert "is the port already in use" in r.stderr.strip().splitlines()[-1]

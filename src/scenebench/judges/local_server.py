@@ -221,7 +221,11 @@ def serve(model: Path, *, port: int, parallel: int, ctx_per_slot: int, threads: 
     p.cpuparams_batch.poll = 0
     p.model_alias = [alias]
     p.sampling.temp = 0.0
-    server = xlc.Server(p)
+    try:
+        server = xlc.Server(p)
+    except RuntimeError as exc:
+        raise ScenebenchError(f"llama.cpp could not start with {model} on {HOST}:{port} ({exc}); "
+                              "is the port already in use, or the file not a usable GGUF model?") from exc
     try:
         if on_ready is not None:
             on_ready(server.listening_address)
