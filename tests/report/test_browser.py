@@ -166,3 +166,44 @@ def test_filters_and_run_switch(page):
     page.wait_for_selector("#sb-detail table.others")
     assert "improved" in page.locator("#sb-detail table.others").inner_text()
     assert page.problems == []  # type: ignore[attr-defined]
+
+
+def _bench3d_report(root: Path) -> tuple[Path, str]:
+    from scenebench.benchmarks.bench3d.run import score_3dbench
+
+    from .test_views_bench3d import ANSWERS, answers_file, make_bench
+
+    score_3dbench(make_bench(root / "bench"), answers_file(root / "answers.jsonl", ANSWERS), out=root / "run", n_resamples=50)
+    return write_html_report(root / "run", root / "report.html"), "nav-0"
+
+
+def _rio_report(root: Path) -> tuple[Path, str]:
+    import json
+
+    from scenebench.benchmarks.rio.scorer import score_rio
+
+    from .test_views_rio import RESCAN, room, turn
+
+    room(root / "3rscan")
+    (root / "poses.jsonl").write_text(json.dumps({"rescan": RESCAN, "instance": 2, "pose": turn(20, [1.2, 0.5, 0.0]).tolist()}) + "\n")
+    score_rio(root / "3rscan", root / "poses.jsonl", out=root / "run", progress=False, n_resamples=50)
+    return write_html_report(root / "run", root / "report.html"), f"{RESCAN}/2"
+
+
+@pytest.mark.parametrize("make", [_bench3d_report, _rio_report], ids=["3dbench", "rio"])
+def test_benchmark_reports_render_their_views(browser, tmp_path, make):
+    out, sample = make(tmp_path)
+    pg = browser.new_page(viewport={"width": 1500, "height": 1000})
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(out.as_uri())
+    pg.wait_for_selector("body[data-ready='1']", timeout=15000)
+    assert pg.locator("#sb-charts svg.chart").count() >= 2 and pg.locator("#sb-charts rect.bar").count() >= 2
+    pg.click(f"tr.sample-row[data-sample='{sample}']")
+    pg.wait_for_selector("#sb-canvas")
+    s = canvas_stats(pg)
+    assert s["drawn"] > 500 and s["fg"] > 0.01 * s["total"]
+    assert pg.locator(".legend label").count() >= 3  # scene + GT + prediction layers
+    shot(pg, f"{make.__name__.strip('_')}_sample", "#sb-browser")
+    pg.close()
+    assert errors == []

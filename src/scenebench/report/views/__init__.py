@@ -63,7 +63,8 @@ def checked_input(entry: Any, what: str) -> Path:
         raise ScenebenchError(f"the run does not record where its {what} are")
     path = Path(entry["path"])
     if not path.is_file():
-        raise ScenebenchError(f"{what} file {path} (recorded in the run) no longer exists")
+        hint = " (a relative path: run the report from the folder the run was scored in)" if not path.is_absolute() else ""
+        raise ScenebenchError(f"{what} file {path} (recorded in the run) no longer exists{hint}")
     want = entry.get("sha256")
     if want and sha256_file(path) != want:
         raise ScenebenchError(f"{what} file {path} changed since the run was scored (sha256 differs)")
