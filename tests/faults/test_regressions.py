@@ -184,3 +184,16 @@ def test_surprise3d_rle_that_would_allocate_terabytes(tmp_path, runs):
     p.write_text(json.dumps({"index": 0, "mask_rle": runs}) + "\n")
     with pytest.raises(InputError, match="line 1.*mask_rle.*beyond"):
         read_predictions(p, load_annotations(a))
+
+
+@pytest.mark.parametrize("where", ["ambiguity", "scans", "rigid"])
+def test_rio_unit_detection_survives_non_lists(tmp_path, where):
+    from scenebench.benchmarks.rio.loader import ThreeRScan
+
+    scan = {"reference": "r1", "rigid": True if where == "rigid" else []}
+    scene = {"reference": "ref", "type": "validation", "scans": True if where == "scans" else [scan]}
+    if where == "ambiguity":
+        scene["ambiguity"] = True
+    (tmp_path / "3RScan.json").write_text(json.dumps([scene]))
+    with pytest.raises(InputError, match=f"field '{where}'"):
+        ThreeRScan(tmp_path)

@@ -136,6 +136,11 @@ def _as_int(value: Any, path: Path, where: str, fld: str) -> int:
     raise InputError(path, f"is {value!r}", where=where, field=fld, expected="an integer")
 
 
+def _list_or_none(value: Any) -> list[Any]:
+    """A list, or [] for anything else: for the unit scan, which runs before records are checked."""
+    return value if isinstance(value, list) else []
+
+
 def _list_field(rec: Mapping[str, Any], key: str, path: Path, where: str) -> list[Any]:
     """``rec[key]`` as a list (absent or null: empty); anything else is refused, naming the key."""
     value = rec.get(key)
@@ -201,14 +206,14 @@ class ThreeRScan:
         for s in raw:
             if not isinstance(s, dict):
                 continue
-            for g in s.get("ambiguity") or []:
+            for g in _list_or_none(s.get("ambiguity")):
                 for e in g if isinstance(g, list) else [g]:
                     if isinstance(e, dict):
                         grab(e.get("transform"))
-            for r in s.get("scans") or []:
+            for r in _list_or_none(s.get("scans")):
                 if isinstance(r, dict):
                     grab(r.get("transform"))
-                    for rg in r.get("rigid") or []:
+                    for rg in _list_or_none(r.get("rigid")):
                         if isinstance(rg, dict):
                             grab(rg.get("transform"))
         biggest = max(mags, default=0.0)
