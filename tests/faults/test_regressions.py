@@ -197,3 +197,34 @@ def test_rio_unit_detection_survives_non_lists(tmp_path, where):
     (tmp_path / "3RScan.json").write_text(json.dumps([scene]))
     with pytest.raises(InputError, match=f"field '{where}'"):
         ThreeRScan(tmp_path)
+
+
+def _npy_with_header(path, header: bytes):
+    import numpy.lib.format as fmt
+
+    magic = fmt.magic(1, 0)
+    pad = (-(len(magic) + 2 + len(header) + 1)) % 64
+    body = header + b" " * pad + b"\n"
+    path.write_bytes(magic + len(body).to_bytes(2, "little") + body + b"\0" * 24)
+    return path
+
+
+@pytest.mark.parametrize("header", [
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,\x00), }",  # null byte: SyntaxError in numpy
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,",  # unterminated: tokenize.TokenError
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (10000000000000,), }",  # MemoryError
+])
+def test_npy_damaged_or_lying_header(tmp_path, header):
+    from scenebench.benchmarks.bench3d.loader import _check_cloud
+    from scenebench.io.arrays import load_npy, load_npz
+
+    p = _npy_with_header(tmp_path / "a.npy", header)
+    with pytest.raises(InputError, match="a.npy"):
+        load_npy(p)
+    assert "not a readable" in _check_cloud(tmp_path, "a.npy")
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "s.npz", "w") as z:
+        z.writestr("sampled_coords.npy", p.read_bytes())
+    with pytest.raises(InputError, match="s.npz.*sampled_coords"):
+        load_npz(tmp_path / "s.npz")

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import tokenize
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,17 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.extras import require
+
+
+# numpy parses an .npy header with ast.literal_eval (SyntaxError, TokenError on damage) and allocates
+# the declared shape before reading (MemoryError when a tiny file claims a huge array).
+_DAMAGED_HEADER = (SyntaxError, tokenize.TokenError, MemoryError, OverflowError)
+
+
+def _damage(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "its header declares an array far larger than the file (or than memory)"
+    return f"damaged header ({type(exc).__name__})"
 
 
 def load_npy(path: str | Path) -> np.ndarray:
@@ -28,6 +40,8 @@ def load_npy(path: str | Path) -> np.ndarray:
         raise InputError(p, f"not a readable .npy array: {exc}") from None
     except (OSError, EOFError) as exc:
         raise InputError(p, f"not a readable .npy array: {exc}") from None
+    except _DAMAGED_HEADER as exc:
+        raise InputError(p, f"not a readable .npy array: {_damage(exc)}") from None
     if not isinstance(arr, np.ndarray):
         raise InputError(p, "is not a single array", expected="a .npy file")
     return arr
@@ -49,6 +63,8 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
                     if "pickle" in str(exc).lower():
                         raise InputError(p, "holds Python objects (pickled); refused for safety", field=k) from None
                     raise InputError(p, f"unreadable array: {exc}", field=k) from None
+                except (*_DAMAGED_HEADER, OSError, EOFError, zipfile.BadZipFile) as exc:
+                    raise InputError(p, f"unreadable array: {_damage(exc)}", field=k) from None
             return out
     except InputError:
         raise

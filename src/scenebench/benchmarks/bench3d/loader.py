@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +88,7 @@ def _check_cloud(root: Path, rel: str) -> str | None:
         return f"{rel} does not exist"
     try:
         arr = np.load(p, mmap_mode="r", allow_pickle=False)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, EOFError, SyntaxError, tokenize.TokenError) as exc:  # numpy parses the header with ast
         return f"{rel} is not a readable .npy array ({exc})"
     if arr.ndim != 2 or arr.shape[1] != 6 or arr.dtype.kind != "f":
         return f"{rel} has shape {arr.shape} dtype {arr.dtype} (expected (N, 6) float xyz+rgb)"
