@@ -38,11 +38,35 @@ def test_merge_refuses_a_lost_or_altered_shard(result, match):
         merge_shard([_unit("a", "1", "2"), _unit("b", "3")], result)
 
 
+def external_connections() -> list[str]:
+    """Sockets of this process and its children that listen on, or talk to, a non-loopback address."""
+    import ipaddress
+
+    psutil = pytest.importorskip("psutil")
+    me = psutil.Process()
+    pids = {p.pid for p in me.children(recursive=True)} | {me.pid}
+
+    def loop(ip: str) -> bool:
+        a = ipaddress.ip_address(ip.split("%")[0])
+        return (getattr(a, "ipv4_mapped", None) or a).is_loopback
+
+    bad = []
+    for c in psutil.net_connections(kind="inet"):
+        if c.pid in pids and c.laddr:
+            if c.status == psutil.CONN_LISTEN and not loop(c.laddr.ip):
+                bad.append(f"pid {c.pid} listens on {c.laddr.ip}:{c.laddr.port}")
+            if c.raddr and not loop(c.raddr.ip):
+                bad.append(f"pid {c.pid} ({psutil.Process(c.pid).name()}) talks to {c.raddr.ip}:{c.raddr.port}")
+    return bad
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray", reason="ray extra not installed")
+    # Set before ray is imported: without RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 seen at import, Ray's
+    # processes bind 0.0.0.0 and talk over the host's external address despite _node_ip_address.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    ray = pytest.importorskip("ray", reason="ray extra not installed")
     ray.init(
         num_cpus=2,
         include_dashboard=False,
@@ -51,8 +75,11 @@ def ray_cluster():
         log_to_driver=False,
         runtime_env={"env_vars": {"PYTHONPATH": HERE + os.pathsep + os.environ.get("PYTHONPATH", "")}},
     )
+    assert external_connections() == []
     yield ray
+    assert external_connections() == []
     ray.shutdown()
+    assert external_connections() == []
 
 
 @pytest.mark.ray
@@ -86,3 +113,30 @@ def test_ray_failed_shard_is_an_error_and_finished_shards_are_kept(ray_cluster, 
         run_benchmark(ToySource(n_scenes=3), "plugin:plugins:DropsOne", tmp_path / "run2", progress=False, backend=RayBackend(max_retries=0))
     with RunDir(tmp_path / "run2").store() as store:
         assert store.count(PREDICTION_KIND) == 0
+
+
+LOOPBACK_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import ray  # imported before any RAY_* variable is set, as user code might
+from scenebench.runtime.ray_backend import RayBackend
+from test_ray_backend import external_connections
+backend = RayBackend(num_cpus=1)
+assert backend._init(ray)
+try:
+    bad = external_connections()
+finally:
+    ray.shutdown()
+print("BAD" if bad else "OK", bad[:3])
+"""
+
+
+@pytest.mark.ray
+def test_private_cluster_stays_on_loopback_even_if_ray_was_imported_first(tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip("psutil")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    p = subprocess.run([sys.executable, "-c", LOOPBACK_SCRIPT, HERE], capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
+    assert p.stdout.startswith("OK"), p.stdout + p.stderr[-2000:]

@@ -10,7 +10,8 @@ Failing tasks are retried by Ray (``max_retries``, exceptions included); a shard
 makes the run stop with an error naming its scenes after the other shards are saved.
 
 Without ``address`` a private local cluster is started on 127.0.0.1 (no dashboard, no usage
-stats) and stopped afterwards; ``address="auto"`` or ``"ray://host:port"`` joins an existing one.
+stats, no socket on another address: :func:`keep_on_loopback`) and stopped afterwards;
+``address="auto"`` or ``"ray://host:port"`` joins an existing one.
 """
 
 from __future__ import annotations
@@ -71,6 +72,23 @@ def merge_shard(shard: Sequence[Any], result: Any) -> list[tuple[Any, list[Any]]
     return out
 
 
+def keep_on_loopback() -> None:
+    """Make a private local cluster bind and talk on 127.0.0.1 only.
+
+    Ray reads ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` once, when ``ray`` is imported; if anything
+    imported ray before the variable was set, its processes bind 0.0.0.0 and talk over the host's
+    external address even with ``_node_ip_address="127.0.0.1"``. The variable is set for the child
+    processes and the driver's already-read copy is corrected.
+    """
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        from ray._private import ray_constants
+    except ImportError:  # pragma: no cover - a Ray without this module reads the variable itself
+        return
+    ray_constants.ENABLE_RAY_CLUSTER = False
+
+
 class RayBackend:
     name = "ray"
 
@@ -104,6 +122,7 @@ class RayBackend:
         if self.address:
             ray.init(address=self.address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
         else:
+            keep_on_loopback()
             ray.init(num_cpus=self.num_cpus or os.cpu_count() or 1, _node_ip_address="127.0.0.1", **kwargs)
         return True
 
