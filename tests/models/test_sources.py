@@ -60,3 +60,34 @@ def test_rio_scene_hides_rescan_instance_labels(rio_dir):
     view = make_source("rio", data=str(rio_dir)).scene("scan0")
     assert "instance_ids" not in view.fields() and "reference_instance_ids" in view.fields()
     assert view.points.shape == view.get("reference_points").shape
+
+
+def test_rio_limit_scores_the_chosen_instances_only(rio_dir, tmp_path):
+    res = run_benchmark(make_source("rio", data=str(rio_dir)), "baseline:prior", tmp_path / "p", limit=2, progress=False).results
+    assert res.counts.n_samples == 2
+    # The prior says "nothing moved": right for the static chair (1), wrong for the moved table (2).
+    assert res.overall()["recall_10cm_10deg"] == 50.0
+    full = run_benchmark(make_source("rio", data=str(rio_dir)), "baseline:prior", tmp_path / "p", progress=False).results
+    assert full.counts.n_samples == 3 and full.overall()["recall_10cm_10deg"] == pytest.approx(200 / 3)
+
+
+def test_bench3d_oracle_is_perfect_on_every_rule_scored_task(b3d_dir, tmp_path):
+    res = run_benchmark(make_source("3dbench", data=str(b3d_dir)), "oracle", tmp_path / "o", progress=False).results
+    prim = res.extra["primary_metric"]
+    for task, vals in res.metrics["by_task"].items():
+        if vals.get(prim[task]) is not None:
+            assert vals[prim[task]] == 100.0, (task, vals)
+    assert res.counts.n_invalid == 0 and res.counts.n_missing == 0
+
+
+def test_bench3d_tasks_and_scene_objects(b3d_dir):
+    src = make_source("3dbench", data=str(b3d_dir))
+    by_task = {s.task for s in src.samples()}
+    assert {"classification", "counting", "detection", "navigation", "scene_caption"} <= by_task
+    nav = next(s for s in src.samples() if s.task == "navigation")
+    assert nav.inputs["start"] == [0.0, 0.0] and nav.inputs["target"] == "sofa" and nav.answer_kind == "waypoints"
+    house = src.scene(nav.scene_id)
+    assert {o.label for o in house.objects} == {"chair", "sofa", "diningtable"} and house.get("up_axis") == 1
+    obj = next(s for s in src.samples() if s.task == "classification")
+    assert src.scene(obj.scene_id).objects == [] and src.scene(obj.scene_id).points.shape == (60, 3)
+    assert len(src.train()) > 0
