@@ -228,3 +228,18 @@ def test_npy_damaged_or_lying_header(tmp_path, header):
         z.writestr("sampled_coords.npy", p.read_bytes())
     with pytest.raises(InputError, match="s.npz.*sampled_coords"):
         load_npz(tmp_path / "s.npz")
+
+
+def test_bench3d_run_source_refuses_nan_points(tmp_path):
+    from scenebench.benchmarks.bench3d.writer import write_task
+    from scenebench.models.sources.bench3d import Bench3DSource
+
+    rec = {"question_id": "q1", "id": "h", "pcl": "scene/h.npy", "query": "how many chairs?", "gt_choices": ["1", "2"], "gt_choice": 0}
+    write_task(tmp_path, "counting", [rec])
+    (tmp_path / "scene").mkdir()
+    pts = np.zeros((5, 6))
+    pts[2, 1] = np.nan
+    np.save(tmp_path / "scene" / "h.npy", pts)
+    view = Bench3DSource(str(tmp_path)).scene("scene/h.npy")
+    with pytest.raises(InputError, match="h.npy.*pcl.*non-finite"):
+        view.get("points")

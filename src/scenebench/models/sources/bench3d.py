@@ -166,6 +166,8 @@ class Bench3DSource:
                 arr = load_npy(path)
                 if arr.ndim != 2 or arr.shape[1] < 3:
                     raise InputError(path, f"shape {arr.shape}", field="pcl", expected="(N, 6) xyz+rgb")
+                if arr.dtype.kind not in "fiu" or not np.isfinite(arr[:, :3]).all():  # models must not see NaN points
+                    raise InputError(path, f"dtype {arr.dtype} or non-finite coordinates", field="pcl", expected="finite numbers")
                 cache["c"] = arr
             return cache["c"]
 
