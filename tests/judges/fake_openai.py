@@ -52,6 +52,7 @@ class FakeOpenAI:
         self.requests = 0  # chat requests received (each one a judge call attempt)
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
+        self.active = self.max_active = 0  # requests being answered now / at most at once
         self._lock = threading.Lock()
         fake = self
 
@@ -69,7 +70,13 @@ class FakeOpenAI:
                     fake.bodies.append(body)
                     fake.headers.append(dict(self.headers))
                     action = fake.script.pop(0) if fake.script else fake.default
-                fake._act(self, action, body)
+                    fake.active += 1
+                    fake.max_active = max(fake.max_active, fake.active)
+                try:
+                    fake._act(self, action, body)
+                finally:
+                    with fake._lock:
+                        fake.active -= 1
 
         self.httpd = _QuietServer(("127.0.0.1", port), Handler)
         self.port = self.httpd.server_address[1]
@@ -109,6 +116,9 @@ class FakeOpenAI:
             h.connection.shutdown(socket.SHUT_RDWR)
             h.close_connection = True
         elif action == "die":
+            with self._lock:  # requests racing the socket close must fail too
+                self.script.clear()
+                self.default = "reset"
             h.connection.shutdown(socket.SHUT_RDWR)
             h.close_connection = True
             self.kill()
