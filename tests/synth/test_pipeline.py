@@ -165,3 +165,18 @@ def test_ray_backend_gives_the_same_bytes_and_stays_on_loopback(tiny_run, tmp_pa
         ray.shutdown()
     assert _public(tree_bytes(via_ray)) == _public(tree_bytes(out))
     assert socket.gethostname()  # the check above ran against this host's sockets
+
+
+def test_surprise_scenes_as_npz_and_pth_hold_the_same_arrays(tiny_run):
+    from scenebench.io.arrays import load_npz, load_pth
+
+    out, manifest = tiny_run
+    if not available("torch"):
+        pytest.skip("needs the torch extra for .pth")
+    assert manifest["settings"]["surprise_pth"] is True
+    for sid in {h["scene_id"] for h in manifest["per_house"]}:
+        a = load_npz(out / "surprise3d" / "scenes" / f"{sid}.npz")
+        b = load_pth(out / "surprise3d" / "scenes" / f"{sid}.pth")
+        assert set(a) == set(b) == {"sampled_coords", "sampled_colors", "sampled_instance_anno_id", "superpoints"}
+        for k in a:
+            assert np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype

@@ -28,7 +28,7 @@ def generate_command(
     depth_noise: float = typer.Option(0.0, "--depth-noise", min=0.0, help="Depth noise std per m^2 of depth (0.0025 is Kinect-like)."),
     hole_rate: float = typer.Option(0.0, "--hole-rate", min=0.0, max=1.0, help="Share of pixels dropped (sensor holes)."),
     raycaster: str = typer.Option("auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."),
-    surprise_pth: bool = typer.Option(False, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (torch extra)."),
+    surprise_pth: bool = typer.Option(None, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (default: when torch is installed)."),
     preview: int = typer.Option(0, "--preview", min=0, help="Write top-down and point-cloud PNGs of the first N houses to OUT/preview/."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Delete OUT first if it holds another run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),

@@ -52,7 +52,7 @@ class GenerateSettings:
     hole_rate: float = 0.0
     raycaster: str = "auto"
     min_points: int = 40
-    surprise_pth: bool = False
+    surprise_pth: bool | None = None  # also write SURPRISE3D scenes as .pth; None = when torch is importable
     rio_max_edge: float = 0.75
     rio_continuous_symmetry_code: int = 2
     preview: int = 0  # pictures for the first N houses
@@ -70,7 +70,10 @@ class GenerateSettings:
         """Settings with 'auto' choices made, as recorded in the manifest."""
         from scenebench.synth.raycast import default_backend
 
-        return replace(self, raycaster=default_backend() if self.raycaster == "auto" else self.raycaster)
+        from scenebench.extras import available
+
+        return replace(self, raycaster=default_backend() if self.raycaster == "auto" else self.raycaster,
+                       surprise_pth=available("torch") if self.surprise_pth is None else self.surprise_pth)
 
     def fingerprint_fields(self) -> dict[str, Any]:
         d = asdict(self)
