@@ -174,3 +174,11 @@ def test_validate_reports_bad_point_clouds(tmp_path):
     (bench / "pcl" / "461.npy").unlink()
     r = CliRunner().invoke(app, ["validate", "3dbench", "--data", str(bench)])
     assert r.exit_code != 0 and "pcl/461.npy does not exist" in r.output
+
+
+def test_label_mentions_whole_words_plurals_and_multiword_names():
+    cands = tuple(S.VOCAB)
+    got = S.label_mentions("two armchairs, a dining table, paper towel rolls and a so fa near boxes", cands)
+    assert [lab for _, lab in got] == ["armchair", "diningtable", "papertowelroll", "box"]
+    text = "a coffee table"
+    assert S.label_mentions(text, ("coffeetable", "table")) == [(len(text), "coffeetable")]  # longest wins

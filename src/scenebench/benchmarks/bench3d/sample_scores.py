@@ -47,28 +47,58 @@ def norm_label(s: str) -> str:
     return _NON_ALNUM.sub("", s.lower())
 
 
-def _label_alt(label: str) -> str:
-    # "diningtable" also matches "dining table", "dining_table", "Dining-Table"
-    return r"[\s_-]?".join(map(re.escape, norm_label(label)))
+_WORD = re.compile(r"[a-z]+")
+MAX_LABEL_WORDS = 3  # "paper towel roll"
 
 
 @lru_cache(maxsize=256)
-def _labels_re(candidates: tuple[str, ...]) -> tuple[re.Pattern, dict[str, str]]:
-    """One whole-word regex for all candidate labels (longest first) and normalised form -> label."""
-    ordered = sorted(candidates, key=lambda c: -len(norm_label(c)))
-    pat = re.compile(r"(?<![a-z])(?:" + "|".join(_label_alt(c) for c in ordered if norm_label(c)) + r")(?:e?s)?(?![a-z])")
+def _label_lookup(candidates: tuple[str, ...]) -> dict[str, str]:
+    """Normalised form (``"diningtable"``) -> candidate label as given."""
     lookup: dict[str, str] = {}
-    for c in ordered:
-        lookup.setdefault(norm_label(c), c)
-    return pat, lookup
+    for c in sorted(candidates, key=lambda c: -len(norm_label(c))):
+        if norm_label(c):
+            lookup.setdefault(norm_label(c), c)
+    return lookup
 
 
-def _which(match: str, lookup: dict[str, str]) -> str | None:
-    n = norm_label(match)
-    for cut in (n, n[:-1], n[:-2]):
-        if cut in lookup:
-            return lookup[cut]
-    return None
+def _which(joined: str, lookup: dict[str, str]) -> str | None:
+    """The label ``joined`` names, also in plural (``chairs``, ``boxes``)."""
+    lab = lookup.get(joined)
+    if lab is None and joined[-1:] == "s":
+        lab = lookup.get(joined[:-1])
+        if lab is None and joined[-2:] == "es":
+            lab = lookup.get(joined[:-2])
+    return lab
+
+
+def label_mentions(text: str, candidates: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(end offset, label) of every whole-word mention of a candidate in lower-cased ``text``.
+
+    A mention is one to three consecutive words joined by at most one space, ``_`` or ``-`` each
+    ("dining table" = "diningtable"), optionally plural; at each word the longest mention wins, so
+    "armchair" is never read as "chair" and "coffee table" is one mention.
+    """
+    lookup = _label_lookup(candidates)
+    ms = list(_WORD.finditer(text))
+    words = [m.group() for m in ms]
+    ends = [m.end() for m in ms]
+    # joinable[k]: word k and k+1 are separated by nothing or one space / "_" / "-"
+    joinable = [ms[k + 1].start() - ends[k] <= 1 and (ms[k + 1].start() == ends[k] or text[ends[k]] in " _-") for k in range(len(ms) - 1)]
+    out: list[tuple[int, str]] = []
+    i, n_words = 0, len(words)
+    while i < n_words:
+        step, joined, found = 1, "", None
+        for n in range(min(MAX_LABEL_WORDS, n_words - i)):
+            if n and not joinable[i + n - 1]:
+                break
+            joined += words[i + n]
+            lab = _which(joined, lookup)
+            if lab is not None:
+                found, step = (ends[i + n], lab), n + 1  # keep looking: the longest mention wins
+        if found:
+            out.append(found)
+        i += step
+    return out
 
 
 def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], default: str | None) -> list[str | None]:
@@ -76,9 +106,7 @@ def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], defa
 
     Boxes without a name take ``default`` (the record's only GT label, when it has just one).
     """
-    t = P.normalize_text(text).lower()
-    pat, lookup = _labels_re(candidates)
-    found = [(m.end(), lab) for m in pat.finditer(t) if (lab := _which(m.group(), lookup)) is not None]
+    found = label_mentions(P.normalize_text(text).lower(), candidates)
     ends = [e for e, _ in found]
     out: list[str | None] = []
     prev_end = 0
