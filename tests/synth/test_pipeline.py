@@ -180,3 +180,31 @@ def test_surprise_scenes_as_npz_and_pth_hold_the_same_arrays(tiny_run):
         assert set(a) == set(b) == {"sampled_coords", "sampled_colors", "sampled_instance_anno_id", "superpoints"}
         for k in a:
             assert np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_to_the_same_bytes(tiny_run, tmp_path):
+    """SIGKILL a real generate process after its first committed house, then resume."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out, _ = tiny_run
+    target = tmp_path / "killed"
+    code = ("import sys; from scenebench.synth.pipeline import GenerateSettings, run; "
+            f"run(sys.argv[1], GenerateSettings(**{TINY.__dict__!r}), progress=False)")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(target)])
+    try:
+        deadline = time.time() + 120
+        while not (target / HOUSES_DIR / "house_000000" / "house.json").exists():
+            assert proc.poll() is None and time.time() < deadline, "generation ended or stalled before the first house"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not (target / "manifest.json").exists()  # the aggregated files come last
+    run(target, TINY, workers=1, progress=False)
+    assert _public(tree_bytes(target)) == _public(tree_bytes(out))
