@@ -178,7 +178,7 @@ def test_validate_reports_bad_point_clouds(tmp_path):
 
 def test_label_mentions_whole_words_plurals_and_multiword_names():
     cands = tuple(S.VOCAB)
-    got = S.label_mentions("two armchairs, a dining table, paper towel rolls and a so fa near boxes", cands)
+    got = S.label_mentions("two armchairs, a dining table, paper towel rolls and a cupboard near boxes", cands)  # no "cup", no "chair"
     assert [lab for _, lab in got] == ["armchair", "diningtable", "papertowelroll", "box"]
     text = "a coffee table"
     assert S.label_mentions(text, ("coffeetable", "table")) == [(len(text), "coffeetable")]  # longest wins
