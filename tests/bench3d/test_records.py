@@ -109,3 +109,21 @@ def test_every_metric_card_named_in_info_exists():
     root = Path(__file__).resolve().parents[2]
     for m in INFO.metrics:
         assert (root / m.card).is_file(), m.card
+
+
+def test_every_test_named_in_a_3dbench_metric_card_exists():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    cards = sorted((root / "docs" / "metrics").glob("bench3d_*.md"))
+    assert len(cards) >= 15
+    for card in cards:
+        text = card.read_text()
+        refs = re.findall(r"`(tests/[\w/]+\.py)::(\w+)", text) + [
+            (prev, name) for prev, names in re.findall(r"`(tests/[\w/]+\.py)::\w+`((?:, `::\w+`)+)", text) for name in re.findall(r"::(\w+)", names)
+        ]
+        assert refs, card.name
+        for path, name in refs:
+            src = (root / path).read_text()
+            assert re.search(rf"^\s*def {name}\(", src, re.M), f"{card.name}: {path}::{name}"
