@@ -243,3 +243,12 @@ def test_bench3d_run_source_refuses_nan_points(tmp_path):
     view = Bench3DSource(str(tmp_path)).scene("scene/h.npy")
     with pytest.raises(InputError, match="h.npy.*pcl.*non-finite"):
         view.get("points")
+
+
+@pytest.mark.parametrize("text", ["2", "[]", '"run"', "null"])
+def test_run_json_that_is_not_an_object(tmp_path, text):
+    from scenebench.runtime.rundir import RunDir
+
+    (tmp_path / "run.json").write_text(text)
+    with pytest.raises(InputError, match="run.json.*top level"):
+        RunDir(tmp_path).open({"benchmark": "x", "protocol": "strict", "fingerprint": "f"})

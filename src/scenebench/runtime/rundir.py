@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from scenebench.errors import RunMismatchError
+from scenebench.errors import InputError, RunMismatchError
 from scenebench.io.files import atomic_write_json, read_json
 from scenebench.runtime.store import SampleStore
 
@@ -58,7 +58,10 @@ class RunDir:
         return self.run_json.exists()
 
     def read_meta(self) -> dict[str, Any]:
-        return read_json(self.run_json, what="run metadata")
+        meta = read_json(self.run_json, what="run metadata")
+        if not isinstance(meta, dict):  # a damaged or foreign run.json must not crash the resume check
+            raise InputError(self.run_json, f"top level is a {type(meta).__name__}", expected="the JSON object scenebench writes")
+        return meta
 
     def open(self, meta: dict[str, Any], *, overwrite: bool = False, key_fields: tuple[str, ...] = ("benchmark", "protocol", "fingerprint")) -> "RunDir":
         """Create the folder or resume it; refuse a folder made with other inputs or settings."""
