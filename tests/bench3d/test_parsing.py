@@ -186,6 +186,8 @@ def test_points_and_option_text():
     assert P.parse_option_text("It looks like a CHAIR!", opts, "strict") == 1
     assert P.parse_option_text("a coffee table, not a table", ["table", "coffee table"], "strict") == 1
     assert P.parse_option_text("a chair or a sofa", opts, "strict") is None
+    assert P.parse_option_text("The options are cup, chair and sofa. My answer: sofa.", opts, "strict") == 2
+    assert P.parse_option_text("The options are cup, chair and sofa. My answer: sofa.", opts, "official") is None
 
 
 from hypothesis import given, settings  # noqa: E402

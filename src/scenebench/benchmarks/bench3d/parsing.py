@@ -293,7 +293,8 @@ def parse_option_text(text: str, options: list[str], protocol: Protocol = "stric
 
     ``official``: case-insensitive substring ("cup" is found in "cupboard"); ``strict``: whole words
     after lower-casing and turning punctuation into spaces. When several options match, one that
-    contains all the others (``"coffee table"`` vs ``"table"``) wins in ``strict``.
+    contains all the others (``"coffee table"`` vs ``"table"``) wins in ``strict``; else the text
+    after the last word "answer" decides.
     """
     if protocol == "official":
         low = text.lower()
@@ -308,6 +309,10 @@ def parse_option_text(text: str, options: list[str], protocol: Protocol = "stric
         longest = [i for i in hits if all(norm[j] in norm[i] for j in hits)]
         if len(longest) == 1:
             return longest[0]
+        # an answer that lists the options first and concludes "the answer is ...": read the conclusion
+        cut = t.rfind(" answer ")
+        if cut >= 0:
+            return parse_option_text(t[cut + len(" answer "):], options, "strict")
     return None
 
 
