@@ -143,3 +143,14 @@ def test_other_protocol_rescores_stored_predictions(tmp_path):
     out = run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, protocol="official", progress=False)
     assert out.predicted_now == 0 and len(_calls(calls)) == 3
     assert out.run.read_meta()["protocol"] == "official"
+
+
+def test_server_address_is_recorded_but_not_part_of_the_identity(tmp_path):
+    from scenebench.runtime.runner import run_meta
+
+    src = ToySource()
+    a = run_meta(src, ModelSpec("random", {"seed": 0, "base_url": "http://127.0.0.1:1/v1"}), object(), seed=0, protocol="strict")
+    b = run_meta(src, ModelSpec("random", {"seed": 0, "base_url": "http://127.0.0.1:2/v1"}), object(), seed=0, protocol="strict")
+    c = run_meta(src, ModelSpec("random", {"seed": 0, "temperature": 1}), object(), seed=0, protocol="strict")
+    assert a["fingerprint"] == b["fingerprint"] != c["fingerprint"]
+    assert a["model_options"]["base_url"] == "http://127.0.0.1:1/v1"

@@ -25,6 +25,7 @@ from scenebench.models.sources.base import RunSource, check_prediction_kind, mak
 from scenebench.runtime.rundir import RunDir, fingerprint
 
 PREDICTION_KIND = "prediction"
+NOT_IDENTITY = ("base_url",)  # model options recorded in run.json but not part of the run's fingerprint
 STATE_KIND = "run-state"  # bookkeeping records in the same store (e.g. what the stored scores were computed from)
 
 
@@ -135,11 +136,12 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
     prediction, so a rerun with a larger limit extends the same run.
     """
     inputs = source.inputs()
-    opts = {k: v for k, v in dict(spec.options).items() if k not in ("api_key",)}
+    opts = dict(spec.options)
     key = {
         "benchmark": source.benchmark,
         "model": spec.name,
-        "model_options": opts,
+        # Where a server runs does not change its answers: a model moved to another host resumes.
+        "model_options": {k: v for k, v in opts.items() if k not in NOT_IDENTITY},
         "model_settings": model_settings(model),
         "seed": seed,
         "data": source.spec(),
