@@ -1,6 +1,5 @@
 """Smaller protocol details: official denominators and label rules, subsets, METEOR plumbing, aggregates."""
 
-import json
 import os
 import stat
 import sys
@@ -15,7 +14,7 @@ from scenebench.benchmarks.bench3d.scorer import aggregate
 from scenebench.benchmarks.bench3d.specs import Primary
 from scenebench.metrics import text as T
 from scenebench.runtime.scoring import SampleScore
-from tests.bench3d.fixtures import make_bench, records_for
+from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import FakeJudge, write_answers
 
 
