@@ -121,7 +121,11 @@ class LocalServer:
         self.threads = threads or os.cpu_count() or 1
         self.startup_timeout = startup_timeout
         self._own_log = log_path is None
-        self.log_path = Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="scenebench-llama-", suffix=".log")[1])
+        if log_path is None:
+            fd, tmp = tempfile.mkstemp(prefix="scenebench-llama-", suffix=".log")
+            os.close(fd)
+            log_path = tmp
+        self.log_path = Path(log_path)
         self.proc: subprocess.Popen | None = None
         self._reader: threading.Thread | None = None
         self.root_url: str | None = None
@@ -141,18 +145,19 @@ class LocalServer:
             "--ctx-per-slot", str(self.ctx_per_slot), "--threads", str(self.threads), "--alias", self.model_alias,
             "--watch-stdin",
         ]
-        log = open(self.log_path, "ab")
-        try:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
-        finally:
-            log.close()
+        with open(self.log_path, "ab") as log:
+            # Own session: a Ctrl-C meant for the caller does not kill the server mid-reply; the child
+            # still exits with its parent because it watches its stdin.
+            self.proc = proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
         lines: deque[str] = deque()
-        self._reader = reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(self.proc.stdout.readline, b"")), daemon=True)
+        stdout = proc.stdout
+        assert stdout is not None
+        self._reader = reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(stdout.readline, b"")), daemon=True)
         reader.start()
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                self._fail(f"exited with code {self.proc.returncode} while starting")
+            if proc.poll() is not None:
+                self._fail(f"exited with code {proc.returncode} while starting")
             if self.root_url is None:
                 for line in list(lines):
                     if line.startswith("{"):
