@@ -22,6 +22,7 @@ reused: set ``SCENEBENCH_FUZZ_CONTEXT`` to a folder to share it between processe
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -685,11 +686,25 @@ def fuzz_main(name: str) -> None:
     """Entry point of ``fuzz/fuzz_<name>.py``: ``python fuzz/fuzz_<name>.py [corpus] -atheris_runs=N``."""
     import sys
 
+    import atexit
+
     import atheris
 
+    # Instrument scenebench (coverage feedback for libFuzzer) before anything imports it. The CI smoke
+    # run skips it (SCENEBENCH_FUZZ_NO_INSTRUMENT=1): a few dozen inputs gain nothing from coverage
+    # and instrumenting costs a second per process.
+    instrument = os.environ.get("SCENEBENCH_FUZZ_NO_INSTRUMENT") != "1"
+    with atheris.instrument_imports(include=["scenebench"]) if instrument else contextlib.nullcontext():
+        import scenebench.benchmarks.bench3d.run  # noqa: F401
+        import scenebench.benchmarks.rio.scorer  # noqa: F401
+        import scenebench.benchmarks.surprise3d.scorer  # noqa: F401
+        import scenebench.io.arrays  # noqa: F401
+        import scenebench.models.sources.bench3d  # noqa: F401
+        import scenebench.runtime.rundir  # noqa: F401
     ctx = default_context()
     seed = TARGETS[name].seed_path(ctx).read_bytes()
-    work = Path(tempfile.mkdtemp(prefix=f"fuzz-{name}-"))
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None  # fsync-free run folders
+    work = Path(tempfile.mkdtemp(prefix=f"fuzz-{name}-", dir=shm))
     counts: dict[str, int] = {}
 
     def one_input(data: bytes) -> None:
@@ -697,13 +712,10 @@ def fuzz_main(name: str) -> None:
         key = "ok" if label == "ok" else label.split(":")[0]
         counts[key] = counts.get(key, 0) + 1
 
-    with atheris.instrument_imports(include=["scenebench"]):
-        import scenebench.benchmarks.bench3d.run  # noqa: F401
-        import scenebench.benchmarks.rio.scorer  # noqa: F401
-        import scenebench.benchmarks.surprise3d.scorer  # noqa: F401
-    atheris.Setup(sys.argv, one_input)
-    try:
-        atheris.Fuzz()
-    finally:
+    def summary() -> None:  # libFuzzer ends the process with exit(): report from atexit
         shutil.rmtree(work, ignore_errors=True)
-        print(f"fuzz {name}: {sum(counts.values())} inputs, outcomes {json.dumps(counts, sort_keys=True)}", file=sys.stderr)
+        print(f"fuzz {name}: {sum(counts.values())} inputs, outcomes {json.dumps(counts, sort_keys=True)}", file=sys.stderr, flush=True)
+
+    atexit.register(summary)
+    atheris.Setup(sys.argv, one_input)
+    atheris.Fuzz()

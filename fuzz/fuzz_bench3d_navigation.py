@@ -1,0 +1,14 @@
+"""atheris target: bench3d_navigation (see fuzz/harness.py and fuzz/README.md).
+
+    python fuzz/fuzz_bench3d_navigation.py -atheris_runs=100000 [CORPUS_DIR]
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+
+if __name__ == "__main__":
+    harness.fuzz_main("bench3d_navigation")
