@@ -24,14 +24,14 @@ def test_demo_end_to_end_then_reuses_everything(tmp_path):
         res = first.results[(bench, "oracle")]
         assert res.counts.n_samples > 0 and res.counts.n_missing == 0 and res.counts.n_invalid == 0
     # The oracle checks every evaluator on fresh data: 100 on every task with a rule-based metric.
-    assert first.scores[("surprise3d", "oracle")] == {"SURPRISE3D mIoU": 100.0, "A50": 100.0}
-    assert first.scores[("rio", "oracle")]["RIO R@10cm,10°"] == 100.0
+    assert first.scores[("surprise3d", "oracle")] == {"S3D mIoU": 100.0, "S3D A50": 100.0}
+    assert first.scores[("rio", "oracle")]["RIO R@10"] == 100.0
     by_task = first.results[("3dbench", "oracle")].metrics["by_task"]
     prim = first.results[("3dbench", "oracle")].extra["primary_metric"]
     scored = {t: v[prim[t]] for t, v in by_task.items() if v.get(prim[t]) is not None}
     assert scored and all(v == 100.0 for v in scored.values()), scored
     # Chance is not the oracle.
-    assert first.scores[("rio", "random")]["RIO R@10cm,10°"] < 100.0
+    assert first.scores[("rio", "random")]["RIO R@10"] < 100.0
     assert first.report is not None and first.report.stat().st_size > 1000
     assert "What next" in text and "plugin:" in text and "openai:" in text
     assert took < 120
