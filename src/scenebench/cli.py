@@ -81,9 +81,14 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # click's own usage errors
         import click
 
-        if isinstance(exc, click.exceptions.ClickException):
+        # typer >= 0.2x raises the exceptions of its vendored click copy, not click's own.
+        try:
+            from typer._click import exceptions as vendored
+        except ImportError:  # pragma: no cover - typer without a vendored click
+            vendored = click.exceptions
+        if isinstance(exc, (click.exceptions.ClickException, vendored.ClickException)):
             exc.show()
             sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
+        if isinstance(exc, (click.exceptions.Abort, vendored.Abort)):
             sys.exit(1)
         raise

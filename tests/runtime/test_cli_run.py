@@ -49,3 +49,5 @@ def test_bad_inputs_are_one_clear_line(tmp_path):
         assert expect in p.stderr and "Traceback" not in p.stderr, p.stderr
     p = _cli("run", "3dbench", "--data", str(tmp_path / "missing"), "--model", "oracle", "--no-progress")
     assert p.returncode == 2 and "does not exist" in p.stderr
+    p = _cli("run", "surprise3d", "--data", str(data), "--model", "oracle", "--limit")  # a usage error, not a traceback
+    assert p.returncode == 2 and "requires an argument" in p.stderr and "Traceback" not in p.stderr
