@@ -140,7 +140,7 @@ def print_next_steps(out: DemoResult, data: Path, console: Any) -> None:
     b3d, s3d = data / "3dbench", data / "surprise3d"
     console.print("\n[bold]What next[/bold]")
     say = lambda text: console.print(text, soft_wrap=True, highlight=False)  # noqa: E731 - commands stay copyable
-    say(f"  open the report:          {out.report or '(scenebench report RUN_DIR --html)'}")
+    say(f"  open the report:          {out.report or 'scenebench report RUN_DIR --html report.html'}")
     say(f"  your own model:           scenebench run 3dbench --data {b3d} --model plugin:my_pkg.my_model:MyModel --out runs/mine")
     say("                            (a complete template: docs/model-template.md)")
     say(f"  any chat LLM as a model:  scenebench run 3dbench --data {b3d} --model openai:MODEL --base-url http://127.0.0.1:PORT/v1")
