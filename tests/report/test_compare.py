@@ -119,7 +119,7 @@ def test_different_settings_and_sample_sets_are_refused(tmp_path):
     res.save(b / "results.json")
     with pytest.raises(RunMismatchError, match="score_threshold"):
         check_comparable(load_runs([a, b]))
-    res.settings = {"model": "other-model"}  # the model may differ, that is the point of comparing
+    res.settings = {"model": "other-model", "bootstrap": {"n_resamples": 50}}  # the model may differ: that is the point
     res.save(b / "results.json")
     check_comparable(load_runs([a, b]))
     c = write_run(tmp_path / "c", toy_scores(1)[:-2])

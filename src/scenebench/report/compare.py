@@ -34,8 +34,10 @@ from scenebench.errors import RunMismatchError
 from scenebench.metrics.aggregate import Derived, Mean, Median, MetricSpec, Ratio, bootstrap_replicates, cluster_weights, compute, f1_from, field_matrix
 from scenebench.report.runs import LoadedRun
 
-# Settings that describe the model or the machine, not the scoring rules; they may differ.
-PER_MODEL_SETTINGS = frozenset({"model", "model_id", "model_args", "label", "generation", "predictions", "workers", "backend", "ray_address"})
+# Settings that describe the model, the machine or the summary's bootstrap, not how a sample is
+# scored; they may differ between compared runs.
+NON_SCORING_SETTINGS = frozenset({"model", "model_id", "model_args", "label", "generation", "predictions", "workers", "backend",
+                                  "ray_address", "bootstrap", "n_resamples"})
 # Input entries that are the model's output, not the benchmark's data.
 PREDICTION_INPUTS = frozenset({"predictions"})
 KNOWN_DERIVED = {"f1_from": f1_from}
@@ -133,8 +135,8 @@ def check_comparable(runs: Sequence[LoadedRun]) -> None:
             raise RunMismatchError(f"{who} are on different benchmarks ({a.benchmark} vs {b.benchmark}); compare runs of one benchmark")
         if a.protocol != b.protocol:
             raise RunMismatchError(f"{who} used different protocols ({a.protocol} vs {b.protocol}); rescore one with --protocol {a.protocol}")
-        sa = {k: v for k, v in a.results.settings.items() if k not in PER_MODEL_SETTINGS}
-        sb = {k: v for k, v in b.results.settings.items() if k not in PER_MODEL_SETTINGS}
+        sa = {k: v for k, v in a.results.settings.items() if k not in NON_SCORING_SETTINGS}
+        sb = {k: v for k, v in b.results.settings.items() if k not in NON_SCORING_SETTINGS}
         if sa != sb:
             diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
             detail = "; ".join(f"{k}: {sa.get(k)!r} vs {sb.get(k)!r}" for k in diff[:4])
