@@ -252,3 +252,18 @@ def test_run_json_that_is_not_an_object(tmp_path, text):
     (tmp_path / "run.json").write_text(text)
     with pytest.raises(InputError, match="run.json.*top level"):
         RunDir(tmp_path).open({"benchmark": "x", "protocol": "strict", "fingerprint": "f"})
+
+
+def test_surprise3d_dense_masks_are_held_as_bits(tmp_path):
+    """Per-point scores used to be held as int32 indices (a third of the file): memory grew with the file."""
+    from scenebench.benchmarks.surprise3d.predictions import parse_mask_indices, parse_mask_rle, parse_scores
+
+    rng = np.random.default_rng(0)
+    scores = rng.random(100_000)
+    p = parse_scores(tmp_path / "p.jsonl", "line 1", scores.tolist(), 0.5)
+    assert p.bits is not None and p.bits.nbytes <= 100_000 // 8 + 1
+    assert np.array_equal(p.indices, np.flatnonzero(scores >= 0.5)) and p.indices.dtype == np.int32
+    sparse = parse_mask_indices(tmp_path / "p.jsonl", "line 1", [5, 99_999, 7, 7])
+    assert sparse.bits is None and sparse.indices.tolist() == [5, 7, 99_999] and sparse.limit == 100_000
+    rle = parse_mask_rle(tmp_path / "p.jsonl", "line 1", [10, 5000, 0, 3])
+    assert rle.bits is not None and rle.indices.tolist() == [0, 1, 2, *range(10, 5010)]

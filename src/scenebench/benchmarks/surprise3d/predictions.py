@@ -47,14 +47,38 @@ MAX_RLE_POINTS = 2**28
 class Prediction:
     """A parsed prediction. ``indices``: sorted unique int32/int64 point indices (masks);
     ``limit``: one past the largest point index referred to; ``n_scores``: length of a ``scores``
-    list; ``box``: (6,) float64 min-max box."""
+    list; ``box``: (6,) float64 min-max box.
+
+    Every prediction of the file is held until its scene is scored, so a dense mask (more than one
+    point in 32 selected, as per-point ``scores`` usually give) is kept as packed bits (``bits``, one
+    bit per point up to ``n_bits``) and unpacked on access: 1/32 of int32 indices, which keeps the
+    memory of scoring a 1 GB scores file far below the file size (benchmarks/bench_memory.py).
+    """
 
     kind: str
     where: str
-    indices: np.ndarray | None = None
+    _indices: np.ndarray | None = None
     limit: int = 0
     n_scores: int | None = None
     box: np.ndarray | None = None
+    bits: np.ndarray | None = None
+    n_bits: int = 0
+
+    @property
+    def indices(self) -> np.ndarray | None:
+        if self.bits is not None:
+            return np.flatnonzero(np.unpackbits(self.bits, count=self.n_bits)).astype(np.int32 if self.n_bits < 2**31 else np.int64)
+        return self._indices
+
+
+def _mask_fields(idx: np.ndarray) -> dict[str, Any]:
+    """``Prediction`` fields of a sorted unique index set: packed bits when dense, else the indices."""
+    n = int(idx[-1]) + 1 if idx.size else 0
+    if idx.size * 32 > n:
+        bits = np.zeros(n, dtype=bool)
+        bits[idx] = True
+        return {"bits": np.packbits(bits), "n_bits": n}
+    return {"_indices": idx}
 
 
 @dataclass
@@ -140,7 +164,7 @@ def _compact(idx: np.ndarray) -> np.ndarray:
 def parse_mask_indices(path: Path, where: str, value: Any) -> Prediction:
     arr = _int_array(path, where, "mask_indices", value, "a list of point indices (integers >= 0)")
     limit = int(arr.max()) + 1 if arr.size else 0
-    return Prediction("mask_indices", where, indices=_compact(arr), limit=limit)
+    return Prediction("mask_indices", where, limit=limit, **_mask_fields(_compact(arr)))
 
 
 def rle_to_indices(runs: np.ndarray) -> np.ndarray:
@@ -167,7 +191,7 @@ def parse_mask_rle(path: Path, where: str, value: Any) -> Prediction:
     ends = runs[0::2] + runs[1::2]
     nonempty = runs[1::2] > 0
     limit = int(ends[nonempty].max()) if nonempty.any() else 0
-    return Prediction("mask_rle", where, indices=_compact(rle_to_indices(runs)), limit=limit)
+    return Prediction("mask_rle", where, limit=limit, **_mask_fields(_compact(rle_to_indices(runs))))
 
 
 def parse_scores(path: Path, where: str, value: Any, threshold: float) -> Prediction:
@@ -184,7 +208,7 @@ def parse_scores(path: Path, where: str, value: Any, threshold: float) -> Predic
     if out.any():
         i = int(np.flatnonzero(out)[0])
         raise InputError(path, f"{arr[i]!r} at position {i} is outside [0, 1]", where=where, field="scores", expected=what)
-    return Prediction("scores", where, indices=_compact(np.flatnonzero(arr >= threshold)), n_scores=int(arr.size))
+    return Prediction("scores", where, n_scores=int(arr.size), **_mask_fields(_compact(np.flatnonzero(arr >= threshold))))
 
 
 def parse_box(path: Path, where: str, value: Any) -> Prediction:
