@@ -81,7 +81,7 @@ def surprise3d_inputs(data: Path, out: Path, target_bytes: int) -> tuple[Path, P
     with open(pred, "w") as fh:
         while size < target_bytes:
             for sid in n_points:
-                os.link(src / f"{sid}.npz", scenes / f"{sid}_{k}.npz")
+                os.symlink(src / f"{sid}.npz", scenes / f"{sid}_{k}.npz")
             for a in ann:
                 rec = dict(a, scene_id=f"{a['scene_id']}_{k}")
                 records.append(rec)
