@@ -7,13 +7,14 @@ Three figures, measured in one run on the same server:
 Concurrency 1 and 4 judge different but same-shaped items so llama.cpp's prompt cache does not favour
 the second phase.
 
-    python benchmarks/bench_judge.py [--items 24] [--threads N]
+    python benchmarks/bench_judge.py [--items 16] [--repeats 3] [--threads N]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -52,19 +53,30 @@ def timed(server: LocalServer, cache: Path, items: list[JudgeRequest], concurren
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--items", type=int, default=24)
+    ap.add_argument("--items", type=int, default=16, help="items per phase")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of (concurrency 1, concurrency 4); medians reported")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
+    load0 = os.getloadavg()[0]
+    r1s, r4s, rws = [], [], []
     with tempfile.TemporaryDirectory() as tmp, LocalServer(None, parallel=4, threads=a.threads) as server:
-        print(f"model {server.model_id}, {a.items} items per phase, {a.threads} CPU threads, llama.cpp slots 4")
+        print(f"model {server.model_id}, {a.items} items per phase x {a.repeats} rounds, {a.threads} CPU threads, llama.cpp slots 4")
         # One throwaway call so model warm-up is not billed to the first phase.
         timed(server, Path(tmp) / "warmup.sqlite", make_items(1, "warm"), 1)
-        r1, u1 = timed(server, Path(tmp) / "c1.sqlite", make_items(a.items, "a"), 1)
-        r4, u4 = timed(server, Path(tmp) / "c4.sqlite", make_items(a.items, "b"), 4)
-        rw, uw = timed(server, Path(tmp) / "c4.sqlite", make_items(a.items, "b"), 4)
-    print(f"concurrency 1, cold cache : {r1:8.2f} items/s  ({u1['calls']} calls, {u1['prompt_tokens']} prompt + {u1['completion_tokens']} completion tokens)")
-    print(f"concurrency 4, cold cache : {r4:8.2f} items/s  ({u4['calls']} calls)  x{r4 / r1:.2f} vs concurrency 1")
-    print(f"warm cache                : {rw:8.0f} items/s  ({uw['calls']} calls, {uw['cache_hits']} cache hits)  x{rw / r4:.0f} vs cold")
+        for r in range(a.repeats):
+            # Interleaved so a change in machine load hits both concurrencies alike.
+            r1, u1 = timed(server, Path(tmp) / f"c1-{r}.sqlite", make_items(a.items, f"a{r}-"), 1)
+            r4, u4 = timed(server, Path(tmp) / f"c4-{r}.sqlite", make_items(a.items, f"b{r}-"), 4)
+            rw, uw = timed(server, Path(tmp) / f"c4-{r}.sqlite", make_items(a.items, f"b{r}-"), 4)
+            assert uw["calls"] == 0 and uw["cache_hits"] == a.items
+            print(f"  round {r}: c1 {r1:6.2f}/s  c4 {r4:6.2f}/s  warm {rw:8.0f}/s  "
+                  f"({u1['prompt_tokens'] // a.items} prompt + {u1['completion_tokens'] / a.items:.1f} completion tokens per item)")
+            r1s.append(r1), r4s.append(r4), rws.append(rw)
+    m1, m4, mw = statistics.median(r1s), statistics.median(r4s), statistics.median(rws)
+    print(f"load average (1 min) before / after: {load0:.2f} / {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"concurrency 1, cold cache : {m1:8.2f} items/s (median)")
+    print(f"concurrency 4, cold cache : {m4:8.2f} items/s (median)  x{m4 / m1:.2f} vs concurrency 1")
+    print(f"warm cache (zero calls)   : {mw:8.0f} items/s (median)  x{mw / m4:.0f} vs cold concurrency 4")
 
 
 if __name__ == "__main__":
