@@ -159,3 +159,45 @@ def test_cli_agreement_bad_input_is_one_line_error(tmp_path, capsys):
         main(["judge", "agreement", str(bad), str(bad)])
     assert ei.value.code == 2
     assert "field 'score'" in capsys.readouterr().err
+
+
+def _ranks(xs):
+    """Average ranks (1-based), ties share the mean of their positions: a plain loop."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ranks = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def _pearson(x, y):
+    n = len(x)
+    mx, my = sum(x) / n, sum(y) / n
+    cov = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    return cov / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_spearman_and_agreement_match_reference_on_random_scores(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(3, 40))
+    a = rng.integers(0, 11, n).astype(float).tolist()
+    b = rng.integers(0, 11, n).astype(float).tolist()
+    r = compare(a, b)
+    if len(set(a)) > 1 and len(set(b)) > 1:
+        assert r["spearman_rho"] == pytest.approx(_pearson(_ranks(a), _ranks(b)), abs=1e-9)
+    assert r["agreement_pct"] == pytest.approx(100 * sum(x == y for x, y in zip(a, b)) / n)
+    bx = [0 if v < 4 else 1 if v < 7 else 2 for v in a]
+    by = [0 if v < 4 else 1 if v < 7 else 2 for v in b]
+    assert r["bucket_agreement_pct"] == pytest.approx(100 * sum(x == y for x, y in zip(bx, by)) / n)
+    ref_k = kappa_reference(bx, by, 3)
+    assert (r["cohen_kappa"] is None and math.isnan(ref_k)) or r["cohen_kappa"] == pytest.approx(ref_k)
+    ref_w = kappa_reference([int(v) for v in a], [int(v) for v in b], 11, quadratic=True)
+    assert (r["weighted_kappa"] is None and math.isnan(ref_w)) or r["weighted_kappa"] == pytest.approx(ref_w)
+    assert r["mean_abs_diff"] == pytest.approx(sum(abs(x - y) for x, y in zip(a, b)) / n)
