@@ -89,6 +89,8 @@ def test_task_aliases():
         ("The 3D scene deserves 9", 9.0),  # '3D' is dropped
         ("(1) fine, 4", 4.0),
         ("0", 0.0),
+        ('{"score": 1.5}', 1.5),  # JSON is read as JSON: the list-marker rule is for plain text
+        ('{\n  "score": 10\n}', 10.0),
         ("10", 10.0),
     ],
 )
@@ -96,7 +98,7 @@ def test_parse_score_first_number(reply, expected):
     assert parse_score(reply) == (expected, None)
 
 
-@pytest.mark.parametrize("reply", ["excellent!", "", "85 out of 100", "11"])
+@pytest.mark.parametrize("reply", ["excellent!", "", "85 out of 100", "11", '{"score": 12}', "1.5", "Score: 1."])
 def test_parse_score_invalid_is_not_guessed(reply):
     value, err = parse_score(reply)
     assert value is None and err

@@ -161,15 +161,20 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def parse_score(reply: str) -> tuple[float | None, str | None]:
-    """3DBench's rule: drop words containing '3D', '(1)', '1:' or '1.' (list markers), then take the
-    first number. A JSON reply ``{"score": 7}`` yields 7 by the same rule. Outside 0–10 → invalid."""
-    words = [w for w in reply.split() if not any(m in w for m in ("3D", "(1)", "1:", "1."))]
-    m = _NUMBER.search(" ".join(words))
-    if not m:
-        return None, "no number in the reply"
-    v = float(m.group())
+    """A JSON reply ``{"score": N}`` gives N. Otherwise 3DBench's rule: drop words containing '3D',
+    '(1)', '1:' or '1.' (list markers; so a plain "1.5" is dropped too, as in the released script),
+    then take the first number. Outside 0–10 → invalid."""
+    js = _json_field(reply, "score")
+    if isinstance(js, (int, float)) and not isinstance(js, bool):
+        v, text = float(js), str(js)
+    else:
+        words = [w for w in reply.split() if not any(m in w for m in ("3D", "(1)", "1:", "1."))]
+        m = _NUMBER.search(" ".join(words))
+        if not m:
+            return None, "no number in the reply"
+        v, text = float(m.group()), m.group()
     if not SCORE_MIN <= v <= SCORE_MAX:
-        return None, f"score {m.group()} outside 0-10"
+        return None, f"score {text} outside 0-10"
     return v, None
 
 
