@@ -276,3 +276,16 @@ def test_killed_judging_process_resumes_without_reasking(fake_openai, cache_path
         assert j.usage()["cache_hits"] == 3
     assert srv2.requests == len(ANSWERS) - 3
     assert [v.value for v in out] == [expected(a) for a in ANSWERS]
+
+
+def test_cached_replies_are_reparsed_with_the_current_rules(fake_openai, cache_path):
+    from scenebench.judges.api import JudgeVerdict
+
+    srv = fake_openai()
+    with judge(srv, cache_path) as j:
+        req = score("old reply")
+        # A verdict parsed by an older (wrong) rule is stored with its raw reply.
+        j.cache.put(j.key(req), model_id=j.model_id, prompt_version="score-v1", kind="score",
+                    verdict=JudgeVerdict(None, False, '{"score": 6}', False, False, "old parser failed"))
+        v = j.judge_many([req])[0]
+    assert v.cached and v.valid and v.value == 6.0 and srv.requests == 0

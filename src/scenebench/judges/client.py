@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,9 @@ class OpenAICompatibleJudge:
             k = self.key(req)
             hit = self.cache.get(k)
             if hit is not None:
+                if hit.raw is not None:
+                    # Re-parse the stored reply: a fixed parsing rule applies to old replies too.
+                    hit = replace(parse_reply(req, hit.raw), cached=True)
                 out[i] = hit
                 self._count(cache_hits=1, invalid=int(not hit.valid))
                 continue
