@@ -7,6 +7,8 @@ nothing again.
 
 import json
 
+import numpy as np
+
 import pytest
 
 from scenebench.models.base import ModelSample, SceneObject
@@ -50,3 +52,36 @@ def test_openai_model_runs_3dbench_and_surprise3d_on_a_real_server(local_llm_ser
     assert kinds <= {"mask", "text"} and kinds
     c = seg.results.counts
     assert c.n_samples == 1 and c.n_scored + c.n_missing == 1
+
+
+def test_a_scene_list_too_long_for_the_context_is_halved(monkeypatch):
+    openai = pytest.importorskip("openai")
+    from types import SimpleNamespace
+
+    # The shape of an HTTP 400 as the openai client reports it (no server needed for this rule).
+    response = SimpleNamespace(request=None, status_code=400, headers={})
+    from scenebench.models.base import SceneBatch, SceneView
+    from scenebench.models.builtin.openai_chat import OpenAIChatModel
+
+    m = OpenAIChatModel("tiny", base_url="http://127.0.0.1:9/v1", max_objects=40, concurrency=1)
+    seen = []
+
+    def ask(prompt):
+        n = prompt.count(": [")
+        seen.append(n)
+        if n > 10:
+            raise openai.BadRequestError("request (2057 tokens) exceeds the available context size (2048 tokens)", response=response, body=None)
+        return "Object 3"
+
+    monkeypatch.setattr(m, "ask", ask)
+    objs = [SceneObject(i, f"thing{i}", [i, 0, 0, 1, 1, 1], np.array([i])) for i in range(30)]
+    view = SceneView("s", {"points": lambda: np.zeros((1, 3)), "objects": lambda: objs, "up_axis": lambda: 2})
+    out = m.predict(SceneBatch(view, [ModelSample("q", "s", "cs", "mask", "which?")]))
+    assert seen == [30, 15, 7] and out[0].indices == [2] and m.usage["shortened"] == 2
+
+    def other_error(prompt):
+        raise openai.BadRequestError("model not found", response=response, body=None)
+
+    monkeypatch.setattr(m, "ask", other_error)
+    with pytest.raises(openai.BadRequestError, match="model not found"):
+        m.predict(SceneBatch(view, [ModelSample("q", "s", "cs", "mask", "which?")]))

@@ -8,7 +8,9 @@ reads a numbered list of the scene's objects with their axis-aligned boxes (the 
   (and judge) reads it exactly as it would read a 3D LLM's answer. The prompt asks for the format
   the parser understands (``The answer is (B)``, ``[cx, cy, cz, dx, dy, dz]``, ``[x, z]`` lists).
 - SURPRISE3D: the model is asked for the number of the target object in the list; the reply's
-  ``Object N`` becomes that object's point mask. A reply naming no listed object stays free text,
+  ``Object N`` becomes that object's point mask.
+- A list too long for the server's context window is halved until the prompt fits (first objects
+  kept); how often that happened is in ``usage["shortened"]``. A reply naming no listed object stays free text,
   which the scorer counts as missing (never a guess).
 - RIO (poses) is not a text task: the model refuses it with a clear error.
 
@@ -146,17 +148,38 @@ class OpenAIChatModel:
         scene = batch.scene
         objects = scene.objects
         up = int(scene.get("up_axis")) if scene.has("up_axis") else 2
-        text = describe_scene(objects, scene.points if not objects else np.zeros((0, 3)), up, self.max_objects)
-        prompts = [build_prompt(s, text) for s in batch.samples]
+        points = scene.points if not objects else np.zeros((0, 3))
         with ThreadPoolExecutor(self.concurrency) as pool:
-            replies = list(pool.map(self.ask, prompts))
+            answered = list(pool.map(lambda s: self.answer(s, objects, points, up), batch.samples))
         out: list[Prediction] = []
-        listed = objects[: self.max_objects]
-        for s, reply in zip(batch.samples, replies):
+        for s, (reply, n_listed) in zip(batch.samples, answered):
             if s.answer_kind == "mask":
-                k = object_choice(reply, len(listed))
-                if k is not None and listed[k].point_indices is not None:
-                    out.append(MaskPrediction(s.sample_id, indices=np.asarray(listed[k].point_indices).tolist()))
+                k = object_choice(reply, n_listed)
+                if k is not None and objects[k].point_indices is not None:
+                    out.append(MaskPrediction(s.sample_id, indices=np.asarray(objects[k].point_indices).tolist()))
                     continue
             out.append(TextPrediction(s.sample_id, text=reply))
         return out
+
+    def answer(self, s: ModelSample, objects: list[SceneObject], points: Any, up: int) -> tuple[str, int]:
+        """The reply and how many objects the prompt listed.
+
+        A scene list longer than the server's context is halved until it fits (the first objects are
+        kept, so "Object N" still indexes ``objects``); a question that does not fit even without a
+        list is an error, not a silent empty answer.
+        """
+        openai = require("openai", "judge", "the openai: model adapter")
+        n = min(len(objects), self.max_objects)
+        while True:
+            try:
+                return self.ask(build_prompt(s, describe_scene(objects, points, up, n))), n
+            except openai.BadRequestError as exc:
+                if not _context_overflow(exc) or n == 0:
+                    raise
+                n //= 2
+                self.usage["shortened"] = self.usage.get("shortened", 0) + 1
+
+
+def _context_overflow(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "context" in text and ("exceed" in text or "too long" in text or "maximum" in text)
