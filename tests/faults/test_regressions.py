@@ -267,3 +267,15 @@ def test_surprise3d_dense_masks_are_held_as_bits(tmp_path):
     assert sparse.bits is None and sparse.indices.tolist() == [5, 7, 99_999] and sparse.limit == 100_000
     rle = parse_mask_rle(tmp_path / "p.jsonl", "line 1", [10, 5000, 0, 3])
     assert rle.bits is not None and rle.indices.tolist() == [0, 1, 2, *range(10, 5010)]
+
+
+def test_generate_resume_removes_half_written_temp_files(tmp_path):
+    """A generate killed inside an atomic write left '.<name>.*.tmp' litter that the resumed run kept."""
+    from scenebench.synth.pipeline import GenerateSettings, run
+
+    s = GenerateSettings(seed=1, houses=1, min_rooms=2, max_rooms=2, width=32, height=24, formats=("3dbench",))
+    run(tmp_path, s, progress=False)
+    litter = tmp_path / "3dbench" / ".Counting.json.abc123.tmp"
+    litter.write_text("[")
+    run(tmp_path, s, progress=False)
+    assert not litter.exists()

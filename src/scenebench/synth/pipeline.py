@@ -314,6 +314,10 @@ def run(out: str | Path, s: GenerateSettings, *, workers: int = 1, backend: str 
     root = out / HOUSES_DIR
     for stale in root.glob(".tmp-*"):  # left by a killed run: never committed, so never used
         shutil.rmtree(stale, ignore_errors=True)
+    if out.exists():  # half-written ".<name>.*.tmp" of atomic writes and links killed before their rename
+        for stale in out.rglob(".*.tmp"):
+            if stale.is_file():
+                stale.unlink(missing_ok=True)
     summaries: dict[int, dict] = {}
     todo = []
     for i in range(s.houses):
