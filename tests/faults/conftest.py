@@ -15,20 +15,17 @@ import os
 import shutil
 import sys
 import tempfile
-from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
-FUZZ_DIR = Path(__file__).resolve().parents[2] / "fuzz"
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+from faultlog import FUZZ_DIR, OUTCOMES  # noqa: E402
+
 if str(FUZZ_DIR) not in sys.path:
     sys.path.insert(0, str(FUZZ_DIR))
-
-OUTCOMES: dict[str, Counter] = defaultdict(Counter)
-
-
-def record(target: str, kind: str, outcome: str) -> None:
-    OUTCOMES[f"{target} [{kind}]"]["ok" if outcome == "ok" else outcome.split(":")[0]] += 1
 
 
 def _fast_tmp() -> str | None:

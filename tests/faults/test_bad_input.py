@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import harness
-from conftest import record
+from faultlog import record
 
 FAST = [n for n, t in harness.TARGETS.items() if n not in ("rio_ply", "surprise3d_scene_pth")]
 SLOW = ["rio_ply", "surprise3d_scene_pth"]  # 0.1-0.6 s per case (PLY text parse, torch.load)

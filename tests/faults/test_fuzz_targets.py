@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import harness
-from conftest import FUZZ_DIR, OUTCOMES
+from faultlog import FUZZ_DIR, OUTCOMES
 
 RUNS = 60
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="needs the fuzz extra (atheris)")
