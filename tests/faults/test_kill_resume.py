@@ -122,7 +122,7 @@ def test_kill_during_run_then_resume(many_scenes, tmp_path):
     args = ["run", "surprise3d", "--data", many_scenes, "--model", "baseline:cluster", "--no-progress"]
     ref, run = tmp_path / "ref", tmp_path / "run"
     took = _timed([*args, "--out", ref])
-    snaps = kill_loop([*args, "--out", run], seed=11, window=(0.6, took), folder=run)
+    snaps = kill_loop([*args, "--out", run], seed=11, window=(0.4 * took, took), folder=run)
     assert _cli([*args, "--out", run]).returncode == 0
     check_resumed_run(ref, run, snaps, ("prediction", "score"))
     written = sorted(p.name for p in ref.glob("*.jsonl"))
@@ -136,7 +136,7 @@ def test_kill_during_score_then_resume(many_scenes, tmp_path):
     args = ["score", "surprise3d", "-a", many_scenes / "surprise-3d-val.json", "-s", many_scenes / "scenes", "-p", pred, "--no-progress", "--bootstrap", "200"]
     ref, run = tmp_path / "ref", tmp_path / "run"
     took = _timed([*args, "--out", ref])
-    snaps = kill_loop([*args, "--out", run], seed=12, window=(0.5, took), folder=run)
+    snaps = kill_loop([*args, "--out", run], seed=12, window=(0.4 * took, took), folder=run)
     assert _cli([*args, "--out", run]).returncode == 0
     check_resumed_run(ref, run, snaps, ("score",))
 
@@ -162,7 +162,7 @@ def test_kill_during_generate_then_resume(tmp_path):
     args = ["generate", "--houses", "4", "--seed", "5", "--min-rooms", "2", "--max-rooms", "3", "--width", "48", "--height", "32", "--quiet"]
     ref, out = tmp_path / "ref", tmp_path / "out"
     took = _timed([*args, "--out", ref])
-    snaps = kill_loop([*args, "--out", out], seed=13, window=(0.8, took), snapshot=_inodes, folder=out)
+    snaps = kill_loop([*args, "--out", out], seed=13, window=(0.4 * took, took), snapshot=_inodes, folder=out)
     r = _cli([*args, "--out", out])
     assert r.returncode == 0, r.stderr[-2000:]
     assert _tree(out) == _tree(ref)
@@ -217,7 +217,7 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
     srv = FakeOpenAI(default="hang", hang_seconds=0.05)
     try:
         run = tmp_path / "run"
-        asked = kill_loop(args(srv, run, tmp_path / "cache.sqlite"), seed=14, window=(1.0, took), snapshot=lambda _: len(srv.bodies), folder=run)
+        asked = kill_loop(args(srv, run, tmp_path / "cache.sqlite"), seed=14, window=(0.4 * took, took), snapshot=lambda _: len(srv.bodies), folder=run)
         r = _cli(args(srv, run, tmp_path / "cache.sqlite"))
         assert r.returncode == 0, r.stderr[-2000:]
     finally:

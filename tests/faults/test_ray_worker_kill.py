@@ -22,9 +22,10 @@ pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray", reason="ray extra not installed")
+    # Set before ray is imported (read at import): otherwise Ray's processes bind 0.0.0.0.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    ray = pytest.importorskip("ray", reason="ray extra not installed")
     ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level="warning", log_to_driver=False,
              runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([str(HERE), str(RUNTIME_TESTS), os.environ.get("PYTHONPATH", "")])}})
     yield ray
