@@ -62,11 +62,12 @@ def external_connections() -> list[str]:
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    # Set before ray is imported: without RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 seen at import, Ray's
-    # processes bind 0.0.0.0 and talk over the host's external address despite _node_ip_address.
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    # Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER when imported; another test may have imported it
+    # first, so the backend's own guard sets the variable and corrects what ray already read.
     ray = pytest.importorskip("ray", reason="ray extra not installed")
+    from scenebench.runtime.ray_backend import keep_on_loopback
+
+    keep_on_loopback()
     ray.init(
         num_cpus=2,
         include_dashboard=False,
