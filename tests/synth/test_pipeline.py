@@ -146,10 +146,12 @@ def _external_listeners(pids: set[int]) -> list[str]:
 def test_ray_backend_gives_the_same_bytes_and_stays_on_loopback(tiny_run, tmp_path):
     if not available("ray") or not available("psutil"):
         pytest.skip("needs the ray extra")
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     import psutil
     import ray
+
+    from scenebench.runtime.ray_backend import keep_on_loopback
+
+    keep_on_loopback()  # ray may have been imported by an earlier test, before any variable was set
 
     out, _ = tiny_run
     me = psutil.Process()

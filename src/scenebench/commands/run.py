@@ -129,7 +129,7 @@ def run_surprise3d(
     annotations: Optional[Path] = typer.Option(None, "--annotations", help="Annotation JSON (default: surprise-3d-val.json in --data)."),
     scenes: Optional[Path] = typer.Option(None, "--scenes", help="Scene folder (default: --data/scenes)."),
     train: Optional[Path] = typer.Option(None, "--train", help="Train annotations for baselines that learn (default: surprise-3d-train.json in --data)."),
-    labels_dir: Optional[Path] = typer.Option(None, "--labels-dir", help="ScanNet++ folder with <scene>/scans/segments_anno.json: object labels for the scene list."),
+    labels_dir: Optional[Path] = typer.Option(None, "--labels-dir", help="ScanNet++ folder with <scene>/scans/segments_anno.json: object labels for the scene list (default: DATA/scannetpp when it exists)."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated question types (e.g. cs,rel_pos)."),
     limit: Optional[int] = LIMIT,
     seed: int = SEED,

@@ -33,7 +33,7 @@ from scenebench.io.files import atomic_write_json, sha256_file
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 HOUSES_DIR = ".houses"
 MANIFEST = "manifest.json"
-GENERATOR_VERSION = "1"  # bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "2"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)
@@ -138,12 +138,19 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             for inst in b.object_uids:
                 _save_npy(stage / "3dbench" / "Objects" / f"{object_uid(house, inst)}.npy", object_cloud(cap.raw, inst, sensor, orng))
             summary["bench3d"] = {"records": b.records, "instructions": b.instructions}
+            from scenebench.synth.scene_graph import FOLDER as GRAPHS, scene_graph
+
+            _save_json(stage / "3dbench" / GRAPHS / f"{house.house_id}.json", scene_graph(house, cap.coverage, s.min_points))
         if "surprise3d" in s.formats:
             from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
 
             recs = surprise_house(house, cap, _rng(s, index, 3), sid, SurpriseSettings(min_points=s.min_points))
             arr = scene_arrays(cap, SurpriseSettings().superpoint_size)
             _write_surprise_scene(stage / "surprise3d" / "scenes", sid, arr, s.surprise_pth)
+            from scenebench.synth.scannetpp import FOLDER as SCANNETPP, SEGMENTS_ANNO, segments_anno
+
+            doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], house.label_of)
+            _save_json(stage / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO, doc)
             summary["surprise3d"] = recs
         if "3rscan" in s.formats:
             from scenebench.synth.rescans import RescanSettings, rio_scene
@@ -170,6 +177,11 @@ def _save_npy(path: Path, arr: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as fh:
         np.lib.format.write_array(fh, np.ascontiguousarray(arr), allow_pickle=False)
+
+
+def _save_json(path: Path, doc: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, separators=(",", ":")))  # in the staging folder: the house commit makes it atomic
 
 
 def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pth: bool) -> None:
@@ -276,16 +288,17 @@ def _run_local(out: Path, todo: list[int], s: GenerateSettings, workers: int, do
 
 
 def _run_ray(out: Path, todo: list[int], s: GenerateSettings, workers: int, address: str | None, done: Callable[[dict], None]) -> None:
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     from scenebench.extras import require
+    from scenebench.runtime.ray_backend import keep_on_loopback
 
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray = require("ray", "ray", purpose="--backend ray")
     started = False
     if not ray.is_initialized():
         if address:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         else:
+            keep_on_loopback()  # also when ray was imported earlier in this process (the variable alone is read too late)
             ray.init(num_cpus=max(1, workers), include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
         started = True
     try:

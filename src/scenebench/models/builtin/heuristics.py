@@ -3,10 +3,13 @@
 ``baseline:nearest`` (scene-graph rules) reads the scene's object list (labels and boxes) and the
 question's words:
 
-- grounding (box / mask): the object whose label the query names first; when several objects carry
+- grounding (box): the object whose label the query names first; when several objects carry
   that label and the query names a second category (the anchor), the candidate nearest to an anchor
-  object; SURPRISE3D questions name no target, so the category comes from the blind prior's
-  word statistics (``fit``) and is matched against the list's labels;
+  object;
+- segmentation (mask, SURPRISE3D): questions never name their target, so a category the query
+  names is the anchor and the target category comes from the blind prior's word statistics
+  (``fit``), chosen among the scene's labels that the query does not name; of several candidates,
+  the one nearest to an anchor object;
 - counting: the number of listed objects with the named label, mapped to the nearest option;
 - position relation: the 3DBench direction rule applied to the two named objects' centres
   (0.5 m threshold; left = smaller x, front = larger z as in the synthetic houses), then the option
@@ -138,7 +141,7 @@ class NearestObjectModel:
         self.prior = PriorModel(seed=seed)
 
     def settings(self) -> dict[str, Any]:
-        return {"relation_threshold_m": RELATION_THRESHOLD}
+        return {"relation_threshold_m": RELATION_THRESHOLD, "rules": 2}  # rules: bumped when the rules change, so old runs restart
 
     def fit(self, train: list[tuple[ModelSample, Prediction]]) -> None:
         self.prior.fit(train)
@@ -154,11 +157,16 @@ class NearestObjectModel:
         named = mention_order(s.query, labels)
         kind, sid = s.answer_kind, s.sample_id
         if kind in ("box", "mask"):
-            target = named[0] if named else self.prior.guess_label(s.query)
+            if kind == "mask":  # SURPRISE3D never names its target: a named category is the anchor
+                target = self.prior.guess_label(s.query, among=labels - set(named))
+                anchor = named[0] if named else None
+            else:
+                target = named[0] if named else self.prior.guess_label(s.query)
+                anchor = named[1] if len(named) > 1 else None
             cands = [o for o in objects if o.label == target]
             if not cands:
                 return None
-            anchors = [o for o in objects if len(named) > 1 and o.label == named[1]]
+            anchors = [o for o in objects if anchor is not None and o.label == anchor]
             if len(cands) > 1 and anchors:
                 a = np.stack([centre(o) for o in anchors])
                 d = [float(np.min(np.linalg.norm(a - centre(c), axis=1))) for c in cands]

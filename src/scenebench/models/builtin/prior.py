@@ -100,9 +100,13 @@ class PriorModel:
                 start = np.asarray(s.inputs["start"], float)
                 self.moves[t].append((np.asarray(a.points[-1], float) - start).tolist())  # type: ignore[attr-defined]
 
-    def guess_label(self, query: str) -> str | None:
-        """The target category the query's words point to most often in train (None without train)."""
-        if not self.label_count:
+    def guess_label(self, query: str, among: set[str] | None = None) -> str | None:
+        """The target category the query's words point to most often in train (None without train).
+
+        ``among``: only these labels may be the answer (e.g. the scene's labels); None when no train
+        target name is among them."""
+        counts = self.label_count if among is None else Counter({k: c for k, c in self.label_count.items() if k in among})
+        if not counts:
             return None
         score: Counter[str] = Counter()
         for w in words(query):
@@ -110,10 +114,11 @@ class PriorModel:
             if row:
                 tot = sum(row.values())
                 for lab, c in row.items():
-                    score[lab] += c / tot
+                    if lab in counts:
+                        score[lab] += c / tot
         if not score:
-            return self.label_count.most_common(1)[0][0]
-        return max(score, key=lambda k: (score[k], self.label_count[k], k))
+            return counts.most_common(1)[0][0]
+        return max(score, key=lambda k: (score[k], counts[k], k))
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
         return [self.answer(batch, s) for s in batch.samples]

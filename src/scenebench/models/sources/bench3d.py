@@ -13,10 +13,14 @@ position_relation), ``boxes`` (detection; room_detection with boxes kept in the 
 
 A scene is one ``pcl`` file (an object cloud for object-level tasks, a house cloud otherwise), so
 it is loaded once for all questions on it. ``points`` are the cloud's xyz (y up, metres),
-``colors`` its rgb scaled to [0, 1]. ``objects`` is the house's object list known from the
-benchmark's own detection and grounding records of that house (labels and boxes; no point
-indices): the scene graph that scene-graph-as-text baselines read — an upper bound on perception,
-stated as such in the docs. Object-level clouds have no objects.
+``colors`` its rgb scaled to [0, 1]. ``objects`` is the house's object list (labels and boxes; no
+point indices): the scene graph that scene-graph-as-text baselines read. It comes from
+``scene_graph/<house>.json`` when the data has one (written by ``scenebench generate``: every
+object the cloud shows, labelled with its category; such houses also offer ``rooms``, a list of
+``{"type", "box"}`` with RoomDetection's ``[x, z, y, lx, lz, h]`` boxes), else from the benchmark's
+own detection and grounding records of that house (incomplete: only the objects those mention).
+Either way it is ground-truth perception, an upper bound, stated as such in the docs.
+Object-level clouds have no objects.
 
 Every prediction is written as ``{"question_id", "task", "text"}`` with the text from
 ``Prediction.to_text()`` (boxes as ``[cx, cy, cz, dx, dy, dz]``, options as ``The answer is (B) ...``),
@@ -55,6 +59,7 @@ ANSWER_KIND = {
     "text": "text",
 }
 TRAIN_DIR = "train"
+GRAPH_DIR = "scene_graph"  # <house>.json: the house's full object list (scenebench generate writes it)
 
 
 def to_sample(rec: Any) -> ModelSample:
@@ -88,6 +93,27 @@ def to_truth(rec: Any) -> Prediction:
     return TextPrediction(sid, text=refs[0])
 
 
+def read_scene_graph(path: Path) -> dict[str, Any]:
+    """A ``scene_graph/<house>.json``, checked: ``objects[].{id: int, category: str, bbox: 6 numbers}``,
+    ``rooms[].{type: str, bbox: 6 numbers}``."""
+    from scenebench.io.files import is_finite_number, read_json
+
+    doc = read_json(path, what="3DBench scene graph")
+    if not isinstance(doc, dict):
+        raise InputError(path, "is not a JSON object", expected='{"rooms": [...], "objects": [...]}')
+    for key, label in (("objects", "category"), ("rooms", "type")):
+        items = doc.get(key)
+        if not isinstance(items, list):
+            raise InputError(path, f"has no {key} list", field=key, expected="a list")
+        for j, it in enumerate(items):
+            box = it.get("bbox") if isinstance(it, dict) else None
+            if not isinstance(it, dict) or not isinstance(it.get(label), str) or (key == "objects" and not isinstance(it.get("id"), int)):
+                raise InputError(path, f"entry {j} lacks {'an integer id or ' if key == 'objects' else ''}a string {label}", field=f"{key}[{j}]")
+            if not isinstance(box, list) or len(box) != 6 or not all(is_finite_number(v) for v in box):
+                raise InputError(path, f"bbox is {box!r}", field=f"{key}[{j}].bbox", expected="6 finite numbers")
+    return doc
+
+
 class Bench3DSource:
     benchmark = "3dbench"
     predictions_name = "answers.jsonl"
@@ -115,6 +141,8 @@ class Bench3DSource:
 
     def inputs(self) -> dict[str, Any]:
         out = {f"task:{t}": fp for t, fp in self.bench.fingerprints().items()}
+        graphs = {h: self._graph_path(h) for h in sorted({r.house for r in self._records.values()})}
+        out.update({f"scene_graph:{h}": file_fingerprint(p) for h, p in graphs.items() if p.is_file()})
         if self.train_root is not None:
             from scenebench.benchmarks.bench3d.loader import load_bench
 
@@ -131,8 +159,14 @@ class Bench3DSource:
 
         return [(to_sample(r), to_truth(r)) for r in load_bench(self.train_root).all_records()]
 
+    def _graph_path(self, house: str) -> Path:
+        return self.root / GRAPH_DIR / f"{house}.json"
+
     def house_objects(self, house: str) -> list[SceneObject]:
-        """Labelled boxes of a house gathered from its detection and grounding records (deduplicated)."""
+        """The house's scene graph objects when it has one, else the labelled boxes of its detection and grounding records."""
+        graph = self._graph_path(house)
+        if graph.is_file():
+            return [SceneObject(o["id"], o["category"], [float(v) for v in o["bbox"]]) for o in read_scene_graph(graph)["objects"]]
         if self._house_objects is None:
             from scenebench.benchmarks.bench3d.tasks import TASKS
 
@@ -179,15 +213,16 @@ class Bench3DSource:
             return rgb / 255.0 if rgb.max(initial=0) > 1.0 else rgb
 
         house, scene_level = self._clouds.get(scene_id, (None, False))
-        return SceneView(
-            scene_id,
-            {
-                "points": lambda: np.asarray(cloud()[:, :3], float),
-                "colors": colors,
-                "objects": lambda: self.house_objects(house) if (house is not None and scene_level) else [],
-                "up_axis": lambda: 1,
-            },
-        )
+        loaders = {
+            "points": lambda: np.asarray(cloud()[:, :3], float),
+            "colors": colors,
+            "objects": lambda: self.house_objects(house) if (house is not None and scene_level) else [],
+            "up_axis": lambda: 1,
+        }
+        if house is not None and scene_level and self._graph_path(house).is_file():
+            graph = self._graph_path(house)
+            loaders["rooms"] = lambda: [{"type": r["type"], "box": r["bbox"]} for r in read_scene_graph(graph)["rooms"]]
+        return SceneView(scene_id, loaders)
 
     def truth(self, sample: ModelSample) -> Prediction:
         return to_truth(self._records[sample.sample_id])

@@ -8,10 +8,12 @@ blind prior learns from).
 What a model sees per sample: ``query`` = the description, ``task`` = the question type, answer
 kind ``mask``. The scene offers ``points``, ``colors`` (in [0, 1]) and ``objects`` — one
 :class:`~scenebench.models.base.SceneObject` per annotated instance (box from its points). Object
-labels come from ScanNet++ ``segments_anno.json`` files when ``labels_dir`` is given
-(``LABELS_DIR/<scene_id>/scans/segments_anno.json`` or ``LABELS_DIR/<scene_id>.json``, read as
-``segGroups[].{id, label}``); without them every object is labelled ``"object"`` — the benchmark's
-``object_name`` is never shown, since the task exists to stop label shortcuts.
+labels come from ScanNet++ ``segments_anno.json`` files (``LABELS_DIR/<scene_id>/scans/segments_anno.json``
+or ``LABELS_DIR/<scene_id>.json``, read as ``segGroups[].{id, label}``): ``labels_dir`` when given,
+else ``scannetpp/`` next to the annotations when it exists (where ``scenebench generate`` writes
+them); without them every object is labelled ``"object"``. Scene labels are scene content, shipped
+with ScanNet++; the sample's own ``object_name`` is never shown, since the task exists to stop
+label shortcuts.
 
 Train answers given to ``fit`` are the target names as :class:`TextPrediction` (train scenes are
 not loaded). Predictions are written as ``{"sample_id", "mask_indices"}`` records, or
@@ -34,6 +36,7 @@ from scenebench.models.predictions import BoxPrediction, MaskPrediction, Predict
 from scenebench.models.sources.base import finish_results
 
 TASK_KIND = "mask"
+LABELS_FOLDER = "scannetpp"  # default labels_dir inside the data folder
 TRAIN_NAMES = ("surprise-3d-train.json",)
 EVAL_NAMES = ("surprise-3d-val.json", "surprise-3d-test.json")
 
@@ -68,21 +71,29 @@ def instance_objects(coords: np.ndarray, instance_ids: np.ndarray, labels: Mappi
     ]
 
 
-def read_segments_labels(labels_dir: Path, scene_id: str) -> dict[int, str]:
-    """Instance labels from a ScanNet++ ``segments_anno.json`` (``segGroups[].id/label``); {} when absent."""
+def labels_file(labels_dir: Path, scene_id: str) -> Path | None:
+    """The scene's ``segments_anno.json`` under ``labels_dir`` (ScanNet++ layout, or flat ``<scene_id>.json``)."""
     for p in (labels_dir / scene_id / "scans" / "segments_anno.json", labels_dir / f"{scene_id}.json"):
         if p.is_file():
-            doc = read_json(p, what="ScanNet++ segments_anno")
-            groups = doc.get("segGroups") if isinstance(doc, dict) else None
-            if not isinstance(groups, list):
-                raise InputError(p, "has no segGroups list", field="segGroups", expected="a list of {id, label}")
-            out = {}
-            for j, g in enumerate(groups):
-                if not isinstance(g, dict) or not isinstance(g.get("id"), int) or not isinstance(g.get("label"), str):
-                    raise InputError(p, f"group {j} lacks an integer id or a string label", field=f"segGroups[{j}]")
-                out[int(g["id"])] = g["label"]
-            return out
-    return {}
+            return p
+    return None
+
+
+def read_segments_labels(labels_dir: Path, scene_id: str) -> dict[int, str]:
+    """Instance labels from a ScanNet++ ``segments_anno.json`` (``segGroups[].id/label``); {} when absent."""
+    p = labels_file(labels_dir, scene_id)
+    if p is None:
+        return {}
+    doc = read_json(p, what="ScanNet++ segments_anno")
+    groups = doc.get("segGroups") if isinstance(doc, dict) else None
+    if not isinstance(groups, list):
+        raise InputError(p, "has no segGroups list", field="segGroups", expected="a list of {id, label}")
+    out = {}
+    for j, g in enumerate(groups):
+        if not isinstance(g, dict) or not isinstance(g.get("id"), int) or not isinstance(g.get("label"), str):
+            raise InputError(p, f"group {j} lacks an integer id or a string label", field=f"segGroups[{j}]")
+        out[int(g["id"])] = g["label"]
+    return out
 
 
 class Surprise3DSource:
@@ -100,7 +111,8 @@ class Surprise3DSource:
         self.scenes_dir = Path(scenes) if scenes else (root / "scenes" if (root / "scenes").is_dir() else root)
         tr = Path(train) if train else next((root / n for n in TRAIN_NAMES if (root / n).is_file()), None)
         self.train_path = tr if tr is not None and tr.resolve() != self.ann_path.resolve() else None
-        self.labels_dir = Path(labels_dir) if labels_dir else None
+        default_labels = root / LABELS_FOLDER
+        self.labels_dir = Path(labels_dir) if labels_dir else (default_labels if default_labels.is_dir() else None)
         self._kwargs = {"data": self.data, "annotations": annotations, "scenes": scenes, "train": train, "labels_dir": labels_dir}
         self.annotations = load_annotations(self.ann_path)
         self._by_id = self.annotations.by_id
@@ -112,6 +124,9 @@ class Surprise3DSource:
         out: dict[str, Any] = {"annotations": file_fingerprint(self.ann_path)}
         if self.train_path:
             out["train"] = file_fingerprint(self.train_path)
+        if self.labels_dir is not None:  # labels change what models see: a run made without them must not resume with them
+            out["labels"] = {sid: file_fingerprint(p) for sid in sorted({s.scene_id for s in self.annotations.samples})
+                             if (p := labels_file(self.labels_dir, sid)) is not None}
         return out
 
     def samples(self) -> list[ModelSample]:
