@@ -181,3 +181,20 @@ def test_heuristics_beat_chance_and_stay_below_the_oracle_on_3dbench(b3d_dir, tm
              for m in ("oracle", "random", "baseline:nearest")}
     assert score["oracle"] == 100.0
     assert score["random"] < score["baseline:nearest"] <= 100.0
+
+
+def test_nearest_segments_an_unnamed_target_next_to_the_named_anchor():
+    train = [(ModelSample(f"t{i}", "h", "rel_pos", "mask", q), TextPrediction(f"t{i}", n)) for i, (q, n) in enumerate(
+        [("What is resting on top of the table?", "cup"), ("Which object is on top of the desk?", "cup"), ("What is the cup standing on?", "table")])]
+    objs = [SceneObject(1, "table", [0, 0, 0.4, 1, 1, 0.8], np.array([0, 1])), SceneObject(2, "cup", [5, 5, 0.8, 0.1, 0.1, 0.1], np.array([2])),
+            SceneObject(3, "cup", [0.1, 0, 0.85, 0.1, 0.1, 0.1], np.array([3, 4]))]
+    m = NearestObjectModel()
+    m.fit(train)
+    out = m.predict(SceneBatch(_scene(objs), [ModelSample("q", "s", "rel_pos", "mask", "Which object is resting on top of the table?")]))[0]
+    assert out.indices == [3, 4]  # a cup, not the named table; of the two cups the one at the table
+    # the prior alone picks a category without looking where it is
+    assert PriorModel().guess_label("resting on top of the table", among={"table"}) is None
+    p = PriorModel()
+    p.fit(train)
+    assert p.guess_label("resting on top of the table", among={"table"}) == "table"
+    assert p.guess_label("resting on top of the table", among={"cup", "table"}) == "cup"

@@ -30,6 +30,15 @@ def test_demo_end_to_end_then_reuses_everything(tmp_path):
     prim = first.results[("3dbench", "oracle")].extra["primary_metric"]
     scored = {t: v[prim[t]] for t, v in by_task.items() if v.get(prim[t]) is not None}
     assert scored and all(v == 100.0 for v in scored.values()), scored
+    # SURPRISE3D scenes carry their ScanNet++ labels and 3DBench houses their scene graph: label-reading
+    # baselines get objects with real labels, and the scene-graph rules find SURPRISE3D targets.
+    from scenebench.models.sources.base import make_source
+
+    s3d = make_source("surprise3d", data=str(tmp_path / "demo" / "data" / "surprise3d"))
+    assert s3d.labels_dir is not None and "labels" in s3d.inputs()
+    assert "object" not in {o.label for o in s3d.scene(s3d.samples()[0].scene_id).objects}
+    assert any(k.startswith("scene_graph:") for k in make_source("3dbench", data=str(tmp_path / "demo" / "data" / "3dbench")).inputs())
+    assert first.scores[("surprise3d", "baseline:nearest")]["S3D A50"] > 0
     # Chance is not the oracle.
     assert first.scores[("rio", "random")]["RIO R@10"] < 100.0
     assert first.report is not None and first.report.stat().st_size > 1000
