@@ -89,9 +89,10 @@ def check_resumed_run(ref: Path, run: Path, snaps: list, kinds: tuple[str, ...])
     assert _normal(run / "results.json", run) == _normal(ref / "results.json", ref)
     final, want = _rows(run), _rows(ref)
     for kind in kinds:
-        got = {s: b for (k, s), (_, b) in final.items() if k == kind}
-        exp = {s: b for (k, s), (_, b) in want.items() if k == kind}
-        assert got == exp, f"{kind} records differ"
+        got = {s: json.loads(b) for (k, s), (_, b) in final.items() if k == kind}
+        exp = {s: json.loads(b) for (k, s), (_, b) in want.items() if k == kind}
+        bad = sorted(sid for sid in set(got) | set(exp) if got.get(sid) != exp.get(sid))
+        assert not bad, f"{kind} records differ: {len(bad)}, first {bad[0]}: got {got.get(bad[0])} expected {exp.get(bad[0])}"
         seqs = [q for (k, _), (q, _) in final.items() if k == kind]
         assert max(seqs) + 1 == len(seqs), f"a saved {kind} record was computed again"
     for snap in snaps:
