@@ -61,17 +61,27 @@ def _rows(run: Path) -> dict[tuple[str, str], tuple[int, str]]:
 
 
 def kill_loop(args, seed: int, window: tuple[float, float], env=None, snapshot=_rows, folder: Path | None = None) -> list:
-    """Start ``args`` KILLS times, SIGKILL each after a seeded delay; return the snapshots after each kill."""
+    """Start ``args`` and SIGKILL it after a seeded delay, KILLS times; return the snapshots after each kill.
+
+    On a loaded machine start-up can eat the whole window: while no kill has yet landed after some
+    progress was saved, up to KILLS more attempts are made with the window moved later, so the
+    test always kills mid-work rather than passing (or failing) on timing.
+    """
     rng = random.Random(seed)
-    snaps = []
-    for _ in range(KILLS):
+    snaps: list = []
+    lo, hi = window
+    for attempt in range(2 * KILLS):
+        if attempt >= KILLS and any(snaps):
+            break
         p = subprocess.Popen([sys.executable, "-m", "scenebench", *map(str, args)], env=env or ENV,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(rng.uniform(*window))
+        time.sleep(rng.uniform(lo, hi))
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)  # the CLI and any worker it started
         p.wait()
         snaps.append(snapshot(folder) if folder is not None else None)
+        if not any(snaps):
+            lo, hi = hi, hi + (hi - lo)
     return snaps
 
 
@@ -230,5 +240,5 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
     assert got == want, diff[:3000]
     bodies = [json.dumps(b["messages"]) for b in srv.bodies]
     assert len(set(bodies)) == n_distinct
-    assert len(bodies) - n_distinct <= KILLS, "judged requests were asked again after a kill"
+    assert len(bodies) - n_distinct <= len(asked), "judged requests were asked again after a kill"
     assert any(0 < n < n_distinct for n in asked), f"no kill landed while judging: requests after each kill {asked}"
