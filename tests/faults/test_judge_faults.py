@@ -90,9 +90,10 @@ def test_judge_fault_mid_run_stops_cleanly_and_resumes(judged_bench, tmp_path, f
     assert "Traceback" not in err and err.startswith("error:") and "rerun" in err, err
     assert not (tmp_path / "run" / "results.json").exists()  # no partial numbers
     if fault != "die":
-        # The failing request was tried 1 + max_retries (5) times, with backoff in between.
+        # The failing request was tried 1 + max_retries (5) times (the backoff between tries, full
+        # jitter, is tested in tests/judges/test_client.py::test_backoff_grows_exponentially).
         assert len(bad.bodies) == GOOD + 6 and len({json.dumps(b["messages"]) for b in bad.bodies[GOOD:]}) == 1
-        assert took > 1.0
+        assert took < 120
     from scenebench.judges.cache import JudgeCache
 
     cache = JudgeCache(tmp_path / "cache.sqlite")
