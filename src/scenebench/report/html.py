@@ -186,7 +186,7 @@ _TEMPLATE = """<!doctype html>
   <h2>Summary</h2>
   <div id="sb-summary"></div>
   <h2>Breakdowns</h2>
-  <div class="controls"><label>metric <select id="sb-metric"></select></label><span class="note">bars: point estimate; whiskers: confidence interval</span></div>
+  <div class="controls"><label>benchmark <select id="sb-bench"></select></label><label>metric <select id="sb-metric"></select></label><span class="note">bars: point estimate; whiskers: confidence interval</span></div>
   <div id="sb-charts"></div>
   <h2>Distribution of per-sample scores</h2>
   <div class="controls"><label>value <select id="sb-field"></select></label></div>

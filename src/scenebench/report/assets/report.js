@@ -26,7 +26,20 @@
 
   const runs = DATA.runs;
   const multi = runs.length > 1;
-  const state = { run: 0, limit: 200, selected: null, viewer: null };
+  const state = { run: 0, bench: null, limit: 200, selected: null, viewer: null };
+
+  // Runs grouped by benchmark, in first-seen order: a run can only be compared with, and only
+  // shares samples with, runs of its own benchmark.
+  const BENCHES = [];
+  runs.forEach(function (r, i) {
+    let b = BENCHES.find((x) => x.name === r.benchmark);
+    if (!b) { b = { name: r.benchmark, idx: [] }; BENCHES.push(b); }
+    b.idx.push(i);
+  });
+  const manyBenches = BENCHES.length > 1;
+  function benchRuns(name) { return runs.filter((r) => r.benchmark === name); }
+  // A run's name where several benchmarks share a page ("oracle" alone would be ambiguous).
+  function runName(r) { return manyBenches ? r.benchmark + ' · ' + r.label : r.label; }
 
   function metricNames(run) { return Object.keys(run.metrics.overall || {}); }
   function unitOf(run, m) { return ((run.metric_info || {})[m] || {}).unit || ''; }
@@ -41,19 +54,49 @@
     $('sb-title').textContent = DATA.title;
     const meta = $('sb-meta');
     meta.textContent = '';
-    runs.forEach(function (r, i) {
-      const c = r.counts;
-      const li = el('li', {},
-        el('b', { text: r.label }), ' — ' + r.benchmark + ', protocol ', el('code', { text: r.protocol }),
-        ', ' + c.n_samples + ' samples (scored ' + c.n_scored + ', missing ' + c.n_missing + ', invalid ' + c.n_invalid + ', excluded ' + c.n_excluded + ')',
-        el('span', { cls: 'path', text: '  ' + r.path }));
-      meta.appendChild(li);
-      for (const w of r.warnings || []) meta.appendChild(el('li', { cls: 'warn', text: r.label + ': ' + w }));
-      for (const n of r.view_notes || []) meta.appendChild(el('li', { cls: 'note', text: r.label + ': ' + n }));
-    });
+    for (const b of BENCHES) meta.appendChild(benchHeader(b));
     $('sb-generated').textContent = 'generated ' + DATA.generated + ' by scenebench ' + DATA.version +
       ' · intervals: ' + Math.round((runs[0].ci.level || 0.95) * 100) + '% ' + (runs[0].ci.method || '') + ' over ' + (runs[0].ci.cluster_key || 'scene_id') +
       ' (' + runs[0].ci.n_resamples + ' resamples)';
+  }
+
+  function countsText(c) {
+    const bad = ['missing', 'invalid', 'excluded'].filter((k) => c['n_' + k]).map((k) => c['n_' + k] + ' ' + k);
+    return bad.length ? ' (' + bad.join(', ') + ')' : '';
+  }
+
+  // Each distinct message once, with the runs it applies to: five runs sharing three warnings
+  // give three lines, not fifteen.
+  function distinctMessages(rs, key) {
+    const seen = new Map();
+    for (const r of rs) for (const w of r[key] || []) { if (!seen.has(w)) seen.set(w, []); if (seen.get(w).indexOf(r.label) < 0) seen.get(w).push(r.label); }
+    return Array.from(seen, ([text, labels]) => ({ text: text, labels: labels }));
+  }
+
+  // One line per benchmark: protocol, sample count and its runs (folder on hover), then its
+  // distinct warnings and view notes.
+  function benchHeader(b) {
+    const rs = b.idx.map((i) => runs[i]);
+    const protos = Array.from(new Set(rs.map((r) => r.protocol)));
+    const sizes = Array.from(new Set(rs.map((r) => r.counts.n_samples)));
+    const li = el('li', { cls: 'bench', 'data-benchmark': b.name }, el('b', { text: b.name }));
+    if (protos.length === 1) li.appendChild(el('span', {}, ', protocol ', el('code', { text: protos[0] })));
+    if (sizes.length === 1) li.appendChild(document.createTextNode(', ' + sizes[0] + ' samples'));
+    li.appendChild(document.createTextNode(' — ' + rs.length + (rs.length === 1 ? ' run: ' : ' runs: ')));
+    rs.forEach(function (r, k) {
+      let txt = r.label;
+      if (protos.length > 1) txt += ' [' + r.protocol + ']';
+      if (sizes.length > 1) txt += ' (' + r.counts.n_samples + ' samples)';
+      txt += countsText(r.counts);
+      li.appendChild(el('span', { cls: 'run', title: r.path, text: txt }));
+      if (k < rs.length - 1) li.appendChild(document.createTextNode(', '));
+    });
+    const sub = el('ul', {});
+    const whom = (labels) => (labels.length === rs.length && rs.length > 1 ? 'all ' + b.name + ' runs' : labels.join(', '));
+    for (const w of distinctMessages(rs, 'warnings')) sub.appendChild(el('li', { cls: 'warn', text: whom(w.labels) + ': ' + w.text }));
+    for (const n of distinctMessages(rs, 'view_notes')) sub.appendChild(el('li', { cls: 'note', text: whom(n.labels) + ': ' + n.text }));
+    if (sub.children.length) li.appendChild(sub);
+    return li;
   }
 
   /* ---------- summary table ---------- */
@@ -72,7 +115,7 @@
     const counts = key === 'overall' ? { overall: r.counts } : ((r.counts_by_group || {})['by_' + key] || {});
     const tidy = key !== 'overall' && names.length > TIDY_AFTER;
     const table = el('table', { cls: 'summary', 'data-block': key });
-    const head = el('tr', {}, el('th', { text: key === 'overall' ? (multi ? r.label : 'overall') : key }), el('th', { text: 'n' }));
+    const head = el('tr', {}, el('th', { text: key === 'overall' ? (multi ? runName(r) : 'overall') : key }), el('th', { text: 'n' }));
     const cell = function (vals, v, m) {
       const ci = ciOf(r, key, v, m);
       return el('td', { cls: 'num' }, fmt(vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null);
@@ -104,7 +147,7 @@
     const box = $('sb-summary');
     box.textContent = '';
     for (const r of runs) {
-      if (multi) box.appendChild(el('h3', { text: r.label }));
+      if (multi) box.appendChild(el('h3', { text: runName(r) }));
       box.appendChild(summaryTable(r, 'overall'));
       for (const g of groupKeys(r)) box.appendChild(summaryTable(r, g));
     }
@@ -118,7 +161,19 @@
     return null;
   }
 
+  // Charts compare the runs of one benchmark (metrics differ between benchmarks); a selector
+  // picks the benchmark when the report holds several.
+  function setupChartBench() {
+    const sel = $('sb-bench');
+    sel.textContent = '';
+    BENCHES.forEach((b, i) => sel.appendChild(option(b.name, b.name + ' (' + b.idx.length + (b.idx.length === 1 ? ' run)' : ' runs)'), i === 0)));
+    sel.parentNode.style.display = manyBenches ? '' : 'none';
+    state.bench = BENCHES[0].name;
+  }
+
   function renderCharts() {
+    const runs = benchRuns(state.bench);
+    const multi = runs.length > 1;
     const r0 = runs[0];
     const sel = $('sb-metric');
     if (!sel.options.length) {
@@ -136,10 +191,10 @@
     const overallNames = blockMetrics(r0, 'overall');
     if (m === PRIMARY || overallNames.indexOf(m) >= 0) {
       const unit = unitOf(r0, m === PRIMARY ? overallNames[0] : m);
-      const same = overallNames.filter((n) => unitOf(r0, n) === unit);
+      const same = overallNames.filter((n) => unitOf(r0, n) === unit && runs.some((r) => isFinite((r.metrics.overall || {})[n] ?? NaN)));
       const s = blank();
       runs.forEach(function (r, j) { for (const n of same) { s[j].values.push((r.metrics.overall || {})[n]); s[j].cis.push(ciOf(r, 'overall', null, n)); } });
-      box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s, unit: unit, title: 'Overall' + (multi ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
+      if (same.length) box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s, unit: unit, title: 'Overall' + (multi ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
     }
     for (const g of groupKeys(r0)) {
       const cats = [];
@@ -149,7 +204,7 @@
       const byUnit = {};
       for (const v of cats) {
         const mv = pick(v);
-        if (!mv || !runs.some((r) => (((r.metrics['by_' + g] || {})[v] || {})[mv] !== undefined))) continue;
+        if (!mv || !runs.some((r) => isFinite((((r.metrics['by_' + g] || {})[v] || {})[mv] ?? NaN)))) continue;
         const u = unitOf(r0, mv);
         (byUnit[u] = byUnit[u] || []).push(v);
       }
@@ -180,7 +235,7 @@
     const vals = scored.map((s) => s.values[state.field]);
     const st = {};
     for (const s of r.samples) st[s.status] = (st[s.status] || 0) + 1;
-    box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'distribution' }, C.histogram({ values: vals, title: 'per-sample ' + (state.field || '') + ' (' + r.label + ')', xlabel: state.field })));
+    box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'distribution' }, C.histogram({ values: vals, title: 'per-sample ' + (state.field || '') + ' (' + runName(r) + ')', xlabel: state.field })));
     box.appendChild(el('p', { cls: 'statuses', text: Object.keys(st).map((k) => k + ': ' + st[k]).join(' · ') }));
   }
 
@@ -189,7 +244,11 @@
     const r = runs[state.run];
     const runSel = $('f-run');
     runSel.textContent = '';
-    runs.forEach((x, i) => runSel.appendChild(option(String(i), x.label, i === state.run)));
+    for (const b of BENCHES) {
+      // one group per benchmark: the same model name ("oracle") appears under each
+      const parent = manyBenches ? runSel.appendChild(el('optgroup', { label: b.name })) : runSel;
+      for (const i of b.idx) parent.appendChild(option(String(i), runs[i].label, i === state.run));
+    }
     runSel.parentNode.style.display = multi ? '' : 'none';
     const gbox = $('f-groups');
     gbox.textContent = '';
@@ -239,6 +298,10 @@
   // Breakdown keys worth a column: one that just repeats the scene id (RIO's "scene") is left out.
   function listGroups(r) { return r.group_keys.filter((g) => !r.samples.every((s) => s.groups[g] === undefined || String(s.groups[g]) === s.scene)); }
 
+  // Long ids (RIO: rescan uuid + instance) are cut in the middle: their start names the scan and
+  // their end the instance, and wrapped whole they push status and score out of the list.
+  function shortId(t) { t = String(t); return t.length > 24 ? t.slice(0, 8) + '…' + t.slice(-13) : t; }
+
   function renderList() {
     const r = runs[state.run];
     const field = $('f-field').value;
@@ -255,7 +318,7 @@
     const body = el('tbody');
     rows.slice(0, state.limit).forEach(function (s) {
       const tr = el('tr', { cls: 'sample-row status-' + s.status, 'data-sample': s.id, tabindex: '0' },
-        el('td', { text: s.id }), el('td', { text: s.scene }));
+        el('td', { cls: 'id', title: s.id, text: shortId(s.id) }), el('td', { cls: 'id', title: s.scene, text: shortId(s.scene) }));
       for (const g of cols) tr.appendChild(el('td', { text: s.groups[g] === undefined ? '' : String(s.groups[g]) }));
       tr.appendChild(el('td', { text: s.status }));
       tr.appendChild(el('td', { cls: 'num', text: fmt(s.values[field], 3) }));
@@ -310,9 +373,9 @@
     const ordered = DETAIL_FIRST.filter((k) => keys.indexOf(k) >= 0).concat(keys.filter((k) => DETAIL_FIRST.indexOf(k) < 0));
     for (const k of ordered) add(k, valueNode(s.detail[k]));
     box.appendChild(dl);
-    if (multi) {
+    if (benchRuns(r.benchmark).length > 1) {
       const t = el('table', { cls: 'others' }, el('tr', {}, el('th', { text: 'run' }), el('th', { text: 'status' }), el('th', { text: 'values' })));
-      for (const o of runs) {
+      for (const o of benchRuns(r.benchmark)) {
         const x = o.index[id];
         const os = x === undefined ? null : o.samples[x];
         t.appendChild(el('tr', {}, el('td', { text: o.label }), el('td', { text: os ? os.status : 'not in run' }),
@@ -341,11 +404,13 @@
     runs.forEach(function (r) { r.index = {}; r.samples.forEach((s, i) => { r.index[s.id] = i; }); });
     renderHeader();
     renderSummary();
+    setupChartBench();
     renderCharts();
     setupFilters();
     renderDistribution();
     renderList();
     $('sb-metric').addEventListener('change', renderCharts);
+    $('sb-bench').addEventListener('change', function () { state.bench = $('sb-bench').value; $('sb-metric').textContent = ''; renderCharts(); });
     $('sb-field').addEventListener('change', function () { state.field = $('sb-field').value; renderDistribution(); });
     $('f-run').addEventListener('change', function () { state.run = +$('f-run').value; state.selected = null; $('sb-detail').textContent = ''; setupFilters(); renderDistribution(); renderList(); });
     for (const id of ['f-status', 'f-field', 'f-sort']) $(id).addEventListener('change', renderList);

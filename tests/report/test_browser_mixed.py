@@ -1,0 +1,83 @@
+"""One report holding runs of several benchmarks (what `scenebench demo` writes): the header,
+charts and sample panel keep each benchmark's runs together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scenebench.report.html import write_html_report
+
+from .conftest import toy_scores, write_run
+from .test_browser import CHROMIUM, browser, shot  # noqa: F401  (browser is a fixture)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def mixed_report(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("mixed")
+    runs = [
+        write_run(root / "toy-a", toy_scores(0)),
+        write_run(root / "toy-b", toy_scores(1, shift=0.1)),
+        write_run(root / "toy-c", toy_scores(2, shift=0.2)),
+        write_run(root / "other-a", toy_scores(3, n_scenes=2), benchmark="other"),
+    ]
+    return write_html_report(runs, root / "report.html", views=False)
+
+
+@pytest.fixture
+def page(browser, mixed_report):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    pg = ctx.new_page()
+    pg.problems = []  # type: ignore[attr-defined]
+    pg.on("pageerror", lambda e: pg.problems.append(str(e)))
+    pg.on("console", lambda m: pg.problems.append(m.text) if m.type == "error" else None)
+    pg.goto(mixed_report.as_uri())
+    pg.wait_for_selector("body[data-ready='1']", timeout=15000)
+    yield pg
+    assert pg.problems == []  # type: ignore[attr-defined]
+    ctx.close()
+
+
+def test_header_groups_runs_by_benchmark_and_shows_each_warning_once(page):
+    shot(page, "mixed_header", "header")
+    assert page.locator("#sb-meta > li").count() == 2  # one line per benchmark, not per run
+    toy = page.locator("#sb-meta > li[data-benchmark='toy']")
+    assert toy.locator(".run").count() == 3
+    warns = page.locator("#sb-meta li.warn").all_inner_texts()
+    # every run carries the same warning: once per benchmark, naming whom it applies to
+    assert warns == ["all toy runs: 1 sample excluded: empty GT mask", "other-a: 1 sample excluded: empty GT mask"]
+
+
+def test_sample_panel_lists_only_runs_of_the_samples_benchmark(page):
+    page.select_option("#f-run", "1")
+    page.click("tr.sample-row >> nth=0")
+    page.wait_for_selector("#sb-detail table.others")
+    text = page.locator("#sb-detail table.others").inner_text()
+    assert "not in run" not in text and "other-a" not in text
+    assert page.locator("#sb-detail table.others tr").count() == 1 + 3
+    # a lone run of its benchmark has nothing to compare with
+    page.select_option("#f-run", "3")
+    page.click("tr.sample-row >> nth=0")
+    assert page.locator("#sb-detail table.others").count() == 0
+
+
+def test_run_picker_groups_runs_under_their_benchmark(page):
+    groups = page.eval_on_selector_all("#f-run optgroup", "gs => gs.map(g => [g.label, g.children.length])")
+    assert groups == [["toy", 3], ["other", 1]]
+
+
+def test_charts_compare_runs_of_one_benchmark_at_a_time(page):
+    assert page.locator("#sb-bench").is_visible()
+    legend = page.locator("#sb-charts .chart-legend").inner_text()
+    assert "toy-a" in legend and "toy-c" in legend and "other-a" not in legend
+    assert "n/a" not in page.locator("#sb-charts").inner_text()
+    page.select_option("#sb-bench", "other")
+    assert page.locator("#sb-charts svg.chart").count() >= 2
+    assert "toy-a" not in page.locator("#sb-charts").inner_text()
+    shot(page, "mixed_charts_other", "#sb-charts")
