@@ -81,3 +81,20 @@ def test_charts_compare_runs_of_one_benchmark_at_a_time(page):
     assert page.locator("#sb-charts svg.chart").count() >= 2
     assert "toy-a" not in page.locator("#sb-charts").inner_text()
     shot(page, "mixed_charts_other", "#sb-charts")
+
+
+def test_summary_puts_a_benchmarks_runs_side_by_side_and_folds_their_tables(page):
+    assert page.locator("#sb-summary h3.bench").all_inner_texts() == ["toy", "other"]
+    rows = page.locator("#sb-summary table.overview[data-benchmark='toy'] tbody tr")
+    assert rows.count() == 3 and "toy-b" in rows.nth(1).inner_text()
+    assert page.locator("#sb-summary table.overview").count() == 1  # a lone run needs no side-by-side table
+    folded = page.locator("#sb-summary details.run-tables")
+    assert folded.count() == 3 and not folded.first.locator("table.summary").first.is_visible()
+    folded.first.locator("summary").click()
+    assert folded.first.locator("table.summary").first.is_visible()
+    assert page.locator("#sb-summary > table.summary").first.is_visible()  # the lone "other" run: tables shown
+
+
+def test_overall_chart_title_fits_with_many_runs(page):
+    title = page.locator("#sb-charts [data-chart='overall'] text.chart-title").text_content()
+    assert title == "Overall"

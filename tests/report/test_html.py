@@ -151,3 +151,25 @@ def test_scene_budget_shrinks_scenes_when_many_are_embedded(toy_run):
     assert scene_budget(run, ids, ViewOptions(max_scene_points=30000, max_total_points=6000)).max_scene_points == 5000
     assert scene_budget(run, ids, ViewOptions(max_scene_points=1000)).max_scene_points == 1000
     assert scene_budget(run, ids[:1], ViewOptions()).max_scene_points == 30000
+
+
+def test_histogram_defaults_to_a_score_not_a_ratios_raw_count(tmp_path):
+    """3DBench's BLEU is a corpus ratio of n-gram counts; a histogram of the count m1 says nothing."""
+    from scenebench.report.html import _fields
+    from scenebench.report.runs import load_run
+
+    from scenebench.metrics.aggregate import Mean, Ratio
+    from scenebench.results import Results
+    from scenebench.runtime.rundir import RunDir
+    from scenebench.runtime.scoring import SCORE_KIND, SampleScore, summarize_scores
+
+    scores = [SampleScore(f"s{i}", f"scene{i % 3}", "scored", {"m1": float(i * 3), "g1": float(i * 4 + 1), "rouge": i / 10}, {}, {}) for i in range(9)]
+    specs = [Ratio("bleu1", "m1", "g1", scale=100, unit="%"), Mean("rouge_l", "rouge", scale=100, unit="%")]
+    run = RunDir(tmp_path / "r")
+    run.open({"benchmark": "toy", "protocol": "strict", "fingerprint": "r", "settings": {}, "inputs": {}})
+    with run.store() as store:
+        store.put_many(SCORE_KIND, [(s.sample_id, s.to_json()) for s in scores])
+    summ = summarize_scores(scores, specs, n_resamples=50)
+    Results(benchmark="toy", protocol="strict", metrics=summ.metrics, confidence_intervals=summ.intervals, counts=summ.counts,
+            counts_by_group=summ.counts_by_group, metric_info=summ.metric_info, inputs={}).save(run.results_json)
+    assert _fields(load_run(tmp_path / "r"))[0] == "rouge"

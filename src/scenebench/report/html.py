@@ -77,8 +77,11 @@ def _fields(run: LoadedRun) -> list[str]:
             if f not in out:
                 out.append(f)
     # Graded values (IoU, error) say more in a histogram than 0/1 hit indicators: list them first.
+    # A ratio's numerator (3DBench's BLEU n-gram match counts m1..m4) is a raw count, not a
+    # per-sample score: it goes after the fields metrics average.
+    scores = {info.get("field") for info in run.results.metric_info.values()}
     distinct = {f: len({s.values.get(f) for s in run.scores if s.values.get(f) is not None and not math.isnan(s.values[f])}) for f in out}
-    return sorted(out, key=lambda f: distinct[f] <= 2)
+    return sorted(out, key=lambda f: (f not in scores, distinct[f] <= 2))
 
 
 def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str]:

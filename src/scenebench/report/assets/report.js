@@ -143,13 +143,40 @@
     return table;
   }
 
+  // Runs of one benchmark side by side: one row per run, its overall metrics with intervals.
+  function overviewTable(rs) {
+    const names = [];
+    for (const r of rs) for (const m of blockMetrics(r, 'overall')) if (names.indexOf(m) < 0) names.push(m);
+    const r0 = rs[0];
+    const head = el('tr', {}, el('th', { text: 'run' }), el('th', { text: 'n' }));
+    for (const m of names) head.appendChild(el('th', { text: m + (unitOf(r0, m) ? ' (' + unitOf(r0, m) + ')' : ''), title: ((r0.metric_info || {})[m] || {}).description || '' }));
+    const body = el('tbody');
+    for (const r of rs) {
+      const tr = el('tr', {}, el('td', { text: r.label, title: r.path }), el('td', { cls: 'num', text: String(r.counts.n_samples) }));
+      for (const m of names) {
+        const ci = ciOf(r, 'overall', null, m);
+        tr.appendChild(el('td', { cls: 'num' }, fmt((r.metrics.overall || {})[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null));
+      }
+      body.appendChild(tr);
+    }
+    return el('table', { cls: 'overview', 'data-benchmark': r0.benchmark }, el('thead', {}, head), body);
+  }
+
+  // Per benchmark: runs side by side, then each run's own tables folded away when there are
+  // several (sixteen runs' per-task tables unfolded are metres of scrolling).
   function renderSummary() {
     const box = $('sb-summary');
     box.textContent = '';
-    for (const r of runs) {
-      if (multi) box.appendChild(el('h3', { text: runName(r) }));
-      box.appendChild(summaryTable(r, 'overall'));
-      for (const g of groupKeys(r)) box.appendChild(summaryTable(r, g));
+    for (const b of BENCHES) {
+      const rs = benchRuns(b.name);
+      if (manyBenches) box.appendChild(el('h3', { cls: 'bench', text: b.name }));
+      if (rs.length > 1) box.appendChild(overviewTable(rs));
+      for (const r of rs) {
+        const parent = rs.length > 1 ? box.appendChild(el('details', { cls: 'run-tables' }, el('summary', { text: 'all tables of ' + r.label }))) : box;
+        if (multi && rs.length === 1) parent.appendChild(el('h3', { text: runName(r) }));
+        parent.appendChild(summaryTable(r, 'overall'));
+        for (const g of groupKeys(r)) parent.appendChild(summaryTable(r, g));
+      }
     }
   }
 
@@ -194,7 +221,8 @@
       const same = overallNames.filter((n) => unitOf(r0, n) === unit && runs.some((r) => isFinite((r.metrics.overall || {})[n] ?? NaN)));
       const s = blank();
       runs.forEach(function (r, j) { for (const n of same) { s[j].values.push((r.metrics.overall || {})[n]); s[j].cis.push(ciOf(r, 'overall', null, n)); } });
-      if (same.length) box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s, unit: unit, title: 'Overall' + (multi ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
+      // more than two run names overflow the chart's title; the legend below names them
+      if (same.length) box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'overall' }, C.barChart({ categories: same, series: s, unit: unit, title: 'Overall' + (runs.length === 2 ? ' (' + runs.map((r) => r.label).join(' vs ') + ')' : '') })));
     }
     for (const g of groupKeys(r0)) {
       const cats = [];
