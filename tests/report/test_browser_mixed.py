@@ -18,11 +18,18 @@ pytestmark = [
 ]
 
 
+def _with_type_in_detail(scores):
+    """Like SURPRISE3D, whose detail repeats the question type it is also broken down by."""
+    for s in scores:
+        s.detail["question_type"] = s.groups["question_type"]
+    return scores
+
+
 @pytest.fixture(scope="module")
 def mixed_report(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("mixed")
     runs = [
-        write_run(root / "toy-a", toy_scores(0)),
+        write_run(root / "toy-a", _with_type_in_detail(toy_scores(0))),
         write_run(root / "toy-b", toy_scores(1, shift=0.1)),
         write_run(root / "toy-c", toy_scores(2, shift=0.2)),
         write_run(root / "other-a", toy_scores(3, n_scenes=2), benchmark="other"),
@@ -98,3 +105,11 @@ def test_summary_puts_a_benchmarks_runs_side_by_side_and_folds_their_tables(page
 def test_overall_chart_title_fits_with_many_runs(page):
     title = page.locator("#sb-charts [data-chart='overall'] text.chart-title").text_content()
     assert title == "Overall"
+
+
+def test_sample_panel_shows_counts_as_integers_and_no_repeated_breakdown(page):
+    page.click("tr.sample-row[data-sample='scene0:1']")
+    score = page.locator("#sb-detail dd[data-key='score']").inner_text()
+    assert "a25 = 1 " in score or "a25 = 0 " in score  # an indicator, not "1.0000"
+    assert "iou = 0." in score  # graded values keep their decimals
+    assert page.locator("#sb-detail dd[data-key='question_type']").count() == 1

@@ -373,6 +373,9 @@
     return '{\n' + Object.keys(v).map((k) => inner + JSON.stringify(k) + ': ' + compactJSON(v[k], inner)).join(',\n') + '\n' + pad + '}';
   }
 
+  // Counts and 0/1 indicators read as "5" and "1", not "5.0000".
+  function fmtValue(v, d) { return typeof v === 'number' && Number.isInteger(v) ? String(v) : fmt(v, d); }
+
   function valueNode(v) {
     if (typeof v === 'string') return el('pre', { cls: 'text', text: v });
     if (typeof v === 'number' || typeof v === 'boolean' || v === null) return el('span', { text: String(v) });
@@ -396,8 +399,9 @@
     add('scene', el('span', { text: s.scene }));
     add('status', el('span', { cls: 'status-' + s.status, text: s.status }));
     for (const g in s.groups) if (String(s.groups[g]) !== s.scene) add(g, el('span', { text: String(s.groups[g]) }));
-    add('score', el('span', { text: Object.keys(s.values).map((k) => k + ' = ' + fmt(s.values[k], 4)).join(' · ') || '—' }));
-    const keys = Object.keys(s.detail || {});
+    add('score', el('span', { text: Object.keys(s.values).map((k) => k + ' = ' + fmtValue(s.values[k], 4)).join(' · ') || '—' }));
+    // a detail that repeats a breakdown value shown above (SURPRISE3D's question_type) is left out
+    const keys = Object.keys(s.detail || {}).filter((k) => !(k in s.groups && String(s.groups[k]) === String(s.detail[k])));
     const ordered = DETAIL_FIRST.filter((k) => keys.indexOf(k) >= 0).concat(keys.filter((k) => DETAIL_FIRST.indexOf(k) < 0));
     for (const k of ordered) add(k, valueNode(s.detail[k]));
     box.appendChild(dl);
@@ -407,7 +411,7 @@
         const x = o.index[id];
         const os = x === undefined ? null : o.samples[x];
         t.appendChild(el('tr', {}, el('td', { text: o.label }), el('td', { text: os ? os.status : 'not in run' }),
-          el('td', { text: os ? Object.keys(os.values).map((k) => k + '=' + fmt(os.values[k], 3)).join(' ') : '' })));
+          el('td', { text: os ? Object.keys(os.values).map((k) => k + '=' + fmtValue(os.values[k], 3)).join(' ') : '' })));
       }
       box.appendChild(el('h4', { text: 'this sample in every run' }));
       box.appendChild(t);
