@@ -3,6 +3,7 @@ charts and sample panel keep each benchmark's runs together."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,11 @@ def mixed_report(tmp_path_factory) -> Path:
         write_run(root / "toy-c", toy_scores(2, shift=0.2)),
         write_run(root / "other-a", toy_scores(3, n_scenes=2), benchmark="other"),
     ]
+    # 3DBench resamples houses where the others resample scenes
+    res = runs[3] / "results.json"
+    data = json.loads(res.read_text())
+    data["confidence_intervals"]["cluster_key"] = "house id"
+    res.write_text(json.dumps(data))
     return write_html_report(runs, root / "report.html", views=False)
 
 
@@ -113,3 +119,9 @@ def test_sample_panel_shows_counts_as_integers_and_no_repeated_breakdown(page):
     assert "a25 = 1 " in score or "a25 = 0 " in score  # an indicator, not "1.0000"
     assert "iou = 0." in score  # graded values keep their decimals
     assert page.locator("#sb-detail dd[data-key='question_type']").count() == 1
+
+
+def test_interval_method_is_stated_per_benchmark_when_they_differ(page):
+    text = page.locator("#sb-generated").inner_text()
+    assert "toy: 95% cluster_bootstrap_percentile over scene_id" in text
+    assert "other: 95% cluster_bootstrap_percentile over house id" in text

@@ -55,9 +55,12 @@
     const meta = $('sb-meta');
     meta.textContent = '';
     for (const b of BENCHES) meta.appendChild(benchHeader(b));
-    $('sb-generated').textContent = 'generated ' + DATA.generated + ' by scenebench ' + DATA.version +
-      ' · intervals: ' + Math.round((runs[0].ci.level || 0.95) * 100) + '% ' + (runs[0].ci.method || '') + ' over ' + (runs[0].ci.cluster_key || 'scene_id') +
-      ' (' + runs[0].ci.n_resamples + ' resamples)';
+    // Benchmarks resample different clusters (3DBench houses, RIO scans): say which uses which.
+    const ciText = (ci) => Math.round((ci.level || 0.95) * 100) + '% ' + (ci.method || '') + ' over ' + (ci.cluster_key || 'scene_id') + ' (' + ci.n_resamples + ' resamples)';
+    const kinds = new Map();
+    for (const r of runs) { const t = ciText(r.ci); if (!kinds.has(t)) kinds.set(t, []); if (kinds.get(t).indexOf(r.benchmark) < 0) kinds.get(t).push(r.benchmark); }
+    const intervals = kinds.size === 1 ? ciText(runs[0].ci) : Array.from(kinds, ([t, bs]) => bs.join(', ') + ': ' + t).join('; ');
+    $('sb-generated').textContent = 'generated ' + DATA.generated + ' by scenebench ' + DATA.version + ' · intervals: ' + intervals;
   }
 
   function countsText(c) {
