@@ -125,3 +125,21 @@ def test_interval_method_is_stated_per_benchmark_when_they_differ(page):
     text = page.locator("#sb-generated").inner_text()
     assert "toy: 95% cluster_bootstrap_percentile over scene_id" in text
     assert "other: 95% cluster_bootstrap_percentile over house id" in text
+
+
+def test_sample_without_a_view_says_the_report_caps_views(browser, tmp_path):  # noqa: F811
+    from . import toyviews
+
+    mp = pytest.MonkeyPatch()
+    toyviews.install(mp)
+    try:
+        out = write_html_report(write_run(tmp_path / "run", toy_scores(0)), tmp_path / "report.html", max_views=4)
+    finally:
+        mp.undo()
+    pg = browser.new_page()
+    pg.goto(out.as_uri())
+    pg.wait_for_selector("body[data-ready='1']", timeout=15000)
+    pg.locator("tr.sample-row", has_not_text="●").first.click()
+    note = pg.locator("#sb-detail .viewer .note").inner_text()
+    assert "views for 4 of 30 samples" in note and "--max-views" in note
+    pg.close()

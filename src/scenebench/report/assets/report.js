@@ -430,7 +430,13 @@
       vbox.appendChild(legend);
       state.viewer = new V.PointViewer(canvas, legend, DATA.scenes[view.scene] || null, view);
     } else {
-      vbox.appendChild(el('p', { cls: 'note', text: (r.view_notes && r.view_notes.length ? r.view_notes.join('; ') : 'no 3D view for this sample') }));
+      // Say why: a capped report (the demo embeds 20 views per run) otherwise looks broken.
+      const nViews = r.samples.filter((x) => x.view).length;
+      const why = r.view_notes && r.view_notes.length ? r.view_notes.join('; ')
+        : nViews ? 'no 3D view for this sample: the report embeds views for ' + nViews + ' of ' + r.samples.length +
+          ' samples of this run (the worst-scored half and a seeded draw of the rest; raise with scenebench report --max-views)'
+        : 'no 3D view for this sample';
+      vbox.appendChild(el('p', { cls: 'note', text: why }));
     }
     box.scrollIntoView({ block: 'nearest' });
   }
