@@ -94,8 +94,12 @@ def surprise3d_inputs(data: Path, out: Path, target_bytes: int) -> tuple[Path, P
     return ann_path, scenes, pred
 
 
-def bench3d_inputs(data: Path, out: Path, target_bytes: int) -> tuple[Path, Path]:
-    """Repeat every task file's records with new ids; long free-text answers fill the file."""
+def bench3d_inputs(data: Path, out: Path, target_bytes: int, fixed_records: bool = False) -> tuple[Path, Path]:
+    """Repeat every task file's records with new ids; long free-text answers fill the file.
+
+    ``fixed_records``: keep the benchmark's records as they are and make each answer longer
+    instead, so only the answers file grows (what a streaming reader must not hold in memory).
+    """
     src = data / "3dbench"
     bench = out / f"b3d_{target_bytes >> 20}MB"
     if bench.exists():
@@ -104,9 +108,14 @@ def bench3d_inputs(data: Path, out: Path, target_bytes: int) -> tuple[Path, Path
     for d in ("scene", "Objects"):
         os.symlink(src / d, bench / d)
     files = {f.stem: json.loads(f.read_text()) for f in src.glob("*.json")}
-    filler = "The object is next to the sofa, near the window, under the lamp, on the rug. " * 40  # ~3 kB
     n_base = sum(len(v) for v in files.values())
-    copies = max(1, target_bytes // (n_base * (len(filler) + 120)) + 1)
+    phrase = "The object is next to the sofa, near the window, under the lamp, on the rug. "
+    if fixed_records:
+        copies = 1
+        filler = phrase * max(40, target_bytes // (n_base * len(phrase)) + 1)
+    else:
+        filler = phrase * 40  # ~3 kB
+        copies = max(1, target_bytes // (n_base * (len(filler) + 120)) + 1)
     answers = out / f"b3d_answers_{target_bytes >> 20}MB.jsonl"
     from scenebench.benchmarks.bench3d.tasks import task_key
 
@@ -127,14 +136,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="50,1000", help="Predictions file sizes in MB, comma separated.")
     ap.add_argument("--keep", type=Path, default=None, help="Work folder to keep (default: a temporary one).")
-    ap.add_argument("--only", choices=["surprise3d", "3dbench"], default=None)
+    ap.add_argument("--only", choices=["surprise3d", "3dbench", "3dbench-long"], default=None)
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-memory-"))
     root.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     data = generate(root)
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    rows: dict[str, list[tuple[float, float, float]]] = {"surprise3d": [], "3dbench": []}
+    rows: dict[str, list[tuple[float, float, float]]] = {"surprise3d": [], "3dbench": [], "3dbench-long": []}
     for mb in sizes:
         if args.only in (None, "surprise3d"):
             ann, scenes, pred = surprise3d_inputs(data, root, mb << 20)
@@ -145,14 +154,18 @@ def main() -> None:
             rows["surprise3d"].append((pred.stat().st_size / 2**20, rss, dt))
             print(f"surprise3d  file {pred.stat().st_size / 2**20:8.1f} MB  peak RSS {rss:7.1f} MB  {dt:6.1f} s", flush=True)
             pred.unlink()
-        if args.only in (None, "3dbench"):
-            bench, answers = bench3d_inputs(data, root, mb << 20)
-            run = root / f"run_b3d_{mb}"
+        # "3dbench": more records (the ground truth grows with the file: per-sample state grows too);
+        # "3dbench-long": the same records with longer answers (only the answers file grows).
+        for kind in ("3dbench", "3dbench-long"):
+            if args.only not in (None, kind):
+                continue
+            bench, answers = bench3d_inputs(data, root, mb << 20, fixed_records=kind == "3dbench-long")
+            run = root / f"run_{kind}_{mb}"
             shutil.rmtree(run, ignore_errors=True)
             rss, dt = peak_rss([sys.executable, "-m", "scenebench", "score", "3dbench", "--data", str(bench), "--predictions", str(answers),
                                 "--out", str(run), "--bootstrap", "0"], env)
-            rows["3dbench"].append((answers.stat().st_size / 2**20, rss, dt))
-            print(f"3dbench     file {answers.stat().st_size / 2**20:8.1f} MB  peak RSS {rss:7.1f} MB  {dt:6.1f} s", flush=True)
+            rows[kind].append((answers.stat().st_size / 2**20, rss, dt))
+            print(f"{kind:<12}file {answers.stat().st_size / 2**20:8.1f} MB  peak RSS {rss:7.1f} MB  {dt:6.1f} s", flush=True)
             answers.unlink()
     for name, rs in rows.items():
         if len(rs) >= 2:

@@ -13,7 +13,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from scenebench.errors import InputError
 
@@ -137,39 +137,57 @@ def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
     Each record must be a JSON object. Errors name the file and line. The file is read line by
     line, so a 1 GB predictions file never sits in memory whole.
     """
+    for lineno, _offset, rec in iter_jsonl_offsets(path, allow_empty=allow_empty):
+        yield lineno, rec
+
+
+def iter_jsonl_offsets(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Like :func:`iter_jsonl`, also yielding each record's byte offset, so a reader can keep an
+    index of offsets instead of the records and read one back later (:func:`read_jsonl_at`)."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "file does not exist")
     if p.is_dir():
         raise InputError(p, "is a folder, not a JSONL file")
     n = 0
+    offset = 0
     with open(p, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
+            start, offset = offset, offset + len(raw)
             if len(raw) > MAX_JSONL_LINE_BYTES:
                 raise InputError(p, f"record of {len(raw)} bytes is too large", where=f"line {lineno}")
             if not raw.strip():
                 continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(p, f"not UTF-8 text (byte {exc.start})", where=f"line {lineno}") from None
-            try:
-                rec = json.loads(text, parse_constant=_reject_constant)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    p, f"invalid JSON: {exc.msg}", where=f"line {lineno} column {exc.colno}",
-                    expected="one JSON object per line",
-                ) from None
-            except ValueError as exc:
-                raise InputError(p, str(exc), where=f"line {lineno}", expected="finite numbers") from None
-            except RecursionError:
-                raise InputError(p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth") from None
-            if not isinstance(rec, dict):
-                raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
+            rec = _parse_jsonl_line(p, raw, lineno)
             n += 1
-            yield lineno, rec
+            yield lineno, start, rec
     if n == 0 and not allow_empty:
         raise InputError(p, "file holds no records", expected="one JSON object per line")
+
+
+def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(p, f"not UTF-8 text (byte {exc.start})", where=f"line {lineno}") from None
+    try:
+        rec = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            p, f"invalid JSON: {exc.msg}", where=f"line {lineno} column {exc.colno}",
+            expected="one JSON object per line",
+        ) from None
+    except ValueError as exc:
+        raise InputError(p, str(exc), where=f"line {lineno}", expected="finite numbers") from None
+    if not isinstance(rec, dict):
+        raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
+    return rec
+
+
+def read_jsonl_at(fh: BinaryIO, path: str | Path, offset: int, lineno: int) -> dict[str, Any]:
+    """Read back the record that :func:`iter_jsonl_offsets` found at ``offset`` of an open file."""
+    fh.seek(offset)
+    return _parse_jsonl_line(Path(path), fh.readline(), lineno)
 
 
 def is_finite_number(x: Any) -> bool:

@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 TOKENIZER_VERSION = "sb-tok-1"
@@ -112,7 +112,7 @@ def _vec(counts: Counter, df: Counter, log_n_docs: float, n: int) -> tuple[list[
     return vec, [math.sqrt(x) for x in norm], length
 
 
-def cider_d(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]], n: int = 4, sigma: float = 6.0) -> list[float]:
+def cider_d(hyps: Iterable[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]], n: int = 4, sigma: float = 6.0) -> list[float]:
     """Per-sample CIDEr-D scores (the corpus score is their mean); IDF from ``refs`` of this corpus.
 
     Needs at least one sample; a single-sample corpus has IDF 0 everywhere and scores 0.

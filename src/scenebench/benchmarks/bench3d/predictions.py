@@ -9,24 +9,55 @@ rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.metrics.choice
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from scenebench.benchmarks.bench3d.loader import Bench
 from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
 from scenebench.errors import InputError
-from scenebench.io.files import iter_jsonl
+from scenebench.io.files import iter_jsonl_offsets, read_jsonl_at
 from scenebench.metrics.choice import circular_id
 
 
 @dataclass
 class Answers:
-    by_id: dict[str, str]  # expected id (question_id or question_id#rotK) -> answer text
+    """Where each expected answer is: ``by_id`` maps an expected id (question_id or
+    question_id#rotK) to the byte offset and line of its record in ``path``.
+
+    Only offsets stay in memory and a text is read back when it is scored, so scoring a 1 GB
+    answers file does not hold 1 GB of answers (the ground truth bounds the index, not the file).
+    """
+
+    by_id: dict[str, tuple[int, int]]
     missing: list[str] = field(default_factory=list)  # expected ids without an answer
     skipped_other_tasks: int = 0  # answers of tasks, or of records (--limit), not being scored
+    path: Path | None = None
+    _fh: BinaryIO | None = field(default=None, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def get(self, key: str) -> str | None:
-        return self.by_id.get(key)
+        where = self.by_id.get(key)
+        if where is None or self.path is None:
+            return None
+        offset, lineno = where
+        with self._lock:
+            if self._fh is None:
+                self._fh = open(self.path, "rb")  # noqa: SIM115 - kept open for random access, closed by close()
+            rec = read_jsonl_at(self._fh, self.path, offset, lineno)
+        return rec["text"]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
+
+    def __del__(self) -> None:
+        fh = self.__dict__.get("_fh")
+        if fh is not None:
+            fh.close()
 
 
 def expected_ids(bench: Bench, circular: bool) -> dict[str, str]:
@@ -52,10 +83,9 @@ def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allo
     path = Path(path)
     expected = expected_ids(bench, circular)
     not_scored = not_scored or set()
-    by_id: dict[str, str] = {}
-    line_of: dict[str, int] = {}
+    by_id: dict[str, tuple[int, int]] = {}
     skipped = 0
-    for lineno, rec in iter_jsonl(path):
+    for lineno, offset, rec in iter_jsonl_offsets(path):
         where = f"line {lineno}"
         qid = rec.get("question_id")
         if isinstance(qid, int) and not isinstance(qid, bool):
@@ -84,8 +114,8 @@ def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allo
         if expected[qid] != key:
             raise InputError(path, f"question_id {qid!r} belongs to task '{expected[qid]}', not '{key}'", where=where, field="task")
         if qid in by_id:
-            raise InputError(path, f"question_id {qid!r} already answered on line {line_of[qid]}", where=where, field="question_id", expected="one answer per question")
-        by_id[qid], line_of[qid] = text, lineno
+            raise InputError(path, f"question_id {qid!r} already answered on line {by_id[qid][1]}", where=where, field="question_id", expected="one answer per question")
+        by_id[qid] = (offset, lineno)
     missing = [q for q in expected if q not in by_id]
     if missing and not allow_missing:
         raise InputError(
@@ -93,4 +123,4 @@ def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allo
             f"answers {len(expected) - len(missing)} of {len(expected)} expected ids; {len(missing)} missing (first: {', '.join(missing[:3])})",
             expected="an answer for every record, or --allow-missing to score missing ones as wrong",
         )
-    return Answers(by_id, missing, skipped)
+    return Answers(by_id, missing, skipped, path)

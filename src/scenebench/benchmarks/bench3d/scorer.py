@@ -44,6 +44,9 @@ class TextPrep:
     corpus_size: dict[str, int] = field(default_factory=dict)
 
 
+JUDGE_CHUNK = 256  # judge requests sent per judge_many call: bounds the answer texts held at once
+
+
 class Bench3DScorer:
     benchmark = "3dbench"
 
@@ -78,7 +81,7 @@ class Bench3DScorer:
 
     # -- judge -----------------------------------------------------------------------------
     def _judge_all(self, todo: list[Record]) -> None:
-        """Ask the judge everything these records need in one call (it caches and runs concurrently)."""
+        """Ask the judge everything these records need, in chunks (it caches and runs each chunk concurrently)."""
         if self.judge is None:
             return
         from scenebench.judges.api import JudgeRequest
@@ -114,9 +117,11 @@ class Bench3DScorer:
                             opts = rec.gt["choices"] if rot is None else rotate(rec.gt["choices"], rec.gt["answer"], rot)[0]
                             keys.append((key, "option"))
                             reqs.append(JudgeRequest("option", {"question": rec.query, "answer": text, "options": list(opts)}))
+            if len(reqs) >= JUDGE_CHUNK:
+                self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
+                keys, reqs = [], []
         if reqs:
-            verdicts = self.judge.judge_many(reqs)
-            self._verdicts.update(zip(keys, verdicts))
+            self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
 
     def _judge_detail(self, kind: str, v: Any) -> dict[str, Any]:
         return {"kind": kind, "value": v.value, "valid": v.valid, "model_id": getattr(self.judge, "model_id", None),
@@ -134,11 +139,13 @@ class Bench3DScorer:
             prep.corpus_size[t] = len(with_ref)
             if not with_ref:
                 continue
-            hyps = [self.answers.get(r.question_id) or "" for r in with_ref]
-            scores = T.cider_d([T.tokenize(h) for h in hyps], [[T.tokenize(x) for x in r.gt["references"]] for r in with_ref])
+            # a generator: one answer's tokens in memory at a time (IDF comes from the references)
+            hyp_tokens = (T.tokenize(self.answers.get(r.question_id) or "") for r in with_ref)
+            scores = T.cider_d(hyp_tokens, [[T.tokenize(x) for x in r.gt["references"]] for r in with_ref])
             prep.cider.update({r.question_id: s for r, s in zip(with_ref, scores)})
             if prep.meteor_reason is None:
                 try:
+                    hyps = [self.answers.get(r.question_id) or "" for r in with_ref]
                     ms = T.meteor_scores(hyps, [r.gt["references"] for r in with_ref])
                     prep.meteor.update({r.question_id: s for r, s in zip(with_ref, ms)})
                 except (OSError, RuntimeError, ValueError) as exc:
