@@ -99,6 +99,9 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
             out.scores[(bench, model)] = {title: _pick(res.metrics, path) for path, title in cols}
             console.print(f"  {bench:10s} {model:18s} {res.counts.n_samples:4d} samples  {time.perf_counter() - t:5.1f} s")
     console.print(comparison_table(out))
+    if not available("open3d"):
+        console.print("RIO's FPFH + RANSAC + ICP baseline (baseline:fpfh) was left out: it needs open3d "
+                      "(pip install 'scenebench[open3d]').")
     if report:
         out.report = write_report(out, console)
     out.seconds = time.perf_counter() - t0
