@@ -98,7 +98,7 @@ def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[lis
         Ratio("len_ratio_py", "hyp_len", "ref_len", 1.0, "candidate / closest reference length (corpus)"),
         Derived("bleu4_py", ("bleu1_py", "bleu2_p_py", "bleu3_p_py", "bleu4_p_py", "len_ratio_py"), _bleu4, "corpus BLEU-4 with brevity penalty (pure Python, pycocoevalcap rules)", "%"),
         Mean("rouge_l_py", "rouge_l", 100, "ROUGE-L F (beta 1.2), mean over samples", "%"),
-        Mean("cider_d_py", "cider_d", 100, "CIDEr-D (sigma 6, IDF from the evaluated references)", "%"),
+        Mean("cider_d_py", "cider_d", 100, "CIDEr-D x100 as papers report it (sigma 6, IDF from the evaluated references); not a percentage: can exceed 100", "x100"),
         Mean("meteor_java", "meteor", 100, "METEOR 1.5 (Java); n/a without java and a jar", "%"),
     ]
     return specs, Primary("judge_score", "mean", ("judge",), to_percent=10.0)
