@@ -153,7 +153,6 @@ def test_circular_needs_every_rotation(bench, tmp_path):
     with open(tmp_path / "c.jsonl", "w") as f:
         for r in recs:
             for k in range(4):
-                opts = r["gt_choices"][k:] + r["gt_choices"][:k]
                 gt = (r["gt_choice"] - k) % 4
                 right = r["question_id"] != recs[0]["question_id"] or k != 3  # first question fails one rotation
                 f.write(json.dumps({"question_id": f"{r['question_id']}#rot{k}", "task": "PositionRelation",

@@ -7,7 +7,7 @@ from .conftest import toy_scores, write_run
 
 from scenebench.cli import main
 from scenebench.errors import RunMismatchError
-from scenebench.metrics.aggregate import Mean, Median, cluster_weights
+from scenebench.metrics.aggregate import Mean, cluster_weights
 from scenebench.report.compare import _p_value, check_comparable, compare_pair, compare_runs, specs_from_info
 from scenebench.report.runs import load_runs
 from scenebench.runtime.scoring import SampleScore

@@ -1,6 +1,6 @@
 import math
 
-from .conftest import SPECS, toy_scores, write_run
+from .conftest import SPECS
 
 from scenebench.metrics.aggregate import Mean
 from scenebench.report.runs import load_run, load_runs

@@ -7,7 +7,6 @@ import sys
 import numpy as np
 import pytest
 
-from scenebench.benchmarks.surprise3d.annotations import load_annotations
 from scenebench.benchmarks.surprise3d.scorer import score_run
 from scenebench.cli import main
 from scenebench.errors import RunMismatchError

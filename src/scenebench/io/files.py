@@ -190,6 +190,17 @@ def read_jsonl_at(fh: BinaryIO, path: str | Path, offset: int, lineno: int) -> d
     return _parse_jsonl_line(Path(path), fh.readline(), lineno)
 
 
+def to_plain(x: Any) -> Any:
+    """numpy arrays and scalars (also nested in dicts, lists, tuples) -> plain JSON-able Python."""
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):  # numpy array or scalar, without importing numpy here
+        return x.tolist()
+    if isinstance(x, dict):
+        return {k: to_plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [to_plain(v) for v in x]
+    return x
+
+
 def is_finite_number(x: Any) -> bool:
     if not isinstance(x, (int, float)) or isinstance(x, bool):
         return False

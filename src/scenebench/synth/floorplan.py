@@ -129,6 +129,7 @@ def _runs(grid: np.ndarray) -> list[WallRun]:
 def _collect(a: np.ndarray, b: np.ndarray, axis: int, coord: float) -> list[WallRun]:
     out = []
     start = None
+    cur: tuple[int, int] | None = None  # the label pair of the run that starts at `start`
     for k in range(len(a) + 1):
         pair = (int(a[k]), int(b[k])) if k < len(a) else None
         differs = pair is not None and pair[0] != pair[1]

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError, RunMismatchError
-from scenebench.io.files import atomic_write_json, sha256_file
+from scenebench.io.files import atomic_write_json, sha256_file, to_plain
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 HOUSES_DIR = ".houses"
@@ -161,7 +161,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             if scene is not None:
                 for scan in scene.scans:
                     write_scan_fast(stage / "3rscan" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
-                summary["3rscan"] = {"scene": _plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
+                summary["3rscan"] = {"scene": to_plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
         files = sorted(p for p in stage.rglob("*") if p.is_file())
         summary["files"] = {p.relative_to(stage).as_posix(): sha256_file(p) for p in files}
         summary["sha256"] = hashlib.sha256(json.dumps(summary, sort_keys=True).encode()).hexdigest()
@@ -198,16 +198,6 @@ def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pt
         write_scene(folder / f"{sid}.pth", arr["coords"], arr["colors"], arr["instance"], arr["superpoints"])
 
 
-def _plain(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,21 +14,11 @@ import numpy as np
 
 from scenebench.benchmarks.bench3d.records import validate_records
 from scenebench.benchmarks.bench3d.tasks import TASK_FILES, TASKS, task_key
-from scenebench.io.files import atomic_write_json
+from scenebench.io.files import atomic_write_json, to_plain
 
 __all__ = ["TASK_FILES", "write_task", "write_point_cloud"]
 
 
-def _plain(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
 
 
 def write_task(bench_dir: str | Path, task: str, records: Sequence[dict[str, Any]], *, prefix: str = "") -> Path:
@@ -40,7 +30,7 @@ def write_task(bench_dir: str | Path, task: str, records: Sequence[dict[str, Any
     if key is None:
         raise ValueError(f"unknown 3DBench task '{task}'; known: {', '.join(TASKS)}")
     path = Path(bench_dir) / f"{prefix}{TASK_FILES[key]}"
-    plain = [_plain(r) for r in records]
+    plain = [to_plain(r) for r in records]
     validate_records(key, plain, path=path)
     atomic_write_json(path, plain, indent=None)
     return path

@@ -25,20 +25,13 @@ from scenebench.geometry.boxes import center_size_to_minmax, room_box_to_center_
 from scenebench.io.arrays import load_npy
 from scenebench.metrics.choice import circular_id
 from scenebench.report import viewer as vw
+from scenebench.io.files import to_plain
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
 
 FLOOR_LIFT = 0.05  # metres above the floor, so paths are not hidden in it
 
 
-def _plain(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
 
 
 def answer_text(rec: Record) -> Any:
@@ -48,11 +41,11 @@ def answer_text(rec: Record) -> Any:
     if kind == "choice":
         return f"({chr(65 + gt['answer'])}) {gt['choices'][gt['answer']]}"
     if kind in ("grounding", "grounding_plus"):
-        return {"box [cx, cy, cz, dx, dy, dz]": _plain(gt["box"]), **({"name": gt["name"]} if gt.get("name") else {})}
+        return {"box [cx, cy, cz, dx, dy, dz]": to_plain(gt["box"]), **({"name": gt["name"]} if gt.get("name") else {})}
     if kind in ("detection", "room_detection"):
-        return [{"label": lab, "box": _plain(b)} for lab, b in zip(gt["labels"], gt["boxes"])]
+        return [{"label": lab, "box": to_plain(b)} for lab, b in zip(gt["labels"], gt["boxes"])]
     if kind == "navigation":
-        return {"positions [x, z]": _plain(gt["positions"]), **({"target": gt["target"]} if gt.get("target") else {})}
+        return {"positions [x, z]": to_plain(gt["positions"]), **({"target": gt["target"]} if gt.get("target") else {})}
     return gt.get("references")
 
 
