@@ -254,3 +254,24 @@ def test_a_changed_protocol_does_not_resume_into_the_same_folder(bench, tmp_path
     score_3dbench(bench, ans, tasks="counting", out=tmp_path / "r", n_resamples=0)
     with pytest.raises(RunMismatchError):
         score_3dbench(bench, ans, tasks="counting", protocol="official", out=tmp_path / "r", n_resamples=0)
+
+
+def test_judge_usage_adds_up_over_a_resumed_run(bench, tmp_path):
+    """A run stopped after some samples and resumed reports the calls of both invocations."""
+    from scenebench.runtime.rundir import RunDir
+    from scenebench.runtime.scoring import SCORE_KIND
+
+    ans = write_answers(tmp_path / "a.jsonl", ["scene_caption"], {"scene_caption": lambda r: "a kitchen"})
+    first = FakeJudge()
+    score_3dbench(bench, ans, tasks="scene_caption", judge=first, out=tmp_path / "r", n_resamples=0)
+    assert first.calls == 2
+    # forget one scored sample, as if the first invocation had been stopped before storing it
+    with RunDir(tmp_path / "r").store() as st:
+        sid = sorted(st.ids(SCORE_KIND))[0]
+        st._db.execute("DELETE FROM records WHERE kind=? AND sample_id=?", (SCORE_KIND, sid))
+    second = FakeJudge()
+    res = score_3dbench(bench, ans, tasks="scene_caption", judge=second, out=tmp_path / "r", n_resamples=0)
+    assert second.calls == 1  # only the sample left was judged again
+    usage = res.extra["judge"]["usage"]
+    assert usage["calls"] == 3 and usage["invocations"] == 2
+    assert usage["this_invocation"] == {"calls": 1}

@@ -90,7 +90,7 @@ def _normal(path: Path, own: Path) -> object:
     if isinstance(d, dict):
         d.pop("created", None)
         d.pop("command", None)
-        # Judge usage counts the calls of the last invocation (cost accounting), not results.
+        # Judge usage sums the counters of every invocation, and a SIGKILLed one cannot save its own: cost accounting, not results.
         (d.get("extra", {}).get("judge") or {}).pop("usage", None)
     return d
 

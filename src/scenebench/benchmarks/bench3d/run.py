@@ -69,14 +69,45 @@ def score_3dbench(
             "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": protocol})}
     run = RunDir(out or default_run_dir("3dbench")).open(meta, overwrite=overwrite)
     scorer = Bench3DScorer(bench, answers, settings, judge)
-    records = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
-    res = build_results(bench, answers, scorer, records, settings, judge, inputs, knobs)
+    try:
+        records = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
+    finally:
+        usage = record_judge_usage(run, judge)
+    res = build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
     res.save(run.results_json)
     return res
 
 
+JUDGE_USAGE_KIND = "judge_usage"
+
+
+def record_judge_usage(run: RunDir, judge: Any | None) -> dict[str, Any] | None:
+    """Save this invocation's judge usage in the run and return the totals over all invocations.
+
+    A resumed run asks the judge only what is left, so the last invocation's counters alone would
+    under-report what the run cost; each invocation's counters are kept (also when it stops on an
+    error) and summed. An invocation killed with SIGKILL cannot save its counters.
+    """
+    if judge is None:
+        return None
+    import os
+    import time
+
+    mine = judge.usage()
+    with run.store() as st:
+        st.put_many(JUDGE_USAGE_KIND, [(f"{time.time_ns()}-{os.getpid()}", mine)])
+        all_usage = [u for _, u in st.iter(JUDGE_USAGE_KIND)]
+    total: dict[str, Any] = {}
+    for u in all_usage:
+        for k, v in u.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                total[k] = total.get(k, 0) + v
+    return {**total, "invocations": len(all_usage), "this_invocation": mine}
+
+
 def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records: list[SampleScore], settings: Settings,
-                  judge: Any | None, inputs: dict, knobs: dict) -> Results:
+                  judge: Any | None, inputs: dict, knobs: dict, judge_usage: dict[str, Any] | None = None) -> Results:
+    """``judge_usage``: counters over every invocation of the run (:func:`record_judge_usage`); defaults to this judge's."""
     by_task: dict[str, list[SampleScore]] = defaultdict(list)
     for r in records:
         by_task[r.groups["task"]].append(r)
@@ -132,7 +163,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
         "answers": {"missing": len(answers.missing), "not_scored": answers.skipped_other_tasks},
     }
     if judge is not None:
-        extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge.usage()}
+        extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge_usage if judge_usage is not None else judge.usage()}
     else:
         extra["judge"] = None
     return Results(

@@ -239,7 +239,7 @@ class Bench3DSource:
         """Score ``answers.jsonl`` over exactly ``samples`` with the 3DBench scorer (``judge``: a built Judge or None)."""
         from scenebench.benchmarks.bench3d.loader import Bench
         from scenebench.benchmarks.bench3d.predictions import read_answers
-        from scenebench.benchmarks.bench3d.run import build_results
+        from scenebench.benchmarks.bench3d.run import build_results, record_judge_usage
         from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings
         from scenebench.runtime.scoring import score_into_run
 
@@ -250,9 +250,12 @@ class Bench3DSource:
         answers = read_answers(predictions_path, bench)
         settings = Settings(protocol=protocol)
         scorer = Bench3DScorer(bench, answers, settings, judge)
-        scored = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
+        try:
+            scored = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
+        finally:
+            usage = record_judge_usage(run, judge)
         judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
         inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}}
         knobs = {"tasks": list(records), "circular": False, "allow_missing": False, "limit": None, "judge": judge_id}
-        res = build_results(bench, answers, scorer, scored, settings, judge, inputs, knobs)
+        res = build_results(bench, answers, scorer, scored, settings, judge, inputs, knobs, judge_usage=usage)
         return finish_results(res, run)
