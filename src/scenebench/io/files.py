@@ -179,6 +179,8 @@ def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
         ) from None
     except ValueError as exc:
         raise InputError(p, str(exc), where=f"line {lineno}", expected="finite numbers") from None
+    except RecursionError:
+        raise InputError(p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth") from None
     if not isinstance(rec, dict):
         raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
     return rec
