@@ -59,7 +59,7 @@ def bench_raycasters() -> None:
 def bench_stages() -> None:
     from scenebench.synth.house import build_house
     from scenebench.synth.rescans import RescanSettings, rio_scene
-    from scenebench.synth.rio_io import write_scan_fast
+    from scenebench.benchmarks.rio.writer import write_scan
     from scenebench.synth.sensing import SensorSettings, capture
     from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
     from scenebench.synth.tasks3d import TaskSettings, bench3d_house
@@ -81,7 +81,7 @@ def bench_stages() -> None:
         t4 = time.process_time()
         sc = rio_scene(h, np.random.default_rng(i), RescanSettings(max_edge=0.75), "train")
         for scan in sc.scans:
-            write_scan_fast(os.path.join(tmp, scan.scan_id), scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
+            write_scan(os.path.join(tmp, scan.scan_id), scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances, atomic=False)
         t5 = time.process_time()
         for k, v in (("house + placement", t1 - t), ("sensing + fusion", t2 - t1), ("3DBench ground truth", t3 - t2),
                      ("SURPRISE3D questions + arrays", t4 - t3), ("3RScan rescans + files", t5 - t4)):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 
-from scenebench.benchmarks.rio.writer import write_scan
 from scenebench.io.arrays import load_npz
 from scenebench.synth.categories import CATEGORIES
 from scenebench.synth.frames import YUP_TO_ZUP, points_to_zup, transform_to_zup
@@ -15,7 +13,6 @@ from scenebench.synth.house import build_house
 from scenebench.synth.pipeline import npz_bytes
 from scenebench.synth.relations import words
 from scenebench.synth.rescans import RescanSettings, rio_scene, yaw_about
-from scenebench.synth.rio_io import write_scan_fast
 from scenebench.synth.sensing import SensorSettings, capture
 from scenebench.synth.surprise import QUESTION_TYPES, SurpriseSettings, scene_arrays, surprise_house
 
@@ -140,13 +137,3 @@ def test_ambiguity_groups_hold_identical_objects(rio):
             assert np.allclose(va @ T[:3, :3].T + T[:3, 3], vb, atol=1e-6)
 
 
-def test_fast_scan_writer_is_byte_identical_to_the_reference_writer(rio, tmp_path):
-    _, scene = rio
-    scan = scene.scans[1]
-    write_scan(tmp_path / "ref" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
-    write_scan_fast(tmp_path / "fast" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances)
-    ref_files = sorted(p.name for p in (tmp_path / "ref" / scan.scan_id).iterdir())
-    assert ref_files == sorted(p.name for p in (tmp_path / "fast" / scan.scan_id).iterdir())
-    for name in ref_files:
-        assert (tmp_path / "ref" / scan.scan_id / name).read_bytes() == (tmp_path / "fast" / scan.scan_id / name).read_bytes(), name
-    json.loads((tmp_path / "fast" / scan.scan_id / "semseg.v2.json").read_text())
