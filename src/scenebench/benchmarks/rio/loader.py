@@ -237,12 +237,14 @@ class ThreeRScan:
             raise InputError(self.index_path, "is not a rigid transform (rotation part not orthonormal or last row not 0 0 0 1)", where=where, field=fld)
         return T
 
-    def _symmetry(self, code: Any, where: str) -> int:
-        c = _as_int(code, self.index_path, where, "symmetry")
+    def _symmetry(self, code: Any, where: str, path: Path | None = None) -> int:
+        """A symmetry code of 3RScan.json (or of objects.json when ``path`` says so), checked against the known codes."""
+        path = path or self.index_path
+        c = _as_int(code, path, where, "symmetry")
         try:
             symmetry_order(c, self.symmetry_codes)
         except ValueError as exc:
-            raise InputError(self.index_path, str(exc), where=where, field="symmetry", expected="0 (none), 1 (2-fold) or 2 (4-fold), or a code mapped with --symmetry-code") from None
+            raise InputError(path, str(exc), where=where, field="symmetry", expected="0 (none), 1 (2-fold) or 2 (4-fold), or a code mapped with --symmetry-code") from None
         return c
 
     def _parse_scene(self, s: Any, i: int) -> Scene:
@@ -325,19 +327,11 @@ class ThreeRScan:
                     iid,
                     _as_int(o.get("global_id", 0), p, wo, "global_id"),
                     str(o.get("label", "")),
-                    None if sym is None else self._symmetry_obj(sym, wo),
+                    None if sym is None else self._symmetry(sym, wo, self.objects_path),
                     o.get("attributes") or {},
                 )
             out[s["scan"]] = objs
         return out
-
-    def _symmetry_obj(self, code: Any, where: str) -> int:
-        c = _as_int(code, self.objects_path, where, "symmetry")
-        try:
-            symmetry_order(c, self.symmetry_codes)
-        except ValueError as exc:
-            raise InputError(self.objects_path, str(exc), where=where, field="symmetry") from None
-        return c
 
     # --- splits --------------------------------------------------------------------------------
 
