@@ -13,19 +13,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-from faultlog import FUZZ_DIR, OUTCOMES  # noqa: E402
-
-if str(FUZZ_DIR) not in sys.path:
-    sys.path.insert(0, str(FUZZ_DIR))
+from faultlog import OUTCOMES
 
 
 def _fast_tmp() -> str | None:

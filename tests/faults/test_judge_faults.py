@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("openai", reason="needs the judge extra")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
-from fake_openai import FakeOpenAI  # noqa: E402
+from fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.slow
 GOOD = 6

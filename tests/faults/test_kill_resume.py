@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
 
 pytestmark = pytest.mark.slow
 KILLS = 4

@@ -12,8 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import bench_memory  # noqa: E402
+import bench_memory
 
 
 def test_peak_memory_does_not_follow_file_size(fuzz_ctx, tmp_path):

@@ -14,8 +14,6 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 RUNTIME_TESTS = HERE.parent / "runtime"
-sys.path.insert(0, str(RUNTIME_TESTS))
-sys.path.insert(0, str(HERE))
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 

@@ -18,8 +18,7 @@ import pytest
 
 pytest.importorskip("openai", reason="needs the judge extra (openai client)")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
-from fake_openai import FakeOpenAI  # noqa: E402
+from fake_openai import FakeOpenAI
 
 CANARY = "sk-scenebench-CANARY-7f3a9c1e5b2d4086"
 

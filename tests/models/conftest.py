@@ -1,11 +1,4 @@
-import sys
-from pathlib import Path
-
 import pytest
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
 
 
 @pytest.fixture(scope="session")

@@ -117,8 +117,6 @@ def test_ray_failed_shard_is_an_error_and_finished_shards_are_kept(ray_cluster, 
 
 
 LOOPBACK_SCRIPT = """
-import sys
-sys.path.insert(0, sys.argv[1])
 import ray  # imported before any RAY_* variable is set, as user code might
 from scenebench.runtime.ray_backend import RayBackend
 from test_ray_backend import external_connections
@@ -139,5 +137,6 @@ def test_private_cluster_stays_on_loopback_even_if_ray_was_imported_first(tmp_pa
 
     pytest.importorskip("psutil")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
-    p = subprocess.run([sys.executable, "-c", LOOPBACK_SCRIPT, HERE], capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)  # the child imports this test module by name
+    p = subprocess.run([sys.executable, "-c", LOOPBACK_SCRIPT], capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
     assert p.stdout.startswith("OK"), p.stdout + p.stderr[-2000:]
