@@ -163,3 +163,11 @@ def test_official_miou_equals_torch_float32_released_formula(dataset, tmp_path):
     assert abs(res.metrics["overall"]["mIoU"] / 100 - float(released)) <= 1e-9
     a50 = float((torch.stack(pious).numpy() > 0.5).sum()) / len(pious)
     assert res.metrics["overall"]["A50"] == pytest.approx(100 * a50, abs=1e-12)
+
+
+def test_zero_volume_gt_box_scores_zero():
+    # GT points all at z = 0 (a flat target): its box has no volume, so no box can overlap it in volume
+    gt = np.array([[0, 0, 0, 1, 1, 0.0], [0, 0, 0, 1, 1, 0.0]])
+    pred = np.array([[0, 0, -1, 1, 1, 1.0], [0, 0, 0, 1, 1, 0.0]])  # a box around it; the same flat box
+    r = S.box_detection(pred, gt)
+    assert r["box_iou"].tolist() == [0.0, 0.0] and r["box_a25"].tolist() == [0.0, 0.0]

@@ -34,7 +34,8 @@ def around_box(pred: np.ndarray, gt: np.ndarray, protocol: str, radius: float = 
 
     ``official``: every one of the six values of both boxes is first clamped to >= 0.01 (so negative
     centre coordinates collapse to 0.01 — reproduced quirk), then each centre axis must satisfy
-    ``|Δ| <= radius`` (L∞). ``strict``: Euclidean centre distance ``<= radius``, no clamping.
+    ``g - radius <= p <= g + radius`` in floats (L∞). ``strict``: Euclidean centre distance
+    ``<= radius``, no clamping.
     """
     p = np.asarray(pred, dtype=float)
     g = np.asarray(gt, dtype=float)
