@@ -70,7 +70,7 @@ def test_navigation_sequential_sum_and_builtin_min():
 def test_navigation_released_crash_and_empty_path():
     r = rec("navigation", positions=[[0, 0]])
     _, off, detail = S.score_navigation(r, "[1e200,0]", "official")  # (1e200) ** 2 raises OverflowError
-    assert off["success"] == 0.0 and "OverflowError" in detail["released_crash"]
+    assert off["success"] == 0.0 and math.isnan(off["loss"]) and "OverflowError" in detail["released_crash"]
     assert N.official_path_loss([[1e200, 0]], [[0, 0]]) is None
     assert N.official_path_loss(np.zeros((0, 2)), [[0, 0], [1, 1]]) == math.inf  # no crash: inf loss
     assert N.official_path_loss([[math.inf, 0]], [[0, 0]]) == math.inf  # inf ** 2 is inf, no error

@@ -258,7 +258,7 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
         off = N.official_path_loss(p, gt)
         if off is None:
             detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
-        loss = math.inf if off is None else off
+        loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
     else:
         loss = N.path_loss(p, gt)
     ok = N.path_success(loss, len(gt))
