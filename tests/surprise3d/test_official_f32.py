@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from scenebench.benchmarks.surprise3d.predictions import read_predictions
 from scenebench.benchmarks.surprise3d.annotations import load_annotations
+from scenebench.benchmarks.surprise3d.predictions import read_predictions
 from scenebench.benchmarks.surprise3d.scorer import score_run
 from scenebench.errors import InputError
 from scenebench.metrics import segmentation as S
