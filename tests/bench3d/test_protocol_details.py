@@ -34,7 +34,9 @@ def test_official_detection_label_case_quirk():
 
 def test_official_detection_counts_one_box_for_several_objects():
     rec = det_record([("chair", [0, 0, 0, 2, 2, 2]), ("chair", [0.5, 0, 0, 2, 2, 2])])
-    text = "chair [0.2, 0, 0, 0.1, 0.1, 0.1]"  # one box inside both chairs
+    # one box inside both chairs as the released code sees them: it first rewrites each GT centre to
+    # (centre + size) / 2, i.e. (1, 1, 1) and (1.25, 1, 1); (1, 1, 1) is also inside both as given
+    text = "chair [1, 1, 1, 0.1, 0.1, 0.1]"
     _, off, _ = S.score_boxes(rec, text, "official", rooms=False)
     _, st, _ = S.score_boxes(rec, text, "strict", rooms=False)
     assert off["hits"] / off["n_pred"] == 2.0  # precision-like value above 100%

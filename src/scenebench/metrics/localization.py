@@ -34,14 +34,24 @@ def around_box(pred: np.ndarray, gt: np.ndarray, protocol: str, radius: float = 
 
     ``official``: every one of the six values of both boxes is first clamped to >= 0.01 (so negative
     centre coordinates collapse to 0.01 — reproduced quirk), then each centre axis must satisfy
-    ``|Δ| <= radius`` (L∞). ``strict``: Euclidean centre distance ``<= radius``, no clamping.
+    ``g - radius <= p <= g + radius`` in floats (L∞). ``strict``: Euclidean centre distance
+    ``<= radius``, no clamping.
     """
     p = np.asarray(pred, dtype=float)
     g = np.asarray(gt, dtype=float)
     if protocol == "official":
-        d = np.abs(np.maximum(p[..., :3], MIN_SIZE) - np.maximum(g[..., :3], MIN_SIZE))
-        return np.all(d <= radius, axis=-1)
+        # released: ``g - 1 <= p <= g + 1`` per axis in Python floats (not ``|p - g| <= 1``: 1.35 - 1
+        # is 0.3500000000000001, so p = 0.35 misses), after ``max(0.01, v)`` (a NaN becomes 0.01)
+        pc, gc = py_max_const(p[..., :3], MIN_SIZE), py_max_const(g[..., :3], MIN_SIZE)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.all((gc - radius <= pc) & (pc <= gc + radius), axis=-1)
     return np.linalg.norm(p[..., :3] - g[..., :3], axis=-1) <= radius
+
+
+def py_max_const(v: np.ndarray, c: float) -> np.ndarray:
+    """Python's ``max(c, v)`` elementwise: ``v`` only when ``v > c``, so a NaN gives ``c``."""
+    v = np.asarray(v, dtype=float)
+    return np.where(v > c, v, c)
 
 
 def box_iou(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:
@@ -75,3 +85,78 @@ def match_count(valid: np.ndarray, cost: np.ndarray | None = None) -> int:
     big = float(min(v.shape)) + 1.0
     rows, cols = linear_sum_assignment(np.where(v, c, big + 1.0))
     return int(v[rows, cols].sum())
+
+
+# ---------------------------------------------------------------------------------------------
+# official: the released arithmetic (docs/metrics/bench3d_detection.md, bench3d_room_detection.md)
+
+
+def official_detection_hits(pred: np.ndarray, gt: np.ndarray, named: np.ndarray) -> np.ndarray:
+    """(n_gt,) bool: GT objects the released ``grounding3d_eval`` counts as found.
+
+    For each GT object whose label the answer names, the released loop walks the predicted boxes in
+    order and, **before** testing each one, rewrites the GT centre in place,
+    ``bbox[:3] = (bbox[:3] + bbox[3:]) / 2``; the in-box test (``cal_in_3d``) then raises the GT
+    sizes to at least 0.01 in place and checks ``c - |s/2| <= p <= c + |s/2|`` per axis. The first
+    box inside stops the walk. Vectorised over GT objects, sequential over predicted boxes (the
+    rewrite is cumulative).
+    """
+    p = np.asarray(pred, dtype=float).reshape(-1, 6)
+    g = np.asarray(gt, dtype=float).reshape(-1, 6)
+    centre, size = g[:, :3].copy(), g[:, 3:].copy()
+    active = np.asarray(named, dtype=bool).copy()
+    hit = np.zeros(len(g), dtype=bool)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(len(p)):
+            if not active.any():
+                break
+            centre[active] = (centre[active] + size[active]) / 2
+            size[active] = py_max_const(size[active], MIN_SIZE)
+            half = np.abs(size / 2)
+            x = p[k, :3]
+            inside = np.all((centre - half <= x) & (x <= centre + half), axis=1) & active
+            hit |= inside
+            active &= ~inside
+    return hit
+
+
+def _round3(a: np.ndarray) -> np.ndarray:
+    # Python's round(x, 3) is correctly rounded (np.round is not): one call per box corner value.
+    return np.array([round(v, 3) for v in a.ravel().tolist()], dtype=float).reshape(a.shape)
+
+
+def official_room_iou(gt: np.ndarray, pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(iou, crash), each (n_gt, n_pred): the released ``cal_iou_3d(gt, pred)`` on boxes as written.
+
+    Boxes stay in file order (room boxes ``(x, z, y, lx, lz, h)``): corner ``i`` is
+    ``round(b[i] -/+ |b[i+3]| / 2, 3)``; intersections use Python ``max``/``min`` (a NaN in the
+    second argument is ignored), ``max(0, d)`` per axis, volumes are multiplied in file order
+    ``(d0 * d1) * d2``, ``iou = inter / (area_gt + area_pred - inter)``, and an IoU outside [0, 1]
+    becomes 0 (a NaN stays NaN and never passes ``> 0.5``). ``crash`` marks pairs whose union is 0:
+    the released code raises ZeroDivisionError there; callers score such pairs as no match.
+    """
+    g = np.asarray(gt, dtype=float).reshape(-1, 6)
+    p = np.asarray(pred, dtype=float).reshape(-1, 6)
+
+    def corners(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        half = np.abs(b[:, 3:] / 2)
+        return _round3(b[:, :3] - half), _round3(b[:, :3] + half)
+
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        glo, ghi = corners(g)
+        plo, phi = corners(p)
+        a, b = glo[:, None, :], plo[None, :, :]
+        lo = np.where(b > a, b, a)  # max(gt, pred)
+        a, b = ghi[:, None, :], phi[None, :, :]
+        hi = np.where(b < a, b, a)  # min(gt, pred)
+        d = hi - lo
+        d = np.where(d > 0, d, 0.0)  # max(0, d)
+        inter = d[..., 0] * d[..., 1] * d[..., 2]
+        eg, ep = ghi - glo, phi - plo
+        area_g = eg[:, 0] * eg[:, 1] * eg[:, 2]
+        area_p = ep[:, 0] * ep[:, 1] * ep[:, 2]
+        uni = area_g[:, None] + area_p[None, :] - inter
+        crash = uni == 0
+        iou = inter / np.where(crash, 1.0, uni)
+        iou = np.where((iou > 1) | (iou < 0) | crash, 0.0, iou)
+    return iou, crash

@@ -32,6 +32,35 @@ def path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
     return float(d.min(axis=1).sum())
 
 
+def official_path_loss(pred: np.ndarray | list, gt: np.ndarray | list) -> float | None:
+    """The released ``cal_path_3d`` loss in its own arithmetic, or None where the released code crashes.
+
+    Same long/short rule as :func:`path_loss`, but: each distance is
+    ``math.sqrt((lx - sx) ** 2 + (lz - sz) ** 2)`` in Python floats (``**`` is the C library's
+    ``pow``, which can differ from ``x * x`` in the last bit), the nearest is kept with the builtin
+    ``min(m, d)`` starting from ``inf`` (a NaN distance is skipped: ``min(inf, nan)`` is ``inf``),
+    and the per-waypoint minima are added one after the other from 0 (not numpy's pairwise sum:
+    ten steps of 0.1 add up to 0.9999999999999999). An empty list gives ``inf``. A square beyond the
+    float range raises OverflowError in the released code; that answer returns None (a failure).
+
+    Python-level loop on purpose: the result is defined by Python float semantics, and a path has
+    tens of waypoints at most.
+    """
+    p = _pts(pred).tolist()
+    g = _pts(gt).tolist()
+    long_, short = (p, g) if len(g) < len(p) else (g, p)
+    total = 0.0
+    try:
+        for lx, lz in long_:
+            m = math.inf
+            for sx, sz in short:
+                m = min(m, math.sqrt((lx - sx) ** 2 + (lz - sz) ** 2))
+            total += m
+    except OverflowError:
+        return None
+    return total
+
+
 def path_success(loss: float, n_gt: int, per_waypoint: float = LOSS_PER_WAYPOINT_M) -> bool:
     """Success iff ``loss < per_waypoint * n_gt`` (strictly less, as released)."""
     return bool(loss < per_waypoint * n_gt)
@@ -47,7 +76,10 @@ def spl(success: bool, pred: np.ndarray, gt: np.ndarray) -> float:
     """SPL-style efficiency: ``success * L_gt / max(L_pred, L_gt)``; 1·success when both lengths are 0."""
     if not success:
         return 0.0
-    lg, lp = path_length(gt), path_length(pred)
+    with np.errstate(invalid="ignore", over="ignore"):
+        lg, lp = path_length(gt), path_length(pred)
+    if math.isnan(lp):  # an official answer with a NaN waypoint can succeed (NaN distances are skipped)
+        return 0.0
     m = max(lp, lg)
     return 1.0 if m == 0 else lg / m
 
@@ -73,7 +105,8 @@ def dtw(pred: np.ndarray, gt: np.ndarray) -> float:
 def ndtw(pred: np.ndarray, gt: np.ndarray, d_th: float = NDTW_DIST_M) -> float:
     """Normalised DTW ``exp(-DTW / (len(gt) * d_th))`` in [0, 1]; 0 for an empty prediction."""
     g = _pts(gt)
-    d = dtw(pred, g)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = dtw(pred, g)
     if not math.isfinite(d) or len(g) == 0:
         return 0.0
     return float(math.exp(-d / (len(g) * d_th)))

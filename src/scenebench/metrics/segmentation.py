@@ -6,8 +6,11 @@ Conventions (see docs/metrics/surprise3d_miou.md and surprise3d_acc_iou.md):
   ground-truth mask of a sample is the union of the points whose instance id is one of its
   ``object_id`` targets.
 - ``IoU = |P ∩ G| / |P ∪ G|``.
-  ``official``: the denominator gets ``+1e-6`` (as the published script does), so an IoU of exactly
-  1/4 or 1/2 lands just below the threshold; ``strict``: exact division, an empty union scores 0.
+  ``official``: float32 as released (``get_iou`` on float32 tensors): ``inter / (union + 1e-6)``
+  with every operand and result rounded to float32, so the ``+1e-6`` vanishes once the union has 32
+  points or more (an IoU of exactly 1/4 or 1/2 lands just below the threshold only for smaller
+  unions), and mIoU is a float32 numpy mean over the samples in file order
+  (:func:`official_mean_f32`); ``strict``: exact division, an empty union scores 0.
 - ``Acc@t`` (A25, A50): official counts ``IoU > t`` (strict inequality), strict counts ``IoU >= t``.
 
 The scene-level functions never build an (N,) boolean mask per sample: they gather the instance
@@ -18,6 +21,7 @@ boolean-mask formulation the vectorised ones are tested against.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -34,13 +38,71 @@ def iou_from_counts(inter: np.ndarray, n_pred: np.ndarray, n_gt: np.ndarray, *, 
     ``union = n_pred + n_gt - inter``. official: ``inter / (union + 1e-6)``; strict: ``inter / union``
     with 0 where the union is empty.
     """
+    if protocol == "official":
+        return official_iou_f32(inter, n_pred, n_gt).astype(np.float64)
     inter = np.asarray(inter, dtype=np.float64)
     union = np.asarray(n_pred, dtype=np.float64) + np.asarray(n_gt, dtype=np.float64) - inter
-    if protocol == "official":
-        return inter / (union + OFFICIAL_EPS)
     if protocol == "strict":
         return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
     raise ValueError(f"unknown protocol {protocol!r}")
+
+
+def official_iou_f32(inter: np.ndarray, n_pred: np.ndarray, n_gt: np.ndarray) -> np.ndarray:
+    """The released ``get_iou`` in float32: ``i / ((g + p - i) + 1e-6)``, each step rounded to float32.
+
+    ``intersection`` and ``targets.sum()`` are float32 sums, ``binarized.sum()`` an int64 count
+    promoted to float32 (all exact below 2**24 points); ``union + 1e-6`` adds float32(1e-6), which is
+    below half a float32 step once the union reaches 32, so there the IoU is ``i / u`` rounded to float32.
+    """
+    f = np.float32
+    i = np.asarray(inter).astype(f)
+    union = (np.asarray(n_gt).astype(f) + np.asarray(n_pred).astype(f)) - i
+    return i / (union + f(OFFICIAL_EPS))
+
+
+def official_mean_f32(values: np.ndarray) -> float:
+    """The released ``after_evaluation`` mean: ``numpy.mean`` of a float32 array (float32 pairwise
+    sum divided by the count, in float32), in the order given (the annotation file's); NaN if empty."""
+    v = np.asarray(values, dtype=np.float32)
+    return float(np.mean(v)) if v.size else math.nan
+
+
+def torch_sigmoid_f32(x: np.ndarray) -> np.ndarray:
+    """float32 ``torch.sigmoid`` as the CPU kernel computes it (AVX2 build): ``1 / (1 + exp(-x))``
+    with SLEEF's ``expf`` (1-ulp class: Cody-Waite reduction by ln 2 split in two parts, a degree-6
+    polynomial with fused multiply-adds, scaling by two powers of two), every step in float32.
+
+    The fused multiply-add ``a*b + c`` of float32 operands is evaluated exactly in float64 (the
+    product of two float32 is exact there) and rounded once more: double rounding can differ from a
+    true float32 FMA only when the float64 sum lies exactly halfway between two float32, which
+    tests against torch (``tests/surprise3d/test_official_f32.py``, marked ``torch``) never met.
+    torch computes the last ``N mod 16`` values of each thread's chunk with the C library's
+    ``expf`` instead; those may differ by one float32 step (see the mIoU card).
+    Examples: a logit in ``[-1.788e-7, 0)`` gives exactly 0.5; ``-1.79e-7`` gives 0.49999994.
+    """
+    f = np.float32
+    d = -np.asarray(x, dtype=f)
+
+    def fma(a: np.ndarray, b: np.ndarray | np.float32, c: np.ndarray | np.float32) -> np.ndarray:
+        return (np.asarray(a, np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(f)
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        q = np.rint(d * f(1.442695040888963407359924681001892137426645954152985934135449406931))
+        q = np.where(np.isfinite(q), q, 0).astype(np.int32)
+        qf = q.astype(f)
+        t = fma(qf, f(-0.693145751953125), d)
+        t = fma(qf, f(-1.428606765330187045e-06), t)
+        u = np.full(t.shape, f(0.000198527617612853646278381), dtype=f)
+        for c in (0.00139304355252534151077271, 0.00833336077630519866943359, 0.0416664853692054748535156,
+                  0.166666671633720397949219, 0.5):
+            u = fma(u, t, f(c))
+        u = f(1) + fma(t * t, u, t)
+        h = q >> 1
+        u = u * np.ldexp(f(1), h).astype(f) * np.ldexp(f(1), q - h).astype(f)
+        u = np.where(d < -104, f(0), u)
+        u = np.where(d > 100, f(np.inf), u)
+        u = np.where(np.isnan(d), f(np.nan), u)
+        return (f(1) / (f(1) + u)).astype(f)
 
 
 def acc_at(iou: np.ndarray, threshold: float, *, protocol: Protocol) -> np.ndarray:
@@ -222,8 +284,9 @@ def reference_iou(pred_mask: np.ndarray, gt_mask: np.ndarray, *, protocol: Proto
     """IoU of two (N,) boolean masks, per the protocol's formula."""
     inter = float(np.logical_and(pred_mask, gt_mask).sum())
     union = float(np.logical_or(pred_mask, gt_mask).sum())
-    if protocol == "official":
-        return inter / (union + OFFICIAL_EPS)
+    if protocol == "official":  # float32 throughout, as the released get_iou
+        f = np.float32
+        return float(f(inter) / (f(union) + f(OFFICIAL_EPS)))
     return inter / union if union > 0 else 0.0
 
 

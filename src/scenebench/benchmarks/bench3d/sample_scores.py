@@ -176,10 +176,27 @@ def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
         return "invalid", missing_values("grounding_plus", protocol), {"reason": "no point"}
     p = np.asarray(pt)
     gt = rec.gt["box"]
-    return "scored", {
-        "in_box": float(L.point_in_box(p, gt)),
-        "within_1m": float(np.linalg.norm(p - gt[:3]) <= L.AROUND_M),
-    }, {"point": pt}
+    detail: dict[str, Any] = {"point": pt}
+    if protocol == "official":
+        within = official_within_1m(pt, gt)
+        if within is None:
+            within = False
+            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a miss)"
+    else:
+        within = bool(np.linalg.norm(p - gt[:3]) <= L.AROUND_M)
+    return "scored", {"in_box": float(L.point_in_box(p, gt)), "within_1m": float(within)}, detail
+
+
+def official_within_1m(point: list[float], gt_box: np.ndarray) -> bool | None:
+    """Released ``VG_plus_acc``: ``math.sqrt((g0 - p0) ** 2 + (g1 - p1) ** 2 + (g2 - p2) ** 2) <= 1``
+    in Python floats (a NaN is a miss); None where the released code raises OverflowError."""
+    g = [float(v) for v in gt_box[:3]]
+    q = [float(v) for v in point[:3]]
+    try:
+        d = math.sqrt((g[0] - q[0]) ** 2 + (g[1] - q[1]) ** 2 + (g[2] - q[2]) ** 2)
+    except OverflowError:
+        return None
+    return d <= L.AROUND_M
 
 
 def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
@@ -203,8 +220,14 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
         # released: detection tests the label as written against the lower-cased answer (so "Chair"
         # never matches); room detection lower-cases both
         named = np.array([(lab.lower() if rooms else lab) in low for lab in gt_labels], dtype=bool)
-        hit_mat = ok > 0.5 if rooms else ok > 0.25
-        hits = int((named & hit_mat.any(axis=0)).sum()) if n_pred else 0
+        if rooms:  # boxes as written, (x, z, y, lx, lz, h): the released IoU never reorders them
+            iou, crash = L.official_room_iou(np.asarray(gt_boxes, float).reshape(-1, 6), pred)
+            found = (iou > 0.5).any(axis=1) if n_pred else np.zeros(len(gt_labels), dtype=bool)
+            if crash[named].any():
+                detail["released_crash"] = "ZeroDivisionError: a zero-volume GT and predicted box pair (scored as no match)"
+        else:
+            found = L.official_detection_hits(pred, np.asarray(gt_boxes, float).reshape(-1, 6), named)
+        hits = int((named & found).sum()) if n_pred else 0
         vals = {"hits": float(hits), "n_pred": float(n_pred)}
     else:
         cands = tuple(sorted({*gt_labels, *VOCAB}))
@@ -230,6 +253,14 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
     if not pts:
         return "invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}
     p = np.asarray(pts, dtype=float)
-    loss = N.path_loss(p, gt)
+    detail: dict[str, Any] = {"n_waypoints": len(pts)}
+    if protocol == "official":
+        off = N.official_path_loss(p, gt)
+        if off is None:
+            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
+        loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
+    else:
+        loss = N.path_loss(p, gt)
     ok = N.path_success(loss, len(gt))
-    return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, {"n_waypoints": len(pts), "loss": loss}
+    detail["loss"] = loss
+    return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, detail

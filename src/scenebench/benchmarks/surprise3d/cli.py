@@ -12,7 +12,7 @@ import typer
 
 ANNOTATIONS = typer.Option(..., "--annotations", "-a", help="SURPRISE3D annotation JSON (e.g. surprise-3d-val.json).")
 SCENES = typer.Option(..., "--scenes", "-s", help="Folder of <scene_id>.pth (torch extra) or <scene_id>.npz point clouds.")
-THRESHOLD = typer.Option(0.5, "--score-threshold", help="A point with score >= this is predicted (both protocols).")
+THRESHOLD = typer.Option(0.5, "--score-threshold", help="A point with score (or sigmoid of its logit) >= this is predicted (both protocols; official compares in float32).")
 
 
 def score_command(

@@ -6,8 +6,12 @@ prediction field:
 
 - ``mask_indices``: point indices (ints in [0, N)); repeats are harmless (a mask is a set);
 - ``mask_rle``: flat ``[start, length, start, length, ...]`` runs over point indices;
-- ``scores``: one float in [0, 1] per point (length N); a point is predicted when its score is
-  ``>= score_threshold`` (0.5 by default, at both protocols);
+- ``scores``: one probability in [0, 1] per point (length N); a point is predicted when its score
+  is ``>= score_threshold`` (0.5 by default, at both protocols; ``official`` compares float32
+  score with float32 threshold, as the released ``get_iou`` does);
+- ``logits``: one raw model output per point (any finite number, length N), turned into a
+  probability by the sigmoid: ``official`` reproduces float32 ``torch.sigmoid`` on CPU bit for bit
+  (:func:`scenebench.metrics.segmentation.torch_sigmoid_f32`), ``strict`` uses the exact sigmoid;
 - ``box``: ``[xmin, ymin, zmin, xmax, ymax, zmax]`` in metres (scored as the mask of the points
   inside it, and separately by the box-detection protocol).
 
@@ -35,7 +39,7 @@ from scenebench.io.files import iter_jsonl
 
 from .annotations import Annotations
 
-MASK_FIELDS = ("mask_indices", "mask_rle", "scores")
+MASK_FIELDS = ("mask_indices", "mask_rle", "scores", "logits")
 PRED_FIELDS = (*MASK_FIELDS, "box")
 KEY_FIELDS = ("sample_id", "index")
 DEFAULT_SCORE_THRESHOLD = 0.5
@@ -94,9 +98,9 @@ class PredictionSet:
 
     def check_scene(self, pred: Prediction, n_points: int, scene_id: str) -> None:
         """Refuse a prediction that does not fit its scene's ``n_points`` points."""
-        if pred.kind == "scores" and pred.n_scores != n_points:
-            raise InputError(self.path, f"{pred.n_scores} scores for scene '{scene_id}' of {n_points} points",
-                             where=pred.where, field="scores", expected=f"one score per point ({n_points})")
+        if pred.kind in ("scores", "logits") and pred.n_scores != n_points:
+            raise InputError(self.path, f"{pred.n_scores} {pred.kind} for scene '{scene_id}' of {n_points} points",
+                             where=pred.where, field=pred.kind, expected=f"one value per point ({n_points})")
         if pred.limit > n_points:
             raise InputError(self.path, f"point index {pred.limit - 1} is beyond scene '{scene_id}' ({n_points} points)",
                              where=pred.where, field=pred.kind, expected=f"indices in [0, {n_points})")
@@ -194,21 +198,55 @@ def parse_mask_rle(path: Path, where: str, value: Any) -> Prediction:
     return Prediction("mask_rle", where, limit=limit, **_mask_fields(_compact(rle_to_indices(runs))))
 
 
-def parse_scores(path: Path, where: str, value: Any, threshold: float) -> Prediction:
-    what = "one number in [0, 1] per point"
-    arr = _as_array(path, where, "scores", value, what)
+def _float_array(path: Path, where: str, name: str, value: Any, what: str) -> np.ndarray:
+    arr = _as_array(path, where, name, value, what)
     if arr.size and arr.dtype.kind not in "iuf":
-        raise InputError(path, "non-numeric values (strings, null or lists)", where=where, field="scores", expected=what)
+        raise InputError(path, "non-numeric values (strings, null or lists)", where=where, field=name, expected=what)
     arr = arr.astype(np.float64, copy=False)
     bad = ~np.isfinite(arr)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(path, f"{arr[i]!r} at position {i} (NaN or null)", where=where, field="scores", expected=what)
+        raise InputError(path, f"{arr[i]!r} at position {i} (NaN or null)", where=where, field=name, expected=what)
+    return arr
+
+
+def parse_scores(path: Path, where: str, value: Any, threshold: float, protocol: str = "strict") -> Prediction:
+    what = "one probability in [0, 1] per point (raw model outputs go in 'logits')"
+    arr = _float_array(path, where, "scores", value, what)
     out = (arr < 0) | (arr > 1)
     if out.any():
         i = int(np.flatnonzero(out)[0])
-        raise InputError(path, f"{arr[i]!r} at position {i} is outside [0, 1]", where=where, field="scores", expected=what)
-    return Prediction("scores", where, n_scores=int(arr.size), **_mask_fields(_compact(np.flatnonzero(arr >= threshold))))
+        raise InputError(path, f"{arr[i]!r} at position {i} is outside [0, 1]: scores are probabilities; "
+                         "give raw model outputs (before the sigmoid) as 'logits'", where=where, field="scores", expected=what)
+    if protocol == "official":  # released: a float32 tensor compared with the threshold cast to float32
+        keep = arr.astype(np.float32) >= np.float32(threshold)
+    else:
+        keep = arr >= threshold
+    return Prediction("scores", where, n_scores=int(arr.size), **_mask_fields(_compact(np.flatnonzero(keep))))
+
+
+def parse_logits(path: Path, where: str, value: Any, threshold: float, protocol: str = "strict") -> Prediction:
+    """Per-point logits: predicted when ``sigmoid(logit) >= threshold``.
+
+    ``official``: float32 ``torch.sigmoid`` as the released ``get_iou`` computes it on CPU, compared
+    with float32(threshold) (so a logit in about [-1.79e-7, 0) gives exactly 0.5 and is predicted at
+    0.5); ``strict``: the exact sigmoid, i.e. ``logit >= log(t / (1 - t))`` (t = 0: every point;
+    t = 1: none).
+    """
+    from scenebench.metrics.segmentation import torch_sigmoid_f32
+
+    what = "one finite number (a logit) per point"
+    arr = _float_array(path, where, "logits", value, what)
+    if protocol == "official":
+        with np.errstate(over="ignore"):
+            keep = torch_sigmoid_f32(arr.astype(np.float32)) >= np.float32(threshold)
+    elif threshold <= 0:
+        keep = np.ones(arr.shape, dtype=bool)
+    elif threshold >= 1:
+        keep = np.zeros(arr.shape, dtype=bool)
+    else:
+        keep = arr >= math.log(threshold) - math.log1p(-threshold)
+    return Prediction("logits", where, n_scores=int(arr.size), **_mask_fields(_compact(np.flatnonzero(keep))))
 
 
 def parse_box(path: Path, where: str, value: Any) -> Prediction:
@@ -338,9 +376,12 @@ def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> s
 
 
 def read_predictions(
-    path: str | Path, annotations: Annotations, *, score_threshold: float = DEFAULT_SCORE_THRESHOLD
+    path: str | Path, annotations: Annotations, *, score_threshold: float = DEFAULT_SCORE_THRESHOLD,
+    protocol: str = "strict",
 ) -> PredictionSet:
-    """Stream and validate every record; return the compact predictions keyed by sample id."""
+    """Stream and validate every record; return the compact predictions keyed by sample id.
+
+    ``protocol`` only changes how ``scores`` and ``logits`` meet the threshold (float32 in ``official``)."""
     p = Path(path)
     by_sample: dict[str, Prediction] = {}
     kinds: Counter = Counter()
@@ -360,7 +401,9 @@ def read_predictions(
         elif kind == "mask_rle":
             pred = parse_mask_rle(p, where, value)
         elif kind == "scores":
-            pred = parse_scores(p, where, value, score_threshold)
+            pred = parse_scores(p, where, value, score_threshold, protocol)
+        elif kind == "logits":
+            pred = parse_logits(p, where, value, score_threshold, protocol)
         else:
             pred = parse_box(p, where, value)
         family = "box" if kind == "box" else "mask"

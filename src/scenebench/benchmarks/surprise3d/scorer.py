@@ -26,7 +26,7 @@ import numpy as np
 
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
-from scenebench.metrics.segmentation import OFFICIAL_EPS, box_detection, gt_aabbs, points_in_boxes, score_scene
+from scenebench.metrics.segmentation import OFFICIAL_EPS, box_detection, gt_aabbs, official_mean_f32, points_in_boxes, score_scene
 from scenebench.results import ConfidenceIntervals, Counts, Results
 from scenebench.runtime.rundir import RunDir, fingerprint
 from scenebench.runtime.scoring import SCORE_KIND, SampleScore, score_into_run, summarize_scores
@@ -58,8 +58,11 @@ def protocol_settings(protocol: str, score_threshold: float) -> dict[str, Any]:
     official = protocol == "official"
     return {
         "score_threshold": score_threshold,
-        "score_rule": f"a point is predicted when its score >= {score_threshold} (both protocols)",
-        "iou": f"|P∩G| / (|P∪G| + {OFFICIAL_EPS:g})" if official else "|P∩G| / |P∪G|, 0 when the union is empty",
+        "score_rule": f"a point is predicted when its score >= {score_threshold} (both protocols"
+                      + ("; float32 score vs float32 threshold; logits through float32 torch.sigmoid)" if official
+                         else "; logits through the exact sigmoid)"),
+        "iou": (f"float32 |P∩G| / (|P∪G| + {OFFICIAL_EPS:g}); mIoU = float32 numpy mean in annotation order" if official
+                else "|P∩G| / |P∪G|, 0 when the union is empty"),
         "acc_comparison": ">" if official else ">=",
         "acc_thresholds": [0.25, 0.5],
         "empty_gt": "excluded from every metric, counted in n_excluded, listed in extra.excluded_ids",
@@ -155,7 +158,8 @@ class Surprise3DScorer:
 
     def predictions(self) -> PredictionSet:
         if self._preds is None:
-            self._preds = read_predictions(self.predictions_path, self.annotations, score_threshold=self.score_threshold)
+            self._preds = read_predictions(self.predictions_path, self.annotations, score_threshold=self.score_threshold,
+                                           protocol=self.protocol)
         return self._preds
 
     def sample_ids(self) -> list[str]:
@@ -213,6 +217,8 @@ def build_results(
 ) -> Results:
     """The results.json of a run: mask metrics in ``metrics``, box detection in ``extra``."""
     summ = summarize_scores(records, MASK_SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
+    if protocol == "official":
+        _official_f32_miou(summ.metrics, records)
     excluded = [r.sample_id for r in records if r.status == "excluded"]
     kinds = Counter(r.detail.get("kind") or "none" for r in records)
     box_mode = kinds.get("box", 0) > 0
@@ -255,6 +261,20 @@ def build_results(
         warnings=warnings,
         extra=extra,
     )
+
+
+def _official_f32_miou(metrics: dict[str, Any], records: Sequence[SampleScore]) -> None:
+    """Replace the mIoU point values by the released arithmetic: a float32 numpy mean of the float32
+    IoUs in annotation-file order (the released ``after_evaluation``); per question type the same rule."""
+    used = sorted((r for r in records if r.status != "excluded"), key=lambda r: r.detail.get("index", 0))
+    if "mIoU" in metrics.get("overall", {}) and used:
+        metrics["overall"]["mIoU"] = 100 * official_mean_f32(np.array([r.values["iou"] for r in used]))
+    for g in GROUPS:
+        block = metrics.get(f"by_{g}", {})
+        for v, m in block.items():
+            ious = [r.values["iou"] for r in used if str(r.groups.get(g, "unknown")) == v]
+            if ious and "mIoU" in m:
+                m["mIoU"] = 100 * official_mean_f32(np.array(ious))
 
 
 def box_detection_results(res: Results) -> Results | None:

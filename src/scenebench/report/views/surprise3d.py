@@ -25,7 +25,8 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     inputs = run_inputs(run)
     ann = load_annotations(checked_input(inputs.get("annotations"), "annotations"))
     threshold = float(run.results.settings.get("score_threshold", DEFAULT_SCORE_THRESHOLD))
-    preds = read_predictions(checked_input(inputs.get("predictions"), "predictions"), ann, score_threshold=threshold)
+    preds = read_predictions(checked_input(inputs.get("predictions"), "predictions"), ann, score_threshold=threshold,
+                             protocol=run.results.protocol)
     scenes_dir = Path(inputs.get("scenes_dir", ""))
     scene_sums = inputs.get("scenes") or {}
     want = set(sample_ids)
