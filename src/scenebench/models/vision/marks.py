@@ -1,0 +1,134 @@
+"""Candidate segments for set-of-marks prompting, and reading mark numbers back from a reply.
+
+Candidates come from a class-agnostic over-segmentation of the scene's own points: the connected
+components of ``baseline:cluster`` (:func:`scenebench.models.builtin.heuristics.cluster_cloud`: floor
+and ceiling bands, walls and wall-sized parts removed, components on a voxel grid), largest first,
+at most ``max_marks``. Mark ``k`` (1-based, as drawn) is segment ``k - 1``. No label and no ground
+truth is used, so the best any model can do through the marks (pick the best mark for every
+question) is an upper bound set by this segmentation: :func:`best_mark_masks` computes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from scenebench.models.builtin.heuristics import cluster_cloud
+
+
+@dataclass(frozen=True)
+class SegmentSettings:
+    voxel: float = 0.1  # metres, the occupancy grid of the connected components
+    min_points: int = 20  # smaller components are noise
+    max_marks: int = 60  # the largest segments get marks; the rest are not candidates
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Segmentation:
+    """``indices[k]``: point indices of segment k (mark k + 1); ``boxes[k]``: its centre-size box."""
+
+    indices: list[np.ndarray]
+    boxes: list[list[float]]
+    n_points: int
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def labels(self) -> np.ndarray:
+        """(N,) segment of every point, -1 for points in no segment."""
+        out = np.full(self.n_points, -1, np.int64)
+        for k, idx in enumerate(self.indices):
+            out[idx] = k
+        return out
+
+    def mask(self, marks: list[int]) -> np.ndarray:
+        """Sorted point indices of the union of the given marks (1-based)."""
+        parts = [self.indices[m - 1] for m in marks if 1 <= m <= len(self.indices)]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Plain arrays for the on-disk cache (``np.savez``; read back without pickles)."""
+        return {"labels": self.labels(), "boxes": np.asarray(self.boxes, float).reshape(-1, 6)}
+
+    @classmethod
+    def from_arrays(cls, labels: np.ndarray, boxes: np.ndarray) -> "Segmentation":
+        labels = np.asarray(labels, np.int64)
+        n = len(boxes)
+        order = np.argsort(labels, kind="stable")
+        sorted_labels = labels[order]
+        starts = np.searchsorted(sorted_labels, np.arange(n))
+        ends = np.searchsorted(sorted_labels, np.arange(n), side="right")
+        return cls([np.sort(order[a:b]) for a, b in zip(starts, ends)], [list(map(float, b)) for b in boxes], len(labels))
+
+
+def over_segment(points: np.ndarray, up: int, s: SegmentSettings = SegmentSettings()) -> Segmentation:
+    pts = np.asarray(points, float)
+    clusters = cluster_cloud(pts, up=up, voxel=s.voxel, min_points=s.min_points)[: s.max_marks]
+    return Segmentation([np.asarray(i, np.int64) for i, _ in clusters], [list(b) for _, b in clusters], len(pts))
+
+
+def best_mark_masks(seg: Segmentation, gt_masks: list[np.ndarray]) -> list[tuple[int | None, float]]:
+    """For each GT point mask (boolean, N): the best single mark (1-based, None if no segment) and its IoU.
+
+    One sparse overlap count per segment (``np.bincount`` over the GT points' segment labels): the
+    mark oracle, i.e. the segmentation's upper bound for a model that answers with one mark.
+    """
+    labels = seg.labels()
+    sizes = np.array([len(i) for i in seg.indices], float)
+    out = []
+    for gt in gt_masks:
+        gt = np.asarray(gt, bool)
+        if len(seg) == 0 or not gt.any():
+            out.append((None, 0.0))
+            continue
+        lab = labels[gt]
+        inter = np.bincount(lab[lab >= 0], minlength=len(seg)).astype(float)
+        iou = inter / (sizes + gt.sum() - inter)
+        k = int(np.argmax(iou))
+        out.append((k + 1, float(iou[k])) if iou[k] > 0 else (None, 0.0))
+    return out
+
+
+def best_mark_boxes(seg: Segmentation, gt_boxes: list[list[float]]) -> list[tuple[int | None, float]]:
+    """For each GT centre-size box: the mark whose segment box has the highest 3D IoU with it, and that IoU."""
+    if len(seg) == 0:
+        return [(None, 0.0) for _ in gt_boxes]
+    b = np.asarray(seg.boxes, float)
+    lo, hi = b[:, :3] - b[:, 3:] / 2, b[:, :3] + b[:, 3:] / 2
+    out = []
+    for g in gt_boxes:
+        g = np.asarray(g, float)
+        glo, ghi = g[:3] - g[3:] / 2, g[:3] + g[3:] / 2
+        inter = np.prod(np.clip(np.minimum(hi, ghi) - np.maximum(lo, glo), 0, None), axis=1)
+        union = np.prod(b[:, 3:], axis=1) + np.prod(g[3:]) - inter
+        iou = inter / np.maximum(union, 1e-12)
+        k = int(np.argmax(iou))
+        out.append((k + 1, float(iou[k])) if iou[k] > 0 else (None, 0.0))
+    return out
+
+
+_MARK_RE = re.compile(r"\bmarks?\s*(?:number\s*)?((?:#?\s*\d+\s*(?:,|and|&|or|/)?\s*)+)", re.IGNORECASE)
+_NUM_RE = re.compile(r"\d+")
+
+
+def parse_marks(reply: str, n_marks: int) -> list[int]:
+    """Mark numbers a reply names, in order, without repeats, limited to 1..n_marks.
+
+    Numbers count when they follow the word "mark"/"marks" ("Mark 3", "Marks: 3, 7 and 9",
+    "mark #4"); a reply that never says "mark" counts only when it is a lone number ("3").
+    """
+    text = reply.replace(":", " ")
+    found: list[int] = []
+    for m in _MARK_RE.finditer(text):
+        found += [int(x) for x in _NUM_RE.findall(m.group(1))]
+    if not found:
+        bare = reply.strip().strip(".[]()# ")
+        if bare.isdigit():
+            found = [int(bare)]
+    return [k for k in dict.fromkeys(found) if 1 <= k <= n_marks]
