@@ -238,3 +238,25 @@ def test_rio_and_bad_settings_are_clear_errors(tmp_path):
     m = make_model("openai-vision:my-vlm", base_url="http://127.0.0.1:9/v1", width=320, height=240)
     assert m.name == "openai-vision:my-vlm" and m.settings()["views"]["width"] == 320
     assert "base_url" not in json.dumps(m.settings()) and "cache_dir" not in m.settings()
+
+
+def test_cli_run_surprise3d_and_3dbench_with_model_args(s3d, b3d, server, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from scenebench.cli import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    server.answers["Where are the novels kept?"] = "Mark 1"  # the bookshelf: the largest segment
+    common = ["--model", MODEL, "--base-url", server.base_url, "--model-arg", f"cache_dir={tmp_path / 'c'}", "--model-arg", "corner_views=1",
+              "--model-arg", "width=320", "--model-arg", "height=240", "--no-progress"]
+    res = CliRunner().invoke(app, ["run", "surprise3d", "--data", str(s3d), "--out", str(tmp_path / "s"), *common], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "4 new, 0 reused" in res.output and "mIoU" in res.output
+    assert all(c["sizes"] == [(320, 240)] * 2 for c in server.checked)
+    res_json = json.loads((tmp_path / "s" / "results.json").read_text())
+    assert res_json["counts"]["n_scored"] == 1 and res_json["counts"]["n_missing"] == 3  # "I cannot tell." is no mask
+    res = CliRunner().invoke(app, ["run", "3dbench", "--data", str(b3d), "--out", str(tmp_path / "b"), "--tasks", "visual_grounding", *common],
+                             env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "3 new, 0 reused" in res.output and len(server.checked) == 7
+    assert CANARY not in res.output and not _holders(tmp_path, CANARY.encode())

@@ -45,7 +45,7 @@ PROMPT = VisionPrompt(
         "scene or object. Candidate objects are marked with numbers in yellow boxes; the same number marks the "
         "same candidate in every view. Answer the question about the scene concisely in the requested format."
     ),
-    views="You are given {n_views} views of the same scene with {n_marks} numbered candidate marks.",
+    views="Views of the scene: {n_views}. Numbered candidate marks: {n_marks}.",
     corner="View {k}: seen from above one corner of the scene.",
     top=(
         "View {k}: seen straight from above, with a metric grid: the numbers along the top edge are {a} "
