@@ -55,6 +55,26 @@ def test_parse_marks(reply, n, want):
     assert parse_marks(reply, n) == want
 
 
+def test_colour_segments_split_touching_objects_the_cluster_baseline_merges():
+    from vision_data import lattice_box, slab
+
+    # A red box and a blue box touching side by side (in neighbouring 0.1 m voxels), and a ceiling-height grey column (a wall piece).
+    red, blue = lattice_box((0.02, 0, 0.1), (0.48, 0.5, 0.8)), lattice_box((0.52, 0, 0.1), (0.98, 0.5, 0.6))
+    floor, top = slab((-1, -1, 0), (2, 2, 0)), lattice_box((1.8, 1.8, 1.0), (1.9, 1.9, 1.2))
+    pts = np.concatenate([floor, red, blue, top])
+    cols = np.concatenate([np.full((len(floor), 3), 0.5), np.tile([0.9, 0.1, 0.1], (len(red), 1)), np.tile([0.1, 0.1, 0.9], (len(blue), 1)),
+                           np.full((len(top), 3), 0.5)])
+    n0, n1 = len(floor), len(floor) + len(red)
+    seg = over_segment(pts, 2, SegmentSettings(), cols)
+    assert [sorted(i.tolist()) for i in seg.indices[:2]] == [list(range(n0, n1)), list(range(n1, n1 + len(blue)))]
+    assert np.allclose(seg.boxes[0], [0.25, 0.25, 0.45, 0.46, 0.5, 0.7])
+    merged = over_segment(pts, 2, SegmentSettings(method="components"), cols)
+    assert len(merged.indices[0]) == len(red) + len(blue)  # the baseline's components join them
+    same = over_segment(pts, 2, SegmentSettings(), np.full((len(pts), 3), 0.5))
+    assert len(same.indices[0]) == len(red) + len(blue)  # one colour: one component
+    assert seg.mask([1, 2]).tolist() == list(range(n0, n1 + len(blue))) and seg.mask([99]).size == 0
+
+
 def test_z_buffer_nearest_point_wins_by_hand():
     # Two points fall in pixel (u=5, v=3); the one at depth 1 is nearer and must be drawn, whatever the order.
     for order in ([0, 1], [1, 0]):
@@ -69,7 +89,7 @@ def test_z_buffer_nearest_point_wins_by_hand():
 def test_views_size_count_and_marks_on_their_segments(s3d):
     scene = make_source("surprise3d", data=str(s3d)).scene("room01")
     pts = np.asarray(scene.points)
-    seg = over_segment(pts, 2)
+    seg = over_segment(pts, 2, SegmentSettings(), scene.colors)
     labels = seg.labels()
     views = render_views(pts, scene.colors, 2, ViewSettings(), labels, len(seg))
     assert [v.name for v in views] == ["corner-1", "corner-2", "corner-3", "corner-4", "top"]
@@ -109,7 +129,7 @@ def test_surprise3d_oracle_via_marks_end_to_end(s3d, server, tmp_path, monkeypat
     source = make_source("surprise3d", data=str(s3d))
     scene = source.scene("room01")
     ids = np.asarray(scene.get("instance_ids"))
-    seg = over_segment(np.asarray(scene.points), 2, SegmentSettings())
+    seg = over_segment(np.asarray(scene.points), 2, SegmentSettings(), scene.colors)
     assert len(seg) == 4  # the four objects, nothing else (floor and ceiling are cut off)
     want = {}
     for s in source.samples():
@@ -189,7 +209,8 @@ def _box_iou(a, b):
 def test_3dbench_grounding_choice_and_navigation_end_to_end(b3d, server, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     source = make_source("3dbench", data=str(b3d))
-    seg = over_segment(np.asarray(source.scene("pcl/house0.npy").points), 1, SegmentSettings())
+    house = source.scene("pcl/house0.npy")
+    seg = over_segment(np.asarray(house.points), 1, SegmentSettings(), house.colors)
     for s in source.samples():
         if s.answer_kind == "box":
             gt = source.truth(s).box

@@ -71,7 +71,9 @@ class OpenAIVisionModel:
         splat: int = 3,
         max_points: int = 300_000,
         grid_step: float = 1.0,
+        segmentation: str = "colour",
         voxel: float = 0.1,
+        colour_step: float = 0.15,
         max_marks: int = 60,
         image_detail: str | None = None,
         cache_dir: str | None = None,
@@ -95,7 +97,9 @@ class OpenAIVisionModel:
         self.timeout, self.max_retries, self.concurrency = float(timeout), int(max_retries), max(1, int(concurrency))
         self.view = ViewSettings(width=int(width), height=int(height), corner_views=int(corner_views), top_view=bool(top_view),
                                  elevation_deg=float(elevation_deg), splat=int(splat), max_points=int(max_points), grid_step=float(grid_step))
-        self.segments = SegmentSettings(voxel=float(voxel), max_marks=int(max_marks))
+        if segmentation not in ("colour", "components"):
+            raise ScenebenchError(f"{self.name}: segmentation must be colour or components, got {segmentation!r}")
+        self.segments = SegmentSettings(method=segmentation, voxel=float(voxel), colour_step=float(colour_step), max_marks=int(max_marks))
         self.image_detail = image_detail
         self.cache_dir = cache_dir
         self._client: Any = None

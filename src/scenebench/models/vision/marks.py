@@ -1,11 +1,22 @@
 """Candidate segments for set-of-marks prompting, and reading mark numbers back from a reply.
 
-Candidates come from a class-agnostic over-segmentation of the scene's own points: the connected
-components of ``baseline:cluster`` (:func:`scenebench.models.builtin.heuristics.cluster_cloud`: floor
-and ceiling bands, walls and wall-sized parts removed, components on a voxel grid), largest first,
-at most ``max_marks``. Mark ``k`` (1-based, as drawn) is segment ``k - 1``. No label and no ground
-truth is used, so the best any model can do through the marks (pick the best mark for every
-question) is an upper bound set by this segmentation: :func:`best_mark_masks` computes it.
+Candidates come from a class-agnostic over-segmentation of the scene's own points (``method``):
+
+- ``colour`` (default): the ``baseline:cluster`` recipe extended with colour. Floor and ceiling
+  bands are dropped as there, the rest goes on a voxel grid (``voxel``), each occupied voxel gets
+  its points' mean colour, and two touching voxels (26-neighbourhood) join only when their colours
+  differ by less than ``colour_step`` (Euclidean RGB in [0, 1]). Connected components of that
+  graph (one ``scipy.sparse.csgraph`` call) wider than ``max_extent`` horizontally (walls, floors)
+  are dropped. Objects touching each other but coloured differently (a sofa and its side table), and
+  tall ones that the wall-column rule would drop (a fridge), become their own candidates.
+- ``components``: exactly ``baseline:cluster``'s segments
+  (:func:`scenebench.models.builtin.heuristics.cluster_cloud`: walls and wall-sized parts removed,
+  components of the occupancy grid, touching objects merged).
+
+Segments are ordered largest first, at most ``max_marks``, each at least ``min_points`` points.
+Mark ``k`` (1-based, as drawn) is segment ``k - 1``. No label and no ground truth is used, so the
+best any model can do through the marks (pick the best mark for every question) is an upper bound
+set by this segmentation: :func:`best_mark_masks` / :func:`best_mark_boxes` compute it.
 """
 
 from __future__ import annotations
@@ -21,9 +32,12 @@ from scenebench.models.builtin.heuristics import cluster_cloud
 
 @dataclass(frozen=True)
 class SegmentSettings:
-    voxel: float = 0.1  # metres, the occupancy grid of the connected components
+    method: str = "colour"  # "colour" or "components" (baseline:cluster's segments)
+    voxel: float = 0.1  # metres, the grid of the connected components
     min_points: int = 20  # smaller components are noise
     max_marks: int = 60  # the largest segments get marks; the rest are not candidates
+    colour_step: float = 0.15  # colour: largest RGB distance ([0, 1]) between joined neighbouring voxels
+    max_extent: float = 3.0  # colour: components wider than this (m) are structure (walls, floors)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,10 +81,70 @@ class Segmentation:
         return cls([np.sort(order[a:b]) for a, b in zip(starts, ends)], [list(map(float, b)) for b in boxes], len(labels))
 
 
-def over_segment(points: np.ndarray, up: int, s: SegmentSettings = SegmentSettings()) -> Segmentation:
+def over_segment(points: np.ndarray, up: int, s: SegmentSettings = SegmentSettings(), colors: np.ndarray | None = None) -> Segmentation:
     pts = np.asarray(points, float)
-    clusters = cluster_cloud(pts, up=up, voxel=s.voxel, min_points=s.min_points)[: s.max_marks]
+    if s.method == "components" or colors is None:
+        clusters = cluster_cloud(pts, up=up, voxel=s.voxel, min_points=s.min_points)
+    elif s.method == "colour":
+        clusters = colour_components(pts, np.asarray(colors, float), up, s)
+    else:
+        raise ValueError(f"unknown segmentation method {s.method!r} (colour or components)")
+    clusters = clusters[: s.max_marks]
     return Segmentation([np.asarray(i, np.int64) for i, _ in clusters], [list(b) for _, b in clusters], len(pts))
+
+
+# The 13 "forward" offsets of the 26-neighbourhood: each undirected voxel pair is looked at once.
+_OFFSETS = np.array([(i, j, k) for i in (-1, 0, 1) for j in (-1, 0, 1) for k in (-1, 0, 1) if (i, j, k) > (0, 0, 0)], np.int64)
+
+
+def colour_components(points: np.ndarray, colors: np.ndarray, up: int, s: SegmentSettings, band: float = 0.08) -> list[tuple[np.ndarray, list[float]]]:
+    """Colour-aware connected components on a voxel grid; ``[(point indices, centre-size box)]``, largest first."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if len(points) == 0:
+        return []
+    col = colors / 255.0 if colors.max(initial=0) > 1.0 else colors
+    h = points[:, up]
+    keep = np.flatnonzero((h > h.min() + band) & (h < h.max() - band))
+    if keep.size == 0:
+        return []
+    cells = np.floor((points[keep] - points[keep].min(axis=0)) / s.voxel).astype(np.int64)
+    dims = cells.max(axis=0) + 3
+    key = ((cells[:, 0] + 1) * dims[1] + cells[:, 1] + 1) * dims[2] + cells[:, 2] + 1
+    vox, point_vox = np.unique(key, return_inverse=True)
+    n_vox = len(vox)
+    count = np.bincount(point_vox, minlength=n_vox).astype(float)
+    mean = np.stack([np.bincount(point_vox, weights=col[keep, c], minlength=n_vox) for c in range(3)], 1) / count[:, None]
+    rows, cols = [], []
+    for off in _OFFSETS:
+        nb = vox + (off[0] * dims[1] + off[1]) * dims[2] + off[2]
+        j = np.searchsorted(vox, nb)
+        j = np.minimum(j, n_vox - 1)
+        hit = vox[j] == nb
+        a, b = np.flatnonzero(hit), j[hit]
+        similar = np.linalg.norm(mean[a] - mean[b], axis=1) < s.colour_step
+        rows.append(a[similar])
+        cols.append(b[similar])
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    graph = coo_matrix((np.ones(len(r), np.int8), (r, c)), shape=(n_vox, n_vox))
+    _, vox_comp = connected_components(graph, directed=False)
+    comp = vox_comp[point_vox]
+    order = np.argsort(comp, kind="stable")
+    _, starts, counts = np.unique(comp[order], return_index=True, return_counts=True)
+    horiz = [i for i in range(3) if i != up]
+    out = []
+    for st, n in zip(starts, counts):
+        if n < s.min_points:
+            continue
+        idx = keep[order[st : st + n]]
+        p = points[idx]
+        lo, hi = p.min(axis=0), p.max(axis=0)
+        if max(hi[horiz] - lo[horiz]) > s.max_extent:
+            continue
+        out.append((np.sort(idx), [*((lo + hi) / 2).tolist(), *(hi - lo).tolist()]))
+    out.sort(key=lambda x: -len(x[0]))
+    return out
 
 
 def best_mark_masks(seg: Segmentation, gt_masks: list[np.ndarray]) -> list[tuple[int | None, float]]:

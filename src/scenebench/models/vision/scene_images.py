@@ -91,7 +91,7 @@ def scene_images(scene_id: str, points: np.ndarray, colors: np.ndarray | None, u
     hit = _load(folder)
     if hit is not None:
         return hit
-    seg = over_segment(points, up, seg_settings)
+    seg = over_segment(points, up, seg_settings, colors)
     views = render_views(points, colors, up, view, seg.labels(), len(seg))
     tmp = folder.parent / f".{key}.{uuid.uuid4().hex[:8]}.tmp"
     tmp.mkdir(parents=True, exist_ok=True)
