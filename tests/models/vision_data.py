@@ -161,8 +161,8 @@ class VisionServer(FakeOpenAI):
 
     def _reply(self, body: dict) -> str:
         user = body["messages"][-1]["content"]
-        assert isinstance(user, list) and user[0]["type"] == "text"
-        text = user[0]["text"]
+        assert isinstance(user, list) and user[0]["type"] == "text" and user[-1]["type"] == "text"
+        text = "\n".join(p["text"] for p in user if p["type"] == "text")
         images = [decode_png(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])) for p in user[1:] if p["type"] == "image_url"]
         q = re.search(r"^Question: (.*)$", text, re.M).group(1)
         self.texts.append(body["messages"][0]["content"] + "\n" + text)

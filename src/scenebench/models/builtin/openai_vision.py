@@ -45,7 +45,7 @@ from scenebench.models.base import ModelSample, SceneBatch
 from scenebench.models.predictions import BoxPrediction, MaskPrediction, Prediction, TextPrediction
 from scenebench.models.vision.marks import SegmentSettings, parse_marks
 from scenebench.models.vision.prompts import VERSION as PROMPT_VERSION
-from scenebench.models.vision.prompts import build_messages, user_text
+from scenebench.models.vision.prompts import build_messages, question_text, scene_text
 from scenebench.models.vision.render import RENDER_VERSION, ViewSettings
 from scenebench.models.vision.scene_images import SceneImages, scene_images
 
@@ -150,9 +150,8 @@ class OpenAIVisionModel:
         return [self.to_prediction(s, reply, imgs, n_marks) for s, reply in zip(batch.samples, replies)]
 
     def messages(self, s: ModelSample, imgs: SceneImages, urls: list[str]) -> list[dict[str, Any]]:
-        text = user_text(s.query, tuple(s.options), dict(s.inputs), s.answer_kind, imgs.names(), len(imgs.segmentation), imgs.grid,
-                         self.view.grid_step)
-        return build_messages(text, urls, self.image_detail)
+        intro = scene_text(imgs.names(), len(imgs.segmentation), imgs.grid, self.view.grid_step)
+        return build_messages(intro, urls, question_text(s.query, tuple(s.options), dict(s.inputs), s.answer_kind), self.image_detail)
 
     def to_prediction(self, s: ModelSample, reply: str, imgs: SceneImages, n_marks: int) -> Prediction:
         marks = parse_marks(reply, n_marks) if s.answer_kind in ("mask", "box") else []

@@ -5,8 +5,9 @@ Like the judge prompts (:mod:`scenebench.judges.prompts`), the template carries 
 per version: editing any text here without bumping ``VERSION`` fails the tests, because the version
 enters the run's settings (a changed prompt starts a new run instead of mixing answers).
 
-The user message is one text part (the views described, the question, the answer format) followed
-by the K images as ``image_url`` parts (``data:image/png;base64,...``), in the order described.
+The user message is a text part describing the views, the K images as ``image_url`` parts
+(``data:image/png;base64,...``) in the order described, then a text part with the question and the
+answer format (last, so requests about one scene share their beginning: prefix caching).
 Nothing of the scene's annotation is in the text: no object labels, no boxes.
 """
 
@@ -77,9 +78,14 @@ def view_lines(view_names: list[str], grid: dict[str, Any] | None, step: float) 
     return out
 
 
-def user_text(query: str, options: tuple[str, ...], inputs: dict[str, Any], answer_kind: str, view_names: list[str], n_marks: int,
-              grid: dict[str, Any] | None, step: float) -> str:
-    parts = [PROMPT.views.format(n_views=len(view_names), n_marks=n_marks), *view_lines(view_names, grid, step), "", f"Question: {query}"]
+def scene_text(view_names: list[str], n_marks: int, grid: dict[str, Any] | None, step: float) -> str:
+    """What comes before the images: how many views and marks, and what each view is."""
+    return "\n".join([PROMPT.views.format(n_views=len(view_names), n_marks=n_marks), *view_lines(view_names, grid, step)])
+
+
+def question_text(query: str, options: tuple[str, ...], inputs: dict[str, Any], answer_kind: str) -> str:
+    """What comes after the images: the question, its options or start point, the answer format."""
+    parts = [f"Question: {query}"]
     if options:
         parts.append("Options:")
         parts.extend(f"({LETTERS[i]}) {o}" for i, o in enumerate(options))
@@ -89,7 +95,12 @@ def user_text(query: str, options: tuple[str, ...], inputs: dict[str, Any], answ
     return "\n".join(parts)
 
 
-def build_messages(text: str, image_urls: list[str], detail: str | None = None) -> list[dict[str, Any]]:
-    """System message, then one user message: the text part followed by the images in view order."""
+def build_messages(intro: str, image_urls: list[str], question: str, detail: str | None = None) -> list[dict[str, Any]]:
+    """System message, then one user message: the views described, the images in view order, the question.
+
+    The question comes last so every request of a scene starts with the same system text, view
+    description and images: servers with prompt (prefix) caching reuse them across the questions.
+    """
     images = [{"type": "image_url", "image_url": ({"url": u, "detail": detail} if detail else {"url": u})} for u in image_urls]
-    return [{"role": "system", "content": PROMPT.system}, {"role": "user", "content": [{"type": "text", "text": text}, *images]}]
+    return [{"role": "system", "content": PROMPT.system},
+            {"role": "user", "content": [{"type": "text", "text": intro}, *images, {"type": "text", "text": question}]}]
