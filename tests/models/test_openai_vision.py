@@ -281,3 +281,31 @@ def test_cli_run_surprise3d_and_3dbench_with_model_args(s3d, b3d, server, tmp_pa
     assert res.exit_code == 0, res.output
     assert "3 new, 0 reused" in res.output and len(server.checked) == 7
     assert CANARY not in res.output and not _holders(tmp_path, CANARY.encode())
+
+
+def test_transient_server_errors_are_retried_and_a_dead_server_stops_the_run(s3d, tmp_path):
+    import openai
+
+    # 500, then a dropped connection, then 429: the client retries each and every question gets its answer.
+    srv = VisionServer(script=["500", "reset", "429"])
+    try:
+        srv.answers["Where are the novels kept?"] = "Mark 1"
+        out = run_benchmark(make_source("surprise3d", data=str(s3d)), MODEL, tmp_path / "run",
+                            model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "concurrency": 1}, progress=False)
+        assert srv.requests == 4 + 3 and out.results.counts.n_scored == 1
+    finally:
+        srv.close()
+    # a server that stays down: the run stops with the client's error, nothing is stored for that scene
+    srv = VisionServer(default="503")
+    try:
+        with pytest.raises(openai.InternalServerError):
+            run_benchmark(make_source("surprise3d", data=str(s3d)), MODEL, tmp_path / "down",
+                          model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "max_retries": 1, "timeout": 5},
+                          progress=False)
+        assert srv.requests >= 2
+        from scenebench.runtime.rundir import RunDir
+
+        with RunDir(tmp_path / "down").store() as store:
+            assert not store.ids(PREDICTION_KIND)
+    finally:
+        srv.close()
