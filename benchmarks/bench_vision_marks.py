@@ -2,7 +2,7 @@
 
 A scripted OpenAI-compatible server on 127.0.0.1 plays a perfect vision model: for every question
 it answers the mark whose segment best matches the ground truth (SURPRISE3D: the highest point IoU;
-3DBench grounding: the highest box IoU). The real ``openai-vision:`` model, client, run engine and
+3DBench grounding and detection: the highest box IoU, detection with the GT object's label). The real ``openai-vision:`` model, client, run engine and
 scorers do the rest, so the scores printed are what no model can beat through these marks.
 
     python benchmarks/bench_vision_marks.py [DEMO_FOLDER]
@@ -39,7 +39,8 @@ def serve(answers: dict[tuple[str, str], str], sizes: list[int]) -> tuple[Thread
             sizes.append(len(raw))
             body = json.loads(raw)
             parts = body["messages"][-1]["content"]
-            q = re.search(r"^Question: (.*)$", parts[0]["text"], re.M).group(1)
+            text = "\n".join(p["text"] for p in parts if p["type"] == "text")
+            q = re.search(r"^Question: (.*)$", text, re.M).group(1)
             first = hashlib.sha256(parts[1]["image_url"]["url"].encode()).hexdigest()
             text = answers.get((q, first), "I cannot tell.")
             out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
@@ -75,6 +76,12 @@ def oracle_answers(source, model, samples) -> dict[tuple[str, str], str]:
                 gt = np.zeros(len(scene.points), bool)
                 gt[truth.indices] = True
                 (k, _), = best_mark_masks(imgs.segmentation, [gt])
+            elif s.answer_kind == "boxes":  # detection: each GT object's best mark, with its label
+                best = best_mark_boxes(imgs.segmentation, [b.box for b in truth.boxes])
+                entries = [f"{b.label}: Mark {k}" for b, (k, _) in zip(truth.boxes, best) if k is not None]
+                if entries:
+                    out[(s.query, first)] = "\n".join(entries)
+                continue
             else:
                 (k, _), = best_mark_boxes(imgs.segmentation, [truth.box])
             if k is not None:
@@ -96,7 +103,7 @@ def main(folder: Path) -> None:
     for method in ("colour", "components"):
         opts = {"cache_dir": str(work / "cache"), "segmentation": method}
         for bench, tasks, metrics in [("surprise3d", None, ("mIoU", "A25", "A50")),
-                                      ("3dbench", ["visual_grounding", "visual_grounding_plus"], ("mean_iou", "acc_iou25", "acc_iou50"))]:
+                                      ("3dbench", ["visual_grounding", "visual_grounding_plus", "detection"], ("mean_iou", "acc_iou25", "acc_iou50"))]:
             source = make_source(bench, data=str(data / bench))
             samples = [s for s in source.samples() if tasks is None or s.task in tasks]
             answers: dict = {}

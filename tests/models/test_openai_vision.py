@@ -55,6 +55,14 @@ def test_parse_marks(reply, n, want):
     assert parse_marks(reply, n) == want
 
 
+def test_parse_labelled_marks():
+    from scenebench.models.vision.marks import parse_labelled_marks
+
+    assert parse_labelled_marks("chair: Mark 3, sofa: Marks 5 and 7", 9) == [("chair", 3), ("sofa", 5), ("sofa", 7)]
+    assert parse_labelled_marks("armchair: Mark 2\nfloor lamp - mark 3\nbed: Mark 99", 4) == [("armchair", 2), ("floor lamp", 3)]
+    assert parse_labelled_marks("Mark 3", 5) == [] and parse_labelled_marks("chair: [1, 2, 3, 1, 1, 1]", 5) == []
+
+
 def test_colour_segments_split_touching_objects_the_cluster_baseline_merges():
     from vision_data import lattice_box, slab
 
@@ -216,6 +224,8 @@ def test_3dbench_grounding_choice_and_navigation_end_to_end(b3d, server, tmp_pat
             gt = source.truth(s).box
             k = int(np.argmax([_box_iou(b, gt) for b in seg.boxes])) + 1
             server.answers[s.query] = f"The object is Mark {k}."
+    marks = {label: int(np.argmax([_box_iou(b, centre_size(lo, hi)) for b in seg.boxes])) + 1 for label, lo, hi in B3D_OBJECTS}
+    server.answers["Detect every armchair and floor lamp."] = f"armchair: Mark {marks['armchair']}\nfloor lamp: Mark {marks['floorlamp']}"
     server.answers["How many lamps are there?"] = "The answer is (A)."
     server.answers["Go to the lamp."] = "The path is [2.0, 2.0], [1.0, 2.8]."
     out = run_benchmark(source, MODEL, tmp_path / "run", model_options={"base_url": server.base_url, "cache_dir": str(tmp_path / "c")},
@@ -224,6 +234,9 @@ def test_3dbench_grounding_choice_and_navigation_end_to_end(b3d, server, tmp_pat
     assert by_task["visual_grounding"]["mean_iou"] == pytest.approx(100.0, abs=1e-3)
     assert by_task["visual_grounding"]["acc_iou50"] == pytest.approx(100.0)
     assert by_task["counting"]["accuracy"] == pytest.approx(100.0)
+    # label: Mark N -> labelled segment boxes, matched one to one with the GT objects
+    assert by_task["detection"]["precision"] == pytest.approx(100.0) and by_task["detection"]["recall"] == pytest.approx(100.0)
+    assert [b.label for b in out.predictions["det-0"].boxes] == ["armchair", "floor lamp"]
     assert by_task["navigation"]["success"] == pytest.approx(100.0) and by_task["navigation"]["mean_path_loss"] == pytest.approx(0.0)
     # mark -> box: the grounding predictions are the segments' boxes, i.e. the objects' boxes
     for (label, lo, hi), qid in zip(B3D_OBJECTS, ["vg-0", "vg-1", "vg-2"]):

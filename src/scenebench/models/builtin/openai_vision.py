@@ -10,7 +10,8 @@ question: one chat request with the question and the K views as base64 PNG ``ima
 - SURPRISE3D (``mask``): the mark(s) named ("Mark 3", "Marks 3, 7") -> the union of those segments'
   points;
 - 3DBench grounding (``box``): the mark named -> that segment's axis-aligned box;
-- multiple choice, detection, captions, QA (``option``, ``boxes``, ``text``): the reply verbatim as
+- 3DBench detection (``boxes``): ``label: Mark N`` entries -> labelled boxes of those segments;
+- multiple choice, room detection, captions, QA (``option``, ``text``): the reply verbatim as
   :class:`TextPrediction`, read by the benchmark's own parser like any 3D LLM's answer;
 - navigation (``waypoints``): the model reads floor positions off the top view's grid; the reply
   text (``[x, z]`` lists) goes through the same parser;
@@ -42,8 +43,8 @@ import numpy as np
 from scenebench.errors import ScenebenchError
 from scenebench.extras import require
 from scenebench.models.base import ModelSample, SceneBatch
-from scenebench.models.predictions import BoxPrediction, MaskPrediction, Prediction, TextPrediction
-from scenebench.models.vision.marks import SegmentSettings, parse_marks
+from scenebench.models.predictions import BoxesPrediction, BoxPrediction, LabelledBox, MaskPrediction, Prediction, TextPrediction
+from scenebench.models.vision.marks import SegmentSettings, parse_labelled_marks, parse_marks
 from scenebench.models.vision.prompts import VERSION as PROMPT_VERSION
 from scenebench.models.vision.prompts import build_messages, question_text, scene_text
 from scenebench.models.vision.render import RENDER_VERSION, ViewSettings
@@ -151,7 +152,8 @@ class OpenAIVisionModel:
 
     def messages(self, s: ModelSample, imgs: SceneImages, urls: list[str]) -> list[dict[str, Any]]:
         intro = scene_text(imgs.names(), len(imgs.segmentation), imgs.grid, self.view.grid_step)
-        return build_messages(intro, urls, question_text(s.query, tuple(s.options), dict(s.inputs), s.answer_kind), self.image_detail)
+        kind = "rooms" if s.task == "room_detection" else s.answer_kind
+        return build_messages(intro, urls, question_text(s.query, tuple(s.options), dict(s.inputs), kind), self.image_detail)
 
     def to_prediction(self, s: ModelSample, reply: str, imgs: SceneImages, n_marks: int) -> Prediction:
         marks = parse_marks(reply, n_marks) if s.answer_kind in ("mask", "box") else []
@@ -161,4 +163,9 @@ class OpenAIVisionModel:
             return MaskPrediction(s.sample_id, indices=imgs.segmentation.mask(marks).tolist(), extra=extra)
         if s.answer_kind == "box" and marks:
             return BoxPrediction(s.sample_id, box=list(imgs.segmentation.boxes[marks[0] - 1]), extra=extra)
+        if s.answer_kind == "boxes" and s.task != "room_detection":
+            entries = parse_labelled_marks(reply, n_marks)
+            if entries:
+                extra["vision"]["marks"] = [k for _, k in entries]
+                return BoxesPrediction(s.sample_id, boxes=[LabelledBox(lab, list(imgs.segmentation.boxes[k - 1])) for lab, k in entries], extra=extra)
         return TextPrediction(s.sample_id, text=reply, extra=extra)

@@ -206,3 +206,20 @@ def parse_marks(reply: str, n_marks: int) -> list[int]:
         if bare.isdigit():
             found = [int(bare)]
     return [k for k in dict.fromkeys(found) if 1 <= k <= n_marks]
+
+
+_LABELLED_RE = re.compile(r"([A-Za-z][A-Za-z _-]*?)\s*[:=-]\s*marks?\s*#?\s*((?:\d+\s*(?:,|and|&)?\s*)+)", re.IGNORECASE)
+
+
+def parse_labelled_marks(reply: str, n_marks: int) -> list[tuple[str, int]]:
+    """``label: Mark N`` entries of a reply (detection), as (label, mark) in order; marks outside 1..n dropped.
+
+    ``chair: Mark 3, sofa: Marks 5 and 7`` -> [("chair", 3), ("sofa", 5), ("sofa", 7)].
+    """
+    out: list[tuple[str, int]] = []
+    for m in _LABELLED_RE.finditer(reply):
+        label = m.group(1).strip().lower()
+        for k in (int(x) for x in _NUM_RE.findall(m.group(2))):
+            if 1 <= k <= n_marks and (label, k) not in out:
+                out.append((label, k))
+    return out

@@ -55,7 +55,8 @@ PROMPT = VisionPrompt(
     formats=(
         ("mask", "Answer with the mark number(s) of the object the question refers to, in the form: Mark N (or Marks N, M if it is split over several marks)."),
         ("box", "Answer with the mark number of the object the question refers to, in the form: Mark N."),
-        ("boxes", "Answer with one entry per object, in the form: label: [cx, cy, cz, dx, dy, dz]."),
+        ("boxes", "Answer with one entry per object, in the form: label: Mark N."),
+        ("rooms", "Answer with one entry per room, in the form: room type: [x, z, y, lx, lz, h]."),
         ("option", "Answer with the letter of the correct option, in the form: The answer is (X)."),
         ("waypoints", "Read positions off the grid of the top view. Answer with the path as a list of floor points [x, z] in metres, for example: [0.0, 0.0], [1.5, 2.0]."),
         ("text", "Answer in one or two sentences."),
@@ -84,7 +85,10 @@ def scene_text(view_names: list[str], n_marks: int, grid: dict[str, Any] | None,
 
 
 def question_text(query: str, options: tuple[str, ...], inputs: dict[str, Any], answer_kind: str) -> str:
-    """What comes after the images: the question, its options or start point, the answer format."""
+    """What comes after the images: the question, its options or start point, the answer format.
+
+    ``answer_kind`` is the sample's, except ``rooms`` for room detection (boxes of rooms, not marks).
+    """
     parts = [f"Question: {query}"]
     if options:
         parts.append("Options:")
