@@ -9,7 +9,8 @@ Every view is drawn from the points and their colours only (no labels, no ground
   metres, the coordinate written at each line along the top and left edges) so a model can read
   floor positions off it.
 
-A point is a ``splat`` x ``splat`` pixel square; the nearest point wins each pixel (one stable
+A point is a square of pixels, ``splat`` wide or wider where the cloud is sparse (wide enough to
+cover the median gap between neighbouring points at the view's scale, at most 9); the nearest point wins each pixel (one stable
 argsort by depth and one ``np.unique`` over pixel ids, no per-point Python loop). Points near the
 top of a room-sized cloud (the ceiling, ``ceiling_band`` metres) are dropped so the views see in.
 Each view also keeps, per pixel, the index of the point drawn there (``point_id``, -1 for
@@ -26,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-RENDER_VERSION = "render-1"  # bump when the drawing changes: cached images are keyed by it
+RENDER_VERSION = "render-2"  # bump when the drawing changes: cached images are keyed by it
 BACKGROUND = (236, 236, 236)
 GRID = (110, 110, 200)
 MARK_FILL = (255, 255, 0)  # mark boxes: pure yellow with a black border and black digits
@@ -175,8 +176,8 @@ def corner_cameras(points: np.ndarray, up: int, s: ViewSettings) -> list[tuple[s
     return out
 
 
-def perspective(points: np.ndarray, eye: np.ndarray, fwd: np.ndarray, upv: np.ndarray, W: int, H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pixel coordinates (u, v) and depth of ``points``; the focal length fits every point in front."""
+def perspective(points: np.ndarray, eye: np.ndarray, fwd: np.ndarray, upv: np.ndarray, W: int, H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Pixel coordinates (u, v), depth and the focal length (pixels) fitting every point in front."""
     right = np.cross(fwd, upv)
     right /= np.linalg.norm(right) or 1.0
     down = np.cross(fwd, right)
@@ -188,7 +189,24 @@ def perspective(points: np.ndarray, eye: np.ndarray, fwd: np.ndarray, upv: np.nd
     fx = (W / 2 - 4) / max(float(np.nanmax(tx)) if front.any() else 1.0, 1e-6)
     fy = (H / 2 - 4) / max(float(np.nanmax(ty)) if front.any() else 1.0, 1e-6)
     f = min(fx, fy)
-    return W / 2 + f * x / z, H / 2 + f * y / z, z
+    return W / 2 + f * x / z, H / 2 + f * y / z, z, f
+
+
+def point_spacing(points: np.ndarray, sample: int = 4000) -> float:
+    """Median distance to the nearest other point (metres), on a seeded subset: how far apart surface points are."""
+    from scipy.spatial import cKDTree
+
+    if len(points) < 2:
+        return 0.0
+    rng = np.random.default_rng(0)
+    probe = points[rng.choice(len(points), size=min(sample, len(points)), replace=False)]
+    d, _ = cKDTree(points).query(probe, k=2)
+    return float(np.median(d[:, 1]))
+
+
+def splat_size(pixels_per_point: float, s: ViewSettings) -> int:
+    """Splats at least ``s.splat`` wide and wide enough to close the gaps between neighbours (at most 9)."""
+    return int(np.clip(np.ceil(pixels_per_point) + 1, s.splat, 9))
 
 
 def top_projection(points: np.ndarray, up: int, s: ViewSettings) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
@@ -310,13 +328,15 @@ def render_views(points: np.ndarray, colors: np.ndarray | None, up: int, s: View
     idx = visible_points(pts, up, s)
     sub = pts[idx]
     views: list[View] = []
+    spacing = point_spacing(sub)  # sparse clouds get bigger splats, so surfaces look closed
     for name, eye, fwd, upv in corner_cameras(sub, up, s):
-        u, v, z = perspective(sub, eye, fwd, upv, s.width, s.height)
-        pid = _splat(u, v, z, idx, s.width, s.height, s.splat)
+        u, v, z, f = perspective(sub, eye, fwd, upv, s.width, s.height)
+        size = splat_size(f * spacing / max(float(np.nanmedian(z)), 1e-6), s)
+        pid = _splat(u, v, z, idx, s.width, s.height, size)
         views.append(View(name, _colorize(pid, rgb), pid))
     if s.top_view:
         u, v, grid = top_projection(sub, up, s)
-        pid = _splat(u, v, -sub[:, up], idx, s.width, s.height, s.splat)
+        pid = _splat(u, v, -sub[:, up], idx, s.width, s.height, splat_size(grid["pixels_per_metre"] * spacing, s))
         img = _colorize(pid, rgb)
         draw_grid(img, grid, s.grid_step)
         pid[: grid["top"], :] = -1
