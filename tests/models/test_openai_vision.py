@@ -322,3 +322,26 @@ def test_transient_server_errors_are_retried_and_a_dead_server_stops_the_run(s3d
             assert not store.ids(PREDICTION_KIND)
     finally:
         srv.close()
+
+
+def test_image_cache_keys_reuse_and_damaged_entries(s3d, tmp_path):
+    from scenebench.models.vision.scene_images import scene_images
+
+    scene = make_source("surprise3d", data=str(s3d)).scene("room01")
+    pts, cols = np.asarray(scene.points), scene.colors
+    a = scene_images("room01", pts, cols, 2, ViewSettings(), SegmentSettings(), tmp_path)
+    assert [p.name for p in a.image_paths()] == [f"view-{k}.png" for k in range(1, 6)] and len(a.segmentation) == 4
+    stamp = [p.stat().st_mtime_ns for p in a.image_paths()]
+    b = scene_images("room01", pts, cols, 2, ViewSettings(), SegmentSettings(), tmp_path)
+    assert b.folder == a.folder and [p.stat().st_mtime_ns for p in b.image_paths()] == stamp  # read back, not rendered
+    assert [i.tolist() for i in b.segmentation.indices] == [i.tolist() for i in a.segmentation.indices]
+    # other content (a moved point) or other settings: another entry
+    moved = pts.copy()
+    moved[0, 0] += 0.01
+    assert scene_images("room01", moved, cols, 2, ViewSettings(), SegmentSettings(), tmp_path).folder != a.folder
+    assert scene_images("room01", pts, cols, 2, ViewSettings(splat=5), SegmentSettings(), tmp_path).folder != a.folder
+    # a damaged entry (a view deleted by hand) is rendered again in place
+    a.image_paths()[2].unlink()
+    c = scene_images("room01", pts, cols, 2, ViewSettings(), SegmentSettings(), tmp_path)
+    assert c.folder == a.folder and all(p.is_file() for p in c.image_paths())
+    assert not [p for p in Path(tmp_path).rglob("*.tmp")]  # no temporary folders left behind

@@ -157,7 +157,7 @@ class OpenAIVisionModel:
 
     def to_prediction(self, s: ModelSample, reply: str, imgs: SceneImages, n_marks: int) -> Prediction:
         marks = parse_marks(reply, n_marks) if s.answer_kind in ("mask", "box") else []
-        extra = {"vision": {"thumbnails": [str(p) for p in imgs.thumb_paths()], "views": imgs.names(), "marks": marks,
+        extra = {"vision": {"thumbnails": [str(p.absolute()) for p in imgs.thumb_paths()], "views": imgs.names(), "marks": marks,
                             "n_marks": n_marks, "prompt_version": PROMPT_VERSION}}
         if s.answer_kind == "mask" and marks:
             return MaskPrediction(s.sample_id, indices=imgs.segmentation.mask(marks).tolist(), extra=extra)

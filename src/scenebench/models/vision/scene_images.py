@@ -107,8 +107,14 @@ def scene_images(scene_id: str, points: np.ndarray, colors: np.ndarray | None, u
         np.savez_compressed(fh, **arrays)
     atomic_write_json(tmp / "meta.json", {"scene_id": scene_id, "key": key, "views": meta_views, "grid": grid,
                                           "view_settings": view.to_json(), "segment_settings": seg_settings.to_json()})
+    if folder.exists() and _load(folder) is None:  # a damaged entry (e.g. a file deleted by hand): replace it
+        shutil.rmtree(folder, ignore_errors=True)
     try:
         os.replace(tmp, folder)
     except OSError:  # another worker finished the same scene first: keep theirs
-        shutil.rmtree(tmp, ignore_errors=True)
-    return _load(folder) or SceneImages(tmp, meta_views, grid, seg)
+        theirs = _load(folder)
+        if theirs is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return theirs
+        return SceneImages(tmp, meta_views, grid, seg)  # could not move ours into place: use it where it is
+    return SceneImages(folder, meta_views, grid, seg)
