@@ -241,7 +241,6 @@ def draw_text(img: np.ndarray, text: str, u: int, v: int, scale: int, color: tup
             sub = big[y0 - v : y1 - v, x0 - x : x1 - x]
             img[y0:y1, x0:x1][sub] = color
         x += gw + scale
-    return None
 
 
 def text_size(text: str, scale: int) -> tuple[int, int]:
