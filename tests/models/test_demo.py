@@ -42,7 +42,7 @@ def test_demo_end_to_end_then_reuses_everything(tmp_path):
     # Chance is not the oracle.
     assert first.scores[("rio", "random")]["RIO R@10"] < 100.0
     assert first.report is not None and first.report.stat().st_size > 1000
-    assert "What next" in text and "plugin:" in text and "openai:" in text
+    assert "What next" in text and "plugin:" in text and "openai:" in text and "openai-vision:" in text
     assert took < 120
 
     again = run_demo(tmp_path / "demo", console=Console(file=io.StringIO(), width=200), progress=False, report=False)

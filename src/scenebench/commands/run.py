@@ -13,7 +13,7 @@ from typing import Any, Optional
 import typer
 
 MODEL_HELP = (
-    "oracle, random, baseline:prior, baseline:nearest, baseline:cluster, openai:MODEL (with --base-url), "
+    "oracle, random, baseline:prior, baseline:nearest, baseline:cluster, openai:MODEL or openai-vision:MODEL (with --base-url), "
     "plugin:package.module:Class, or a name from the scenebench.models entry points."
 )
 
@@ -116,7 +116,7 @@ BACKEND = typer.Option("local", "--backend", help="local (this process) or ray (
 ADDRESS = typer.Option(None, "--address", help="Ray cluster to join (e.g. auto, ray://host:10001); default: a private local cluster on 127.0.0.1.")
 SCENES_PER_TASK = typer.Option(1, "--scenes-per-task", min=1, help="Ray: scenes per task (bigger shards, fewer round trips).")
 MAX_RETRIES = typer.Option(3, "--max-retries", min=0, help="Ray: retries of a failed task before the run stops with an error.")
-BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server for --model openai:MODEL (key from env OPENAI_API_KEY).")
+BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server for --model openai:MODEL / openai-vision:MODEL (key from env OPENAI_API_KEY).")
 MODEL_ARG = typer.Option(None, "--model-arg", help="KEY=VALUE passed to the model's constructor (repeatable; JSON values).")
 OVERWRITE = typer.Option(False, "--overwrite", help="Start the run folder again if it holds another model, seed or data.")
 PROGRESS = typer.Option(True, "--progress/--no-progress", help="Progress bars with rate and ETA on a terminal.")

@@ -147,6 +147,8 @@ def print_next_steps(out: DemoResult, data: Path, console: Any) -> None:
     say(f"  your own model:           scenebench run 3dbench --data {b3d} --model plugin:my_pkg.my_model:MyModel --out runs/mine")
     say("                            (a complete template: docs/model-template.md)")
     say(f"  any chat LLM as a model:  scenebench run 3dbench --data {b3d} --model openai:MODEL --base-url http://127.0.0.1:PORT/v1")
+    say(f"  {'a vision LLM:':26s}scenebench run surprise3d --data {s3d} --model openai-vision:MODEL --base-url http://127.0.0.1:PORT/v1")
+    say("                            (set-of-marks views of each scene; hosted or local servers: docs/vision-models.md)")
     say(f"  score saved predictions:  scenebench score surprise3d --annotations {s3d / 'surprise-3d-val.json'} --scenes {s3d / 'scenes'} --predictions preds.jsonl")
     say("  more data:                scenebench generate --houses 100 --out data/synth")
     say(f"  on a Ray cluster:         scenebench run surprise3d --data {s3d} --model baseline:prior --backend ray --address auto")

@@ -53,9 +53,15 @@ class Prediction:
 
     sample_id: str
     kind: ClassVar[str] = ""
+    # What the model wants kept next to its answer for the report (e.g. the views a vision model saw);
+    # small and JSON-able, never scored, left out of the JSON form when empty.
+    extra: dict[str, Any] = field(default_factory=dict, kw_only=True, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, **asdict(self)}
+        d = {"kind": self.kind, **asdict(self)}
+        if not d["extra"]:
+            del d["extra"]
+        return d
 
     def to_text(self) -> str:  # pragma: no cover - every subclass defines it
         raise NotImplementedError

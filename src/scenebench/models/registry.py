@@ -6,6 +6,8 @@
   ``baseline:fpfh`` (RIO, needs open3d);
 - ``openai:MODEL``: any OpenAI-compatible chat server (``--base-url``), see
   :mod:`scenebench.models.builtin.openai_chat`;
+- ``openai-vision:MODEL``: any OpenAI-compatible vision server, shown marked views of the scene, see
+  :mod:`scenebench.models.builtin.openai_vision`;
 - ``plugin:package.module:Class``: a class (or factory function) importable in this environment;
 - a name registered by another package in the ``scenebench.models`` entry-point group, e.g. in
   its ``pyproject.toml``: ``[project.entry-points."scenebench.models"] my-model = "my_pkg.model:MyModel"``.
@@ -28,6 +30,7 @@ MODELS.register("baseline:prior", "scenebench.models.builtin.prior:PriorModel")
 MODELS.register("baseline:nearest", "scenebench.models.builtin.heuristics:NearestObjectModel")
 MODELS.register("baseline:cluster", "scenebench.models.builtin.heuristics:ClusterModel")
 MODELS.register("baseline:fpfh", "scenebench.models.builtin.fpfh:FPFHModel")
+VISION_PREFIX = "openai-vision:"
 
 
 def model_factory_path(spec: str) -> str:
@@ -41,6 +44,10 @@ def model_factory_path(spec: str) -> str:
         if not spec[len("openai:") :]:
             raise ScenebenchError("--model openai:MODEL needs the model id after 'openai:'")
         return "scenebench.models.builtin.openai_chat:OpenAIChatModel"
+    if spec.startswith(VISION_PREFIX):
+        if not spec[len(VISION_PREFIX) :]:
+            raise ScenebenchError(f"--model {VISION_PREFIX}MODEL needs the model id after '{VISION_PREFIX}'")
+        return "scenebench.models.builtin.openai_vision:OpenAIVisionModel"
     return MODELS.path(spec)
 
 
@@ -60,6 +67,8 @@ def make_model(spec: str, **options: Any) -> Any:
     factory = load_object(model_factory_path(spec))
     if spec.startswith("openai:"):
         options = {**options, "model": spec[len("openai:") :]}
+    elif spec.startswith(VISION_PREFIX):
+        options = {**options, "model": spec[len(VISION_PREFIX) :]}
     model = factory(**_accepted(factory, options))
     if not callable(getattr(model, "predict", None)):
         raise ScenebenchError(f"model '{spec}' ({type(model).__name__}) has no predict(batch) method; see docs/model-template.md")
@@ -72,4 +81,4 @@ def make_model(spec: str, **options: Any) -> Any:
 
 
 def builtin_names() -> list[str]:
-    return MODELS.names() + ["openai:MODEL", "plugin:module:Class"]
+    return MODELS.names() + ["openai:MODEL", "openai-vision:MODEL", "plugin:module:Class"]

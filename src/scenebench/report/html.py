@@ -167,6 +167,10 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
                 ],
             }
         )
+        # Views a vision model (openai-vision:) saw, as thumbnails in the sample panel.
+        from scenebench.models.vision.report_hook import attach
+
+        attach(payload, payload["runs"][-1], run.path)
     return payload
 
 

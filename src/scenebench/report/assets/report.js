@@ -419,6 +419,12 @@
       box.appendChild(el('h4', { text: 'this sample in every run' }));
       box.appendChild(t);
     }
+    if (s.thumbs && s.thumbs.length) {  // the views a vision model saw, with its marks
+      const tb = el('div', { cls: 'thumbs' });
+      for (const h of s.thumbs) if ((DATA.thumbs || {})[h]) tb.appendChild(el('img', { src: DATA.thumbs[h], alt: 'a view the model saw', loading: 'lazy' }));
+      box.appendChild(el('h4', { text: 'views the model saw' }));
+      box.appendChild(tb);
+    }
     const view = ((DATA.views || {})[String(state.run)] || {})[id];
     const vbox = el('div', { cls: 'viewer' });
     box.appendChild(vbox);
