@@ -85,3 +85,39 @@ def test_missing_metric_is_a_dash_not_a_number(tmp_path):
     Results(benchmark="toy", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts, metric_info=s.metric_info).save(run.results_json)
     tabs = tables_for([load_run(path)])
     assert "| – |" in to_markdown(tabs) and " -- " in to_latex(tabs)
+
+
+def rio_run(path, model, static_hits, moved_hits):
+    """A RIO-shaped run: per-instance hit_10 (0/1), split by motion."""
+    from scenebench.report.tables import RIO_RECALLS  # noqa: F401  (the metric names the warning reads)
+
+    recs = [SampleScore(f"s{i}", f"scan{i % 2}", "scored", {"hit_10": float(h)}, {"motion": "static"}) for i, h in enumerate(static_hits)]
+    recs += [SampleScore(f"m{i}", f"scan{i % 2}", "scored", {"hit_10": float(h)}, {"motion": "moved"}) for i, h in enumerate(moved_hits)]
+    run = RunDir(path).open({"benchmark": "rio", "protocol": "strict", "fingerprint": path.name, "model": model})
+    with run.store() as st:
+        st.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in recs])
+    s = summarize_scores(recs, [Mean("recall_10cm_10deg", "hit_10", scale=100, unit="%")], groups=["motion"], n_resamples=50)
+    Results(benchmark="rio", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,
+            counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings={"model": model}).save(run.results_json)
+    return path
+
+
+def test_rio_warns_when_the_identity_pose_wins_overall_but_not_on_moved_instances(tmp_path):
+    from scenebench.report.tables import identity_warnings, tables_by_benchmark
+
+    # identity: every static instance right (6/6), every moved one wrong (0/2): 75 overall, 0 moved
+    ident = rio_run(tmp_path / "prior", "baseline:prior", [1] * 6, [0, 0])
+    # the model: 3/6 static, 2/2 moved: 62.5 overall, 100 moved
+    model = rio_run(tmp_path / "fpfh", "baseline:fpfh", [1, 1, 1, 0, 0, 0], [1, 1])
+    # a model worse on moved too: no warning about it
+    bad = rio_run(tmp_path / "random", "random", [0] * 6, [0, 0])
+    runs = load_runs([ident, model, bad])
+    w = identity_warnings(runs)
+    assert len(w) == 1
+    assert w[0].startswith("baseline:prior (identity pose: nothing moved) beats baseline:fpfh on all instances (recall_10cm_10deg 75.0 vs 62.5) but not on moved ones (0.0 vs 100.0)")
+    t = tables_by_benchmark(runs)[0]
+    assert t.notes[0] == w[0]
+    # the paper table has All / Static / Moved blocks
+    assert t.spans[-1] == [("All instances", 1), ("Static", 1), ("Moved", 1)]
+    assert [c.value for c in t.rows[1][1]] == [62.5, 50.0, 100.0]
+    assert "rank by the moved column" in to_markdown([t])

@@ -243,6 +243,63 @@ def tables_for(runs: Sequence[LoadedRun]) -> list[Table]:
     return out
 
 
+def by_benchmark(runs: Sequence[LoadedRun]) -> dict[str, list[LoadedRun]]:
+    """Runs grouped by benchmark, in first-seen order."""
+    out: dict[str, list[LoadedRun]] = {}
+    for r in runs:
+        out.setdefault(r.benchmark, []).append(r)
+    return out
+
+
+def tables_by_benchmark(runs: Sequence[LoadedRun]) -> list[Table]:
+    """:func:`tables_for` of each benchmark's runs, one benchmark after the other (a mixed report);
+    each table's title names its benchmark, and RIO tables carry the identity-baseline warning."""
+    out: list[Table] = []
+    for rs in by_benchmark(runs).values():
+        ts = tables_for(rs)
+        notes = identity_warnings(rs)
+        if ts and notes:
+            ts[0].notes = notes + ts[0].notes
+        out += ts
+    return out
+
+
+# Models that predict "nothing moved" (the identity pose) on RIO.
+IDENTITY_MODELS = frozenset({"baseline:prior", "identity"})
+RIO_RECALLS = ("recall_10cm_10deg", "recall_20cm_20deg")
+
+
+def is_identity_run(run: LoadedRun) -> bool:
+    model = run.meta.get("model") or (run.results.settings or {}).get("model")
+    return run.benchmark == "rio" and isinstance(model, str) and model in IDENTITY_MODELS
+
+
+def identity_warnings(runs: Sequence[LoadedRun]) -> list[str]:
+    """RIO: most instances do not move, so predicting the identity pose scores well on "all
+    instances" while re-localizing nothing. When an identity run beats a model on all instances
+    but not on the moved ones, the overall number ranks them wrongly: say so."""
+    ident = [r for r in runs if is_identity_run(r)]
+    out = []
+    for base in ident:
+        for r in runs:
+            if r is base or is_identity_run(r):
+                continue
+            for m in RIO_RECALLS:
+                a_all = (base.results.metrics.get("overall") or {}).get(m)
+                b_all = (r.results.metrics.get("overall") or {}).get(m)
+                a_mov = ((base.results.metrics.get("by_motion") or {}).get("moved") or {}).get(m)
+                b_mov = ((r.results.metrics.get("by_motion") or {}).get("moved") or {}).get(m)
+                if None in (a_all, b_all, a_mov, b_mov):
+                    continue
+                if a_all > b_all and b_mov > a_mov:
+                    out.append(
+                        f"{base.label} (identity pose: nothing moved) beats {r.label} on all instances ({m} {a_all:.1f} vs {b_all:.1f}) "
+                        f"but not on moved ones ({a_mov:.1f} vs {b_mov:.1f}): the overall number rewards predicting no motion; rank by the moved column"
+                    )
+                    break
+    return out
+
+
 def fmt_value(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
