@@ -56,8 +56,22 @@ def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
     sid = f"{RESCAN}/2"
     assert set(views) == {sid, f"{RESCAN}/1"}
     layers = {layer["label"]: layer for layer in views[sid]["layers"]}
-    assert list(layers) == ["reference position", "GT pose", "predicted pose"]
-    gt_cloud, ref_cloud = layers["GT pose"]["cloud"], layers["reference position"]["cloud"]
+    assert list(layers) == ["object in the reference scan", "its box in the reference scan", "GT pose", "GT pose box", "GT pose box x axis", "GT pose box y axis",
+                            "GT pose box z axis", "predicted pose", "predicted pose box", "predicted pose box x axis", "predicted pose box y axis", "predicted pose box z axis"]
+    gt_cloud, ref_cloud = layers["GT pose"]["cloud"], layers["object in the reference scan"]["cloud"]
+    # reference and rescan side by side: the reference scan and its object shifted left by the same offset
+    offset = views[sid]["scenes"][0]["offset"]
+    assert views[sid]["scenes"][0]["scene"] == f"rio:{REF}" and layers["object in the reference scan"]["offset"] == offset
+    assert offset[0] < -4.0 and offset[1:] == [0.0, 0.0]  # floors 4 m wide (rotated rescan: wider), a metre apart
+    # the boxes: the object's box in the reference scan, moved by each pose; axes from the moved centre
+    ref_lo, ref_hi = np.array(layers["its box in the reference scan"]["minmax"][:3]), np.array(layers["its box in the reference scan"]["minmax"][3:])
+    gt_corners = np.array(layers["GT pose box"]["corners"])
+    assert gt_corners.mean(0) == pytest.approx(apply(MOVE, ((ref_lo + ref_hi) / 2)[None])[0], abs=1e-3)
+    x_axis = np.array(layers["GT pose box x axis"]["points"])
+    assert (x_axis[1] - x_axis[0]) / np.linalg.norm(x_axis[1] - x_axis[0]) == pytest.approx([0, 1, 0], abs=1e-3)  # turned 90°: x -> y
+    px = np.array(layers["predicted pose box x axis"]["points"])
+    assert (px[1] - px[0]) / np.linalg.norm(px[1] - px[0]) == pytest.approx([1, 0, 0], abs=1e-3)  # the prediction is not turned
+    assert layers["predicted pose box"]["dashed"] and layers["GT pose box"]["text"] == "box GT"
     assert gt_cloud["n"] == 400
     # the GT cloud is the reference cloud moved by MOVE: compare the bounds
     lo, hi = np.array(ref_cloud["lo"]), np.array(ref_cloud["hi"])

@@ -182,19 +182,19 @@ def must_view(run: LoadedRun) -> list[str]:
 def cap_views_by_size(vs: Any, order: Sequence[str], max_bytes: int) -> int:
     """Keep views in ``order`` while the views and the scenes they use fit in ``max_bytes`` of
     JSON; drop the others (and scenes no view uses). Returns how many views were dropped."""
-    used: set[str] = set()
+    used: set[Any] = set()
     total, keep = 0, []
     for sid in order:
         v = vs.views.get(sid)
         if v is None:
             continue
-        cost = len(json.dumps(v, separators=(",", ":")))
-        if v.get("scene") not in used and v.get("scene") in vs.scenes:
-            cost += len(json.dumps(vs.scenes[v["scene"]], separators=(",", ":")))
+        keys = {v.get("scene")} | {x.get("scene") for x in v.get("scenes", [])}  # RIO: the reference scan too
+        new = {k for k in keys if k not in used and k in vs.scenes}
+        cost = len(json.dumps(v, separators=(",", ":"))) + sum(len(json.dumps(vs.scenes[k], separators=(",", ":"))) for k in new)
         if total + cost > max_bytes:
             continue
         total += cost
-        used.add(v.get("scene"))
+        used |= new
         keep.append(sid)
     dropped = len(vs.views) - len(keep)
     vs.views = {k: vs.views[k] for k in keep}

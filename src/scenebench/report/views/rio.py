@@ -1,6 +1,8 @@
-"""RIO views: the rescan (aligned into the reference frame) with the object drawn three times: where
-it was in the reference scan, where the ground-truth pose puts it, and where the predicted pose puts
-it. A good prediction's cloud sits on the GT cloud; a symmetric object may look right while rotated.
+"""RIO views: the reference scan and the rescan (aligned into the reference frame) side by side; the
+object in the reference scan (its points and box), and in the rescan where the ground-truth pose
+and the predicted pose put it: its points and its box moved by each pose, with the pose's axes
+drawn from the box centre. A good prediction's box sits on the GT box with the same axes; a
+symmetric object may look right while rotated, which the axes show.
 
 The data are read back from the run's inputs (index, objects, predictions; checksums verified) with
 the benchmark's own loader, in metres, with the unit decision and symmetry codes the run used.
@@ -60,24 +62,38 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     for scan_id, items in sorted(by_rescan.items(), key=lambda kv: (kv[1][0][0].scene_id, kv[0])):
         r = items[0][0]
         xyz, rgb, _ = data.points(scan_id)
+        aligned = apply(r.transform, xyz)
         key = f"rio:{scan_id}"
-        vs.scenes[key] = vw.scene_payload(apply(r.transform, xyz), rgb, up="z", key=key, max_points=opts.max_scene_points, seed=opts.seed)
-        ref_xyz, _, ref_ids = data.points(r.scene_id)
+        vs.scenes[key] = vw.scene_payload(aligned, rgb, up="z", key=key, max_points=opts.max_scene_points, seed=opts.seed)
+        ref_xyz, ref_rgb, ref_ids = data.points(r.scene_id)
+        ref_key = f"rio:{r.scene_id}"
+        if ref_key not in vs.scenes:
+            vs.scenes[ref_key] = vw.scene_payload(ref_xyz, ref_rgb, up="z", key=ref_key, max_points=opts.max_scene_points, seed=opts.seed)
+        # the reference scan to the left of the rescan, a metre apart: the object before and after
+        offset = [float(np.min(aligned[:, 0]) - np.max(ref_xyz[:, 0]) - 1.0) if len(aligned) and len(ref_xyz) else 0.0, 0.0, 0.0]
         for _, g in items:
             obj = ref_xyz[ref_ids == g.instance]
             pose = preds.poses.get((g.rescan, g.instance))
-            layers = []
+            layers: list[dict[str, Any]] = []
             if len(obj):
                 k = f"{key}/{g.instance}"
-                layers.append(vw.cloud_layer("reference position", obj, vw.EXTRA, key=k, max_points=opts.max_layer_points, seed=opts.seed))
+                lo, hi = obj.min(axis=0), obj.max(axis=0)
+                center, size = (lo + hi) / 2, np.maximum(hi - lo, 0.02)
+                ref_layer = vw.cloud_layer("object in the reference scan", obj, vw.EXTRA, key=k, max_points=opts.max_layer_points, seed=opts.seed)
+                ref_box = vw.box_layer("its box in the reference scan", [*lo, *hi], vw.EXTRA, text=f"{g.label} (reference)")
+                layers += [{**ref_layer, "offset": offset}, {**ref_box, "offset": offset}]
                 layers.append(vw.cloud_layer("GT pose", apply(g.pose, obj), vw.GT, key=k, max_points=opts.max_layer_points, seed=opts.seed))
+                layers += vw.pose_layers("GT pose box", g.pose, center, size, vw.GT, text=f"{g.label} GT")
                 if pose is not None:
                     layers.append(vw.cloud_layer("predicted pose", apply(pose, obj), vw.PRED, key=k, max_points=opts.max_layer_points, seed=opts.seed))
-            note = f"{g.label}: {len(obj)} points in the reference scan; " + ("moved" if g.moved else "static")
+                    layers += vw.pose_layers("predicted pose box", pose, center, size, vw.PRED, dashed=True, text="prediction")
+            note = (f"{g.label}: {len(obj)} points in the reference scan; " + ("moved" if g.moved else "static")
+                    + "; left: the reference scan, right: the rescan (aligned to the reference)")
             if pose is None:
                 note += "; no prediction"
             if not len(obj):
                 note += "; the reference scan has no points with this objectId"
-            vs.views[g.sample_id] = {"scene": key, "layers": layers, "note": note}
+            vs.views[g.sample_id] = {"scene": key, "layers": layers, "note": note,
+                                     "scenes": [{"scene": ref_key, "label": "reference scan", "offset": offset}]}
             data.points(scan_id)  # keep the loader's one-scan cache on this rescan for the next item
     return vs
