@@ -121,3 +121,15 @@ def test_rio_warns_when_the_identity_pose_wins_overall_but_not_on_moved_instance
     assert t.spans[-1] == [("All instances", 1), ("Static", 1), ("Moved", 1)]
     assert [c.value for c in t.rows[1][1]] == [62.5, 50.0, 100.0]
     assert "rank by the moved column" in to_markdown([t])
+
+
+def test_counts_print_as_integers_and_scores_keep_their_decimals(tmp_path):
+    a = s3d_run(tmp_path / "a", [("cs", 1.0), ("cs", 0.0), ("hi", 0.4)])
+    res = Results.load(a / "results.json")
+    res.metrics["overall"]["n_tasks"] = 8.0
+    res.metric_info["n_tasks"] = {"kind": "count", "unit": "", "higher_is_better": True}
+    res.save(a / "results.json")
+    md = to_markdown([long_table(load_runs([a]), None)], digits=1, ci=False)
+    # mIoU of IoUs 1.0, 0.0, 0.4 = 46.666.. -> 46.7; the count: 8, not 8.00
+    assert "| a | 3 | 46.7 | 66.7 | 33.3 | 8 |" in md.replace("Method", "")
+    assert "8.00" not in to_latex([long_table(load_runs([a]), None)])

@@ -60,9 +60,16 @@ def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
                             "GT pose box z axis", "predicted pose", "predicted pose box", "predicted pose box x axis", "predicted pose box y axis", "predicted pose box z axis"]
     gt_cloud, ref_cloud = layers["GT pose"]["cloud"], layers["object in the reference scan"]["cloud"]
     # reference and rescan side by side: the reference scan and its object shifted left by the same offset
-    offset = views[sid]["scenes"][0]["offset"]
-    assert views[sid]["scenes"][0]["scene"] == f"rio:{REF}" and layers["object in the reference scan"]["offset"] == offset
-    assert offset[0] < -4.0 and offset[1:] == [0.0, 0.0]  # floors 4 m wide (rotated rescan: wider), a metre apart
+    # each scan cropped to 1.5 m around the object's boxes (inside the 4 m floor), the reference crop
+    # half a metre left of the rescan crop. Reference box [-0.3, 0.3] x [-0.2, 0.2] -> crop x [-1.8, 1.8],
+    # y [-1.7, 1.7]; GT box (turned 90°, moved by (1, 0.5)) x [0.8, 1.2] y [0.2, 0.8] and predicted box
+    # x [0.7, 1.3] y [0.3, 0.7] -> crop x [-0.8, 2.0 (floor edge)], y [-1.3, 2.0]
+    extra = views[sid]["scenes"][0]
+    offset = extra["offset"]
+    assert extra["scene"] == f"rio:{REF}" and layers["object in the reference scan"]["offset"] == offset
+    assert extra["crop"][0] == pytest.approx(-1.8, abs=0.02) and extra["crop"][4] == pytest.approx(1.7, abs=0.02)
+    assert views[sid]["crop"][:2] == pytest.approx([-0.8, -1.3], abs=0.02) and views[sid]["crop"][3:5] == pytest.approx([2.0, 2.0], abs=0.02)
+    assert offset == pytest.approx([-0.8 - 1.8 - 0.5, (-1.3 + 2.0) / 2, 0.0], abs=0.03)
     # the boxes: the object's box in the reference scan, moved by each pose; axes from the moved centre
     ref_lo, ref_hi = np.array(layers["its box in the reference scan"]["minmax"][:3]), np.array(layers["its box in the reference scan"]["minmax"][3:])
     gt_corners = np.array(layers["GT pose box"]["corners"])

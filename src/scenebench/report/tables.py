@@ -35,6 +35,7 @@ class Table:
     rows: list[tuple[list[str], list[Cell]]] = field(default_factory=list)
     higher: list[bool | None] = field(default_factory=list)  # per column
     units: list[str] = field(default_factory=list)  # per column; "%" columns use the requested digits
+    counts: list[bool] = field(default_factory=list)  # per column: a count (3DBench's n_tasks), printed as an integer
     notes: list[str] = field(default_factory=list)
 
 
@@ -71,6 +72,16 @@ def _unit(runs: Sequence[LoadedRun], metric: str) -> str:
         if metric in r.results.metric_info:
             return str(r.results.metric_info[metric].get("unit", ""))
     return ""
+
+
+def _is_count(runs: Sequence[LoadedRun], metric: str) -> bool:
+    return any((r.results.metric_info.get(metric) or {}).get("kind") == "count" for r in runs)
+
+
+def _cell_text(table: Table, j: int, value: float | None, digits: int) -> str:
+    if value is not None and j < len(table.counts) and table.counts[j] and float(value).is_integer():
+        return str(int(value))
+    return fmt_value(value, _digits(table, j, digits))
 
 
 def _digits(table: Table, j: int, digits: int) -> int:
@@ -217,6 +228,7 @@ def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
         leaf=[f"{m} ({units[m]})" if units[m] else m for m in names],
         higher=[_higher(runs, m) for m in names],
         units=[units[m] for m in names],
+        counts=[_is_count(runs, m) for m in names],
         notes=_notes(runs),
     )
     for r, v in blocks:
@@ -322,7 +334,7 @@ def to_markdown(tables: Sequence[Table], *, digits: int = 1, ci: bool = True) ->
             vals = []
             for j, c in enumerate(cells):
                 d = _digits(t, j, digits)
-                s = fmt_value(c.value, d)
+                s = _cell_text(t, j, c.value, digits)
                 if ci and c.ci and c.value is not None:
                     s += f" [{c.ci[0]:.{d}f}, {c.ci[1]:.{d}f}]"
                 vals.append(f"**{s}**" if c.best else s)
@@ -369,7 +381,7 @@ def to_latex(tables: Sequence[Table], *, digits: int = 1, ci: bool = False) -> s
             vals = []
             for j, c in enumerate(cells):
                 d = _digits(t, j, digits)
-                s = fmt_value(c.value, d) if c.value is not None else "--"
+                s = _cell_text(t, j, c.value, digits) if c.value is not None else "--"
                 if c.best:
                     s = f"\\textbf{{{s}}}"
                 if ci and c.ci and c.value is not None:

@@ -56,11 +56,11 @@
       const c = corners.map(P);
       for (let i = 0; i < 8; i++) for (let k = 0; k < 3; k++) {
         const j = i | (1 << k);
-        if (j !== i) segs.push([c[i], c[j]]);
+        if (j !== i) segs.push([c[i].slice(), c[j].slice()]);  // own copies: a shifted layer moves each point once
       }
     } else if (layer.kind === 'path') {
       const pts = layer.points.map(P);
-      for (let i = 0; i + 1 < pts.length; i++) segs.push([pts[i], pts[i + 1]]);
+      for (let i = 0; i + 1 < pts.length; i++) segs.push([pts[i].slice(), pts[i + 1].slice()]);
       if (pts.length === 1) segs.push([pts[0], pts[0]]);
     }
     return segs;
@@ -88,8 +88,8 @@
       const dim = view && view.layers && view.layers.length > 0;
       const cloud = decodeCloud(scene.cloud, this.up);
       this.clipZ = floorOf(cloud) + CLIP_HEIGHT;
-      this.items.push({ label: 'scene (' + scene.cloud.n + ' of ' + scene.cloud.total + ' points)', kind: 'scene',
-                        visible: true, cloud: cloud, dim: dim, color: [150, 150, 150] });
+      this.items.push({ label: (view && view.scene_label || 'scene') + ' (' + scene.cloud.n + ' of ' + scene.cloud.total + ' points)', kind: 'scene',
+                        visible: true, cloud: cloud, dim: dim, color: [150, 150, 150], crop: cropOf(view && view.crop, this.up, null) });
     }
     for (const extra of (view && view.scenes) || []) {  // a second scan beside the first (RIO: the reference)
       const sc = DATA_SCENES()[extra.scene];
@@ -97,13 +97,13 @@
       const cloud = decodeCloud(sc.cloud, sc.up || this.up);
       if (extra.offset) for (let i = 0; i < cloud.n; i++) for (let k = 0; k < 3; k++) cloud.pos[3 * i + k] += extra.offset[k];
       this.items.push({ label: extra.label + ' (' + sc.cloud.n + ' of ' + sc.cloud.total + ' points)', kind: 'scene', visible: true, cloud: cloud,
-                        dim: true, color: [150, 150, 150] });
+                        dim: true, color: [150, 150, 150], crop: cropOf(extra.crop, sc.up || this.up, extra.offset), side: true });
     }
     for (const layer of (view && view.layers) || []) {
       const item = { label: layer.label, kind: layer.kind, visible: true, color: layer.color, dashed: !!layer.dashed, text: layer.text || null, group: layer.group || null };
       if (layer.kind === 'cloud') item.cloud = decodeCloud(layer.cloud, this.up, layer.color);
       else item.segs = layerSegments(layer, this.up);
-      if (layer.offset) shift(item, layer.offset);
+      if (layer.offset) { shift(item, layer.offset); item.side = true; }
       if (layer.kind === 'path' && !layer.nodots) item.dots = true;
       this.items.push(item);
     }
@@ -111,6 +111,15 @@
     this.buildLegend(legend);
     this.bind();
     this.render();
+  }
+
+  // A crop box [x0, y0, z0, x1, y1, z1] (data frame) as viewer-frame bounds, moved by an offset:
+  // only the scene points inside are drawn (RIO: the neighbourhood of the object in each scan).
+  function cropOf(b, up, offset) {
+    if (!b) return null;
+    const a = toZUp(up, b[0], b[1], b[2]), c = toZUp(up, b[3], b[4], b[5]), o = offset || [0, 0, 0];
+    return [Math.min(a[0], c[0]) + o[0], Math.min(a[1], c[1]) + o[1], Math.min(a[2], c[2]) + o[2],
+            Math.max(a[0], c[0]) + o[0], Math.max(a[1], c[1]) + o[1], Math.max(a[2], c[2]) + o[2]];
   }
 
   function shift(item, o) {
@@ -123,6 +132,8 @@
     const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
     const add = (x, y, z) => { const p = [x, y, z]; for (let k = 0; k < 3; k++) { if (p[k] < lo[k]) lo[k] = p[k]; if (p[k] > hi[k]) hi[k] = p[k]; } };
     for (const it of this.items) {
+      if (it.side && this.full) continue;
+      if (it.crop && !this.full) { add(it.crop[0], it.crop[1], it.crop[2]); add(it.crop[3], it.crop[4], it.crop[5]); continue; }
       if (it.cloud) for (let i = 0; i < it.cloud.n; i++) add(it.cloud.pos[3 * i], it.cloud.pos[3 * i + 1], it.cloud.pos[3 * i + 2]);
       if (it.segs) for (const s of it.segs) { add(s[0][0], s[0][1], s[0][2]); add(s[1][0], s[1][1], s[1][2]); }
     }
@@ -132,7 +143,12 @@
     this.fov = 50 * Math.PI / 180;
     this.dist = r / Math.sin(this.fov / 2) * 0.9;
     if (this.full) { this.yaw = -Math.PI / 3; this.pitch = Math.PI / 5; }
-    else { this.yaw = -Math.PI / 2; this.pitch = 1.55; this.dist *= 0.85; }  // top-down, x right, y up
+    else {  // top-down, x right, y up: frame the floor plan, not the 3D diagonal
+      this.yaw = -Math.PI / 2; this.pitch = 1.55;
+      const aspect = this.canvas.width / this.canvas.height;
+      const half = Math.max((hi[1] - lo[1]) / 2, (hi[0] - lo[0]) / 2 / aspect, 0.5) * 1.08;
+      this.dist = half / Math.tan(this.fov / 2) + (hi[2] - lo[2]) / 2;
+    }
   };
 
   PointViewer.prototype.buildLegend = function (legend) {
@@ -161,7 +177,8 @@
     fcb.type = 'checkbox'; fcb.checked = this.full; fcb.className = 'full-toggle';
     fcb.addEventListener('change', function () { self.full = fcb.checked; self.fit(); self.render(); });
     full.appendChild(fcb);
-    full.appendChild(document.createTextNode('full scene (walls, ceiling; oblique view)'));
+    const sides = this.items.some((it) => it.side);
+    full.appendChild(document.createTextNode(sides ? 'full scene (walls, ceiling, the whole rescan alone; oblique view)' : 'full scene (walls, ceiling; oblique view)'));
     legend.appendChild(full);
     const hint = document.createElement('span');
     hint.className = 'hint';
@@ -222,12 +239,14 @@
     const halo = (0xff000000 | (HALO[2] << 16) | (HALO[1] << 8) | HALO[0]) >>> 0;
     // pass 0: scenes; pass 1: a black outline under every overlay point; pass 2: overlay points
     for (let pass = 0; pass < 3; pass++) for (const it of this.items) {
-      if (!it.visible || !it.cloud || (it.kind === 'scene') !== (pass === 0)) continue;
+      if (!it.visible || !it.cloud || (it.kind === 'scene') !== (pass === 0) || (it.side && this.full)) continue;
       const pos = it.cloud.pos, rgb = it.cloud.rgb, n = it.cloud.n;
       const scene = it.kind === 'scene';
       const size = scene ? 2 : (pass === 1 ? 5 : 3), off = pass === 1 ? -1 : 0, bias = scene ? 1 : (pass === 1 ? 0.975 : 0.97);
       for (let i = 0; i < n; i++) {
         if (scene && pos[3 * i + 2] > clip) continue;
+        const cb = this.full ? null : it.crop;
+        if (cb && (pos[3 * i] < cb[0] || pos[3 * i] > cb[3] || pos[3 * i + 1] < cb[1] || pos[3 * i + 1] > cb[4])) continue;
         const dx = pos[3 * i] - e[0], dy = pos[3 * i + 1] - e[1], dz = pos[3 * i + 2] - e[2];
         const zc = dx * f[0] + dy * f[1] + dz * f[2];
         if (zc < near) continue;
@@ -257,7 +276,7 @@
     };
     const labels = [];
     for (const it of this.items) {
-      if (!it.visible || !it.segs) continue;
+      if (!it.visible || !it.segs || (it.side && this.full)) continue;
       ctx.setLineDash(it.dashed ? [7, 5] : []);
       ctx.beginPath();
       let top = null;
@@ -282,8 +301,13 @@
     ctx.setLineDash([]);
     ctx.font = '600 12px system-ui, sans-serif';
     ctx.textBaseline = 'bottom';
+    const placed = [];
     for (const [it, q] of labels) {
-      const w = ctx.measureText(it.text).width + 8, x = Math.max(0, Math.min(W - w, q[0] - w / 2)), y = Math.max(16, q[1] - 3);
+      const w = ctx.measureText(it.text).width + 8, x = Math.max(0, Math.min(W - w, q[0] - w / 2));
+      let y = Math.max(16, q[1] - 3);
+      // a label never hides another: move it up past any placed label it would overlap
+      for (let tries = 0; tries < 20 && placed.some((b) => x < b[0] + b[2] && b[0] < x + w && y - 16 < b[1] && b[1] - 16 < y); tries++) y = y - 17 < 16 ? y + 40 : y - 17;
+      placed.push([x, y, w]);
       ctx.fillStyle = 'rgba(0,0,0,0.78)';
       ctx.fillRect(x, y - 16, w, 16);
       ctx.fillStyle = 'rgb(' + it.color.join(',') + ')';

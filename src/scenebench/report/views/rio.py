@@ -1,7 +1,8 @@
 """RIO views: the reference scan and the rescan (aligned into the reference frame) side by side; the
 object in the reference scan (its points and box), and in the rescan where the ground-truth pose
 and the predicted pose put it: its points and its box moved by each pose, with the pose's axes
-drawn from the box centre. A good prediction's box sits on the GT box with the same axes; a
+drawn from the box centre. Each scan is cropped to the object's neighbourhood (three times its size,
+0.75 to 1.5 m, around its boxes; the viewer's "full scene" shows the whole rescan). A good prediction's box sits on the GT box with the same axes; a
 symmetric object may look right while rotated, which the axes show.
 
 The data are read back from the run's inputs (index, objects, predictions; checksums verified) with
@@ -33,6 +34,21 @@ def _units(decision: Any) -> str:
 def apply(T: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """(N, 3) points moved by the 4x4 rigid transform ``T``."""
     return pts @ T[:3, :3].T + T[:3, 3]
+
+
+CROP_MARGIN = (0.75, 1.5)  # metres of scan shown around the object's boxes: 3x the object's size, within these
+
+
+def _crop(lo: np.ndarray, hi: np.ndarray, scan: np.ndarray, margin: float) -> list[float]:
+    """``[x0, y0, z0, x1, y1, z1]``: the box ``lo``-``hi`` grown by ``margin`` in x and y, kept
+    inside the scan's own extent, over the scan's full height."""
+    if len(scan):
+        s_lo, s_hi = scan.min(axis=0), scan.max(axis=0)
+    else:
+        s_lo, s_hi = lo, hi
+    x0, y0 = np.maximum(lo[:2] - margin, np.minimum(s_lo[:2], lo[:2]))
+    x1, y1 = np.minimum(hi[:2] + margin, np.maximum(s_hi[:2], hi[:2]))
+    return [float(x0), float(y0), float(min(s_lo[2], lo[2])), float(x1), float(y1), float(max(s_hi[2], hi[2]))]
 
 
 def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> ViewSet:
@@ -69,16 +85,28 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         ref_key = f"rio:{r.scene_id}"
         if ref_key not in vs.scenes:
             vs.scenes[ref_key] = vw.scene_payload(ref_xyz, ref_rgb, up="z", key=ref_key, max_points=opts.max_scene_points, seed=opts.seed)
-        # the reference scan to the left of the rescan, a metre apart: the object before and after
-        offset = [float(np.min(aligned[:, 0]) - np.max(ref_xyz[:, 0]) - 1.0) if len(aligned) and len(ref_xyz) else 0.0, 0.0, 0.0]
         for _, g in items:
             obj = ref_xyz[ref_ids == g.instance]
             pose = preds.poses.get((g.rescan, g.instance))
             layers: list[dict[str, Any]] = []
+            # Each scan is shown around the object only (3x its size, 0.75-1.5 m, beyond the object's
+            # boxes), the reference crop to the left of the rescan crop: a chair stays a chair,
+            # not a speck in a whole apartment. "full scene" in the viewer shows the whole scans.
+            rescan_crop = ref_crop = None
+            offset = [0.0, 0.0, 0.0]
             if len(obj):
                 k = f"{key}/{g.instance}"
                 lo, hi = obj.min(axis=0), obj.max(axis=0)
                 center, size = (lo + hi) / 2, np.maximum(hi - lo, 0.02)
+                boxes = [vw.box_corners(center, size) @ g.pose[:3, :3].T + g.pose[:3, 3]]
+                if pose is not None and np.all(np.isfinite(pose)):
+                    boxes.append(vw.box_corners(center, size) @ pose[:3, :3].T + pose[:3, 3])
+                pts = np.concatenate(boxes)
+                margin = float(np.clip(3 * np.max(size), *CROP_MARGIN))
+                rescan_crop = _crop(pts.min(axis=0), pts.max(axis=0), aligned, margin)
+                ref_crop = _crop(lo, hi, ref_xyz, margin)
+                gap = 0.5
+                offset = [float(rescan_crop[0] - ref_crop[3] - gap), float((rescan_crop[1] + rescan_crop[4]) / 2 - (ref_crop[1] + ref_crop[4]) / 2), 0.0]
                 ref_layer = vw.cloud_layer("object in the reference scan", obj, vw.EXTRA, key=k, max_points=opts.max_layer_points, seed=opts.seed)
                 ref_box = vw.box_layer("its box in the reference scan", [*lo, *hi], vw.EXTRA, text=f"{g.label} (reference)")
                 layers += [{**ref_layer, "offset": offset}, {**ref_box, "offset": offset}]
@@ -93,7 +121,11 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
                 note += "; no prediction"
             if not len(obj):
                 note += "; the reference scan has no points with this objectId"
-            vs.views[g.sample_id] = {"scene": key, "layers": layers, "note": note,
-                                     "scenes": [{"scene": ref_key, "label": "reference scan", "offset": offset}]}
+            view: dict[str, Any] = {"scene": key, "scene_label": "rescan", "layers": layers, "note": note,
+                                    "scenes": [{"scene": ref_key, "label": "reference scan", "offset": offset}]}
+            if rescan_crop is not None and ref_crop is not None:
+                view["crop"] = rescan_crop
+                view["scenes"][0]["crop"] = ref_crop
+            vs.views[g.sample_id] = view
             data.points(scan_id)  # keep the loader's one-scan cache on this rescan for the next item
     return vs
