@@ -196,3 +196,21 @@ def test_histogram_defaults_to_a_score_not_a_ratios_raw_count(tmp_path):
     Results(benchmark="toy", protocol="strict", metrics=summ.metrics, confidence_intervals=summ.intervals, counts=summ.counts,
             counts_by_group=summ.counts_by_group, metric_info=summ.metric_info, inputs={}).save(run.results_json)
     assert _fields(load_run(tmp_path / "r"))[0] == "rouge"
+
+
+def test_view_size_cap_keeps_views_in_priority_order_and_counts_each_scene_once():
+    from scenebench.report.html import cap_views_by_size
+    from scenebench.report.views import ViewSet
+
+    vs = ViewSet(scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
+                 views={"v1": {"scene": "A", "layers": []}, "v2": {"scene": "A", "layers": []}, "v3": {"scene": "B", "layers": [],
+                        "scenes": [{"scene": "A"}]}, "v4": {"scene": "B", "layers": []}})
+    scene = len(json.dumps({"cloud": "x" * 1000}, separators=(",", ":")))  # 1013 bytes
+    view = len(json.dumps({"scene": "A", "layers": []}, separators=(",", ":")))  # 25 bytes
+    # v1 costs its scene A plus itself; v2 only itself (A already paid); v3 needs B (A is paid)
+    dropped = cap_views_by_size(vs, ["v1", "v2", "v3", "v4"], scene + 2 * view + 10)
+    assert dropped == 2 and list(vs.views) == ["v1", "v2"] and list(vs.scenes) == ["A"]
+    vs2 = ViewSet(scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
+                  views={"v3": {"scene": "B", "layers": [], "scenes": [{"scene": "A"}]}, "v1": {"scene": "A", "layers": []}})
+    # order decides: v1 first fits, v3 (two scenes) then does not
+    assert cap_views_by_size(vs2, ["v1", "v3"], 2 * scene) == 1 and list(vs2.views) == ["v1"]

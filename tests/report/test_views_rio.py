@@ -92,5 +92,10 @@ def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
     sample = next(s for s in data["runs"][0]["samples"] if s["id"] == sid)
     assert sample["detail"]["prediction"][0][3] == 1.0 and sample["detail"]["answer"]["moved"] is True
     assert sample["values"]["r_err"] == pytest.approx(90.0, abs=1e-3)
+    # every moved instance gets a view whatever --max-views says; the byte cap can still drop it
+    assert set(build_payload([run], max_views=0)["views"]["0"]) == {sid}
+    capped = build_payload([run], max_views=0, max_view_bytes=1000)
+    assert capped["views"]["0"] == {} and capped["scenes"] == {}
+    assert any("1 view left out" in n and "--max-view-mb" in n for n in capped["runs"][0]["view_notes"])
     md = to_markdown(tables_for([run]))
     assert "All instances R@10cm,10°" in md and "Moved MRE (°)" in md

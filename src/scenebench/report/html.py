@@ -29,7 +29,7 @@ from typing import Any
 
 from scenebench import __version__
 from scenebench.io.files import atomic_write_text
-from scenebench.report.runs import LoadedRun, load_run
+from scenebench.report.runs import LoadedRun, load_run, load_runs
 from scenebench.report.tables import by_benchmark, identity_warnings, is_identity_run
 from scenebench.report.views import ViewOptions, build_views
 
@@ -241,7 +241,7 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
         if vs is not None:
             dropped = cap_views_by_size(vs, first + [p for p in picked if p not in set(first)], max_view_bytes)
             if dropped:
-                vs.notes.append(f"{dropped} views left out: this run's views would exceed {max_view_bytes / 1e6:g} MB (scenebench report --max-view-mb)")
+                vs.notes.append(f"{dropped} view{'s' if dropped != 1 else ''} left out: this run's views would exceed {max_view_bytes / 1e6:g} MB (scenebench report --max-view-mb)")
             payload["scenes"].update(vs.scenes)
             payload["views"][str(i)] = vs.views
         group_keys: list[str] = []
@@ -363,7 +363,10 @@ def write_html_report(
     """
     if isinstance(runs, (str, Path, LoadedRun)):
         runs = [runs]
-    loaded = [r if isinstance(r, LoadedRun) else load_run(r) for r in runs]
+    if all(isinstance(r, (str, Path)) for r in runs):  # folders: named as `scenebench report` names them
+        loaded = load_runs(list(runs))  # type: ignore[arg-type]
+    else:
+        loaded = [r if isinstance(r, LoadedRun) else load_run(r) for r in runs]
     if not loaded:
         raise ValueError("write_html_report needs at least one run")
     out = Path(out_path)
