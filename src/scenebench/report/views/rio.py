@@ -74,14 +74,18 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
             }
             if g.sample_id in want and g.excluded is None:
                 by_rescan[r.scan_id].append((r, g))
-    # Rescans of one reference in a row, so each scan's PLY is parsed once (the loader caches one scan).
+    # Rescans of one reference in a row, the reference held while they are drawn: each scan's PLY
+    # is parsed once.
+    held: tuple[str, Any] | None = None
     for scan_id, items in sorted(by_rescan.items(), key=lambda kv: (kv[1][0][0].scene_id, kv[0])):
         r = items[0][0]
         xyz, rgb, _ = data.points(scan_id)
         aligned = apply(r.transform, xyz)
         key = f"rio:{scan_id}"
         vs.scenes[key] = vw.scene_payload(aligned, rgb, up="z", key=key, max_points=opts.max_scene_points, seed=opts.seed)
-        ref_xyz, ref_rgb, ref_ids = data.points(r.scene_id)
+        if held is None or held[0] != r.scene_id:
+            held = (r.scene_id, data.points(r.scene_id))
+        ref_xyz, ref_rgb, ref_ids = held[1]
         ref_key = f"rio:{r.scene_id}"
         if ref_key not in vs.scenes:
             vs.scenes[ref_key] = vw.scene_payload(ref_xyz, ref_rgb, up="z", key=ref_key, max_points=opts.max_scene_points, seed=opts.seed)
@@ -127,5 +131,4 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
                 view["crop"] = rescan_crop
                 view["scenes"][0]["crop"] = ref_crop
             vs.views[g.sample_id] = view
-            data.points(scan_id)  # keep the loader's one-scan cache on this rescan for the next item
     return vs
