@@ -133,3 +133,18 @@ def test_counts_print_as_integers_and_scores_keep_their_decimals(tmp_path):
     # mIoU of IoUs 1.0, 0.0, 0.4 = 46.666.. -> 46.7; the count: 8, not 8.00
     assert "| a | 3 | 46.7 | 66.7 | 33.3 | 8 |" in md.replace("Method", "")
     assert "8.00" not in to_latex([long_table(load_runs([a]), None)])
+
+
+def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp_path):
+    from scenebench.report.layouts import BENCH3D
+
+    run = RunDir(tmp_path / "r").open({"benchmark": "3dbench", "protocol": "strict", "fingerprint": "r"})
+    Results(benchmark="3dbench", protocol="strict",
+            metrics={"overall": {"mean_primary": 50.0, "n_tasks": 1.0},
+                     "by_task": {"classification": {"accuracy": 50.0}, "scene_caption": {"judge_score": None, "bleu4_py": 12.5, "rouge_l_py": 30.0}}},
+            metric_info={"accuracy": {"unit": "%"}, "judge_score": {"unit": "/10"}, "bleu4_py": {"unit": "%"}, "n_tasks": {"kind": "count", "unit": ""}},
+            extra={"primary_metric": {"classification": "accuracy", "scene_caption": "judge_score"}}).save(run.results_json)
+    t = paper_table(load_runs([tmp_path / "r"]), BENCH3D)
+    assert t.leaf == ["accuracy", "bleu4_py", "mean_primary"]
+    assert [c.value for c in t.rows[0][1]] == [50.0, 12.5, 50.0]
+    assert t.notes[0] == "Scene cap.: judge_score is n/a (no judge), bleu4_py shown instead (not in the mean)"

@@ -30,7 +30,7 @@ from typing import Any
 from scenebench import __version__
 from scenebench.io.files import atomic_write_text
 from scenebench.report.runs import LoadedRun, load_run, load_runs
-from scenebench.report.tables import by_benchmark, identity_warnings, is_identity_run
+from scenebench.report.tables import TEXT_METRIC_FALLBACK, by_benchmark, identity_warnings, is_identity_run
 from scenebench.report.views import ViewOptions, build_views
 
 ASSETS = ("charts.js", "viewer.js", "report.js")
@@ -90,9 +90,6 @@ def _fields(run: LoadedRun) -> list[str]:
 
 # Per-benchmark primary metric (results.extra.primary_metric gives 3DBench's per task).
 PRIMARY_METRIC = {"surprise3d": "mIoU", "rio": "recall_10cm_10deg"}
-# 3DBench text tasks are ranked by an LLM judge; without one their primary metric is n/a and the
-# charts show this text metric instead (the first one the run has), labelled as such.
-TEXT_METRIC_FALLBACK = ("bleu4_py", "rouge_l_py", "cider_d_py", "meteor_java")
 
 
 def _metric_field(run: LoadedRun, metric: str, task: str | None = None) -> str | None:

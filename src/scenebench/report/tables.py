@@ -115,6 +115,11 @@ def _notes(runs: Sequence[LoadedRun]) -> list[str]:
     return notes
 
 
+# 3DBench text tasks are ranked by an LLM judge; scored without one, their primary metric is n/a
+# and the tables and charts show the first of these text metrics a run has instead, saying so.
+TEXT_METRIC_FALLBACK = ("bleu4_py", "rouge_l_py", "cider_d_py", "meteor_java")
+
+
 def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     """The benchmark's paper layout, rows = runs; ``None`` when no block of the layout has data."""
     first = runs[0].results
@@ -136,6 +141,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     leaf, spans_mid, spans_top, higher, units = [], [], [], [], []
     block_cols: list[tuple[str | None, list[str]]] = []
     block_metrics = {b.value: b.metrics for b in layout.blocks if b.metrics}
+    stand_ins: list[str] = []
     for sup, label, value in blocks:
         vals = [_block_values(r, layout.group, value)[0] for r in runs]
         primary = (first.extra.get(layout.primary_from) or {}).get(value) if layout.primary_from and value else None
@@ -143,6 +149,10 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
             metrics = [m for m in block_metrics[value] if any(m in v for v in vals)]
         elif primary:
             metrics = [primary]
+            alt = next((m for m in TEXT_METRIC_FALLBACK if any(v.get(m) is not None for v in vals)), None)
+            if alt is not None and not any(v.get(primary) is not None for v in vals):
+                metrics = [alt]
+                stand_ins.append(f"{label}: {primary} is n/a (no judge), {alt} shown instead (not in the mean)")
         elif layout.metrics:
             metrics = [m for want in layout.metrics if (m := _find(want, overall_names)) is not None]
         else:  # every metric with a number for this block in some run
@@ -169,7 +179,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
         spans=spans,
         higher=higher,
         units=units,
-        notes=_notes(runs),
+        notes=stand_ins + _notes(runs),
     )
     for r in runs:
         cells = []
