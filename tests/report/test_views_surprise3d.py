@@ -144,7 +144,7 @@ def test_anchor_objects_the_question_names_are_outlined_and_labelled(tmp_path):
 
 
 def test_without_label_files_the_view_says_anchors_are_not_marked(tmp_path):
-    ann, scenes, inst, _, ids = dataset(tmp_path)
+    ann, scenes, _inst, _, ids = dataset(tmp_path)
     preds = tmp_path / "p.jsonl"
     preds.write_text(json.dumps({"sample_id": ids[0], "mask_indices": [0, 1]}) + "\n")
     score_run(ann, scenes, preds, tmp_path / "run", progress=False, n_resamples=50)

@@ -216,7 +216,7 @@
   }
   function primaryLabel(run, value) {
     const c = (run.chart_primary || {})[value];
-    return c && c.fallback ? c.metric + ' (no judge: ' + c.instead_of + ' n/a)' : primaryOf(run, 'task', value);
+    return c && c.fallback ? c.metric + ' (no judge)' : primaryOf(run, 'task', value);
   }
 
   // Charts compare the runs of one benchmark (metrics differ between benchmarks); a selector

@@ -110,7 +110,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
                 layers.append(vw.box_layer("predicted box", p.box, vw.PRED, dashed=True))
                 if gt.any():
                     layers.append(vw.box_layer("box of the GT points", points_aabb(scene.coords[gt]), vw.GT))
-            anchors = find_anchors(s.description, labels, set(int(t) for t in s.targets)) if labels else []
+            anchors = find_anchors(s.description, labels, {int(t) for t in s.targets}) if labels else []
             drawn = []
             for inst, lab in anchors:
                 m = scene.instance_ids == inst
@@ -128,6 +128,6 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
                 note += f"; anchors: {', '.join(dict.fromkeys(drawn))}" + (f" (first {MAX_ANCHORS} of {len(anchors)} instances)" if len(anchors) > len(drawn) else "")
             else:
                 note += "; the question names no labelled object"
-            vs.details.setdefault(s.sample_id, {})["anchors"] = sorted(set(lab for _, lab in anchors))
+            vs.details.setdefault(s.sample_id, {})["anchors"] = sorted({lab for _, lab in anchors})
             vs.views[s.sample_id] = {"scene": key, "layers": layers, "note": note}
     return vs
