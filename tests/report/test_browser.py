@@ -70,21 +70,27 @@ def shot(page, name: str, selector: str | None = None) -> Path:
 
 
 def canvas_stats(page) -> dict:
+    """Pixel counts of the viewer canvas: not background, and exactly each overlay colour."""
+    from scenebench.report import viewer as vw
+
+    cols = {"green": vw.BOTH, "blue": vw.GT, "orange": vw.PRED, "yellow": vw.ANCHOR, "black": vw.HALO}
     return page.evaluate(
-        """() => {
+        """(cols) => {
         const c = document.getElementById('sb-canvas');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let fg = 0, green = 0, blue = 0, orange = 0, h = 0;
+        const out = {fg: 0, total: d.length / 4, hash: 0, drawn: +c.dataset.drawn, labels: c.dataset.labels || '', mode: c.dataset.mode};
+        for (const k in cols) out[k] = 0;
+        let h = 0;
         for (let i = 0; i < d.length; i += 4) {
           const r = d[i], g = d[i + 1], b = d[i + 2];
-          if (r !== 23 || g !== 26 || b !== 30) fg++;
-          if (r === 0 && g === 158 && b === 115) green++;
-          if (r === 0 && g === 114 && b === 178) blue++;
-          if (r === 230 && g === 97 && b === 0) orange++;
+          if (r !== 23 || g !== 26 || b !== 30) out.fg++;
+          for (const k in cols) if (r === cols[k][0] && g === cols[k][1] && b === cols[k][2]) out[k]++;
           h = (h * 31 + r + 7 * g + 13 * b) >>> 0;
         }
-        return {fg: fg, total: d.length / 4, green: green, blue: blue, orange: orange, hash: h, drawn: +c.dataset.drawn};
-    }"""
+        out.hash = h;
+        return out;
+    }""",
+        cols,
     )
 
 

@@ -134,11 +134,34 @@ def test_report_of_unscored_folder_is_a_clear_error(tmp_path, capsys):
     assert exc.value.code == 2 and "run folder does not exist" in capsys.readouterr().err
 
 
-def test_report_refuses_mixed_benchmarks(tmp_path):
+def test_report_over_runs_of_different_benchmarks_is_one_report(tmp_path, capsys):
     a = write_run(tmp_path / "a", toy_scores(0))
-    b = write_run(tmp_path / "b", toy_scores(0), benchmark="other")
-    with pytest.raises(SystemExit):
-        main(["report", str(a), str(b), "--no-html"])
+    b = write_run(tmp_path / "b", toy_scores(1), benchmark="other")
+    out = tmp_path / "mixed.html"
+    main(["report", str(a), str(b), "--html", str(out), "--markdown", "--latex", str(tmp_path / "t.tex")])
+    md = capsys.readouterr().out
+    assert "**toy (strict)**" in md and "**other (strict)**" in md  # a section per benchmark
+    assert md.index("**toy (strict)**") < md.index("**other (strict)**")
+    tex = (tmp_path / "t.tex").read_text()
+    assert "\\caption{toy (strict)" in tex and "\\caption{other (strict)" in tex
+    data = embedded_data(out.read_text())
+    assert [r["benchmark"] for r in data["runs"]] == ["toy", "other"]
+
+
+def test_runs_of_the_same_model_are_named_by_what_differs(tmp_path):
+    from scenebench.report.runs import load_runs
+
+    a = write_run(tmp_path / "a", toy_scores(0), meta_extra={"model": "baseline:prior", "model_options": {"seed": 0, "k": 3}})
+    b = write_run(tmp_path / "b", toy_scores(1), meta_extra={"model": "baseline:prior", "model_options": {"seed": 1, "k": 3}})
+    c = write_run(tmp_path / "c", toy_scores(2), meta_extra={"model": "oracle"})
+    d = write_run(tmp_path / "d", toy_scores(2), benchmark="other", meta_extra={"model": "baseline:prior"})
+    runs = load_runs([a, b, c, d])
+    # fingerprints (the folder names here) differ too but say nothing: only the seed is named
+    assert [r.label for r in runs] == ["baseline:prior [model_options.seed=0]", "baseline:prior [model_options.seed=1]", "oracle", "baseline:prior"]
+    # nothing in the settings differs: the folder names tell them apart
+    e = write_run(tmp_path / "e", toy_scores(0), meta_extra={"model": "random"})
+    f = write_run(tmp_path / "f", toy_scores(0), meta_extra={"model": "random"})
+    assert [r.label for r in load_runs([e, f])] == ["random [e]", "random [f]"]
 
 
 def test_scene_budget_shrinks_scenes_when_many_are_embedded(toy_run):
@@ -173,3 +196,21 @@ def test_histogram_defaults_to_a_score_not_a_ratios_raw_count(tmp_path):
     Results(benchmark="toy", protocol="strict", metrics=summ.metrics, confidence_intervals=summ.intervals, counts=summ.counts,
             counts_by_group=summ.counts_by_group, metric_info=summ.metric_info, inputs={}).save(run.results_json)
     assert _fields(load_run(tmp_path / "r"))[0] == "rouge"
+
+
+def test_view_size_cap_keeps_views_in_priority_order_and_counts_each_scene_once():
+    from scenebench.report.html import cap_views_by_size
+    from scenebench.report.views import ViewSet
+
+    vs = ViewSet(scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
+                 views={"v1": {"scene": "A", "layers": []}, "v2": {"scene": "A", "layers": []}, "v3": {"scene": "B", "layers": [],
+                        "scenes": [{"scene": "A"}]}, "v4": {"scene": "B", "layers": []}})
+    scene = len(json.dumps({"cloud": "x" * 1000}, separators=(",", ":")))  # 1013 bytes
+    view = len(json.dumps({"scene": "A", "layers": []}, separators=(",", ":")))  # 25 bytes
+    # v1 costs its scene A plus itself; v2 only itself (A already paid); v3 needs B (A is paid)
+    dropped = cap_views_by_size(vs, ["v1", "v2", "v3", "v4"], scene + 2 * view + 10)
+    assert dropped == 2 and list(vs.views) == ["v1", "v2"] and list(vs.scenes) == ["A"]
+    vs2 = ViewSet(scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
+                  views={"v3": {"scene": "B", "layers": [], "scenes": [{"scene": "A"}]}, "v1": {"scene": "A", "layers": []}})
+    # order decides: v1 first fits, v3 (two scenes) then does not
+    assert cap_views_by_size(vs2, ["v1", "v3"], 2 * scene) == 1 and list(vs2.views) == ["v1"]

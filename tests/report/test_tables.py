@@ -85,3 +85,66 @@ def test_missing_metric_is_a_dash_not_a_number(tmp_path):
     Results(benchmark="toy", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts, metric_info=s.metric_info).save(run.results_json)
     tabs = tables_for([load_run(path)])
     assert "| – |" in to_markdown(tabs) and " -- " in to_latex(tabs)
+
+
+def rio_run(path, model, static_hits, moved_hits):
+    """A RIO-shaped run: per-instance hit_10 (0/1), split by motion."""
+    from scenebench.report.tables import RIO_RECALLS  # noqa: F401  (the metric names the warning reads)
+
+    recs = [SampleScore(f"s{i}", f"scan{i % 2}", "scored", {"hit_10": float(h)}, {"motion": "static"}) for i, h in enumerate(static_hits)]
+    recs += [SampleScore(f"m{i}", f"scan{i % 2}", "scored", {"hit_10": float(h)}, {"motion": "moved"}) for i, h in enumerate(moved_hits)]
+    run = RunDir(path).open({"benchmark": "rio", "protocol": "strict", "fingerprint": path.name, "model": model})
+    with run.store() as st:
+        st.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in recs])
+    s = summarize_scores(recs, [Mean("recall_10cm_10deg", "hit_10", scale=100, unit="%")], groups=["motion"], n_resamples=50)
+    Results(benchmark="rio", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,
+            counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings={"model": model}).save(run.results_json)
+    return path
+
+
+def test_rio_warns_when_the_identity_pose_wins_overall_but_not_on_moved_instances(tmp_path):
+    from scenebench.report.tables import identity_warnings, tables_by_benchmark
+
+    # identity: every static instance right (6/6), every moved one wrong (0/2): 75 overall, 0 moved
+    ident = rio_run(tmp_path / "prior", "baseline:prior", [1] * 6, [0, 0])
+    # the model: 3/6 static, 2/2 moved: 62.5 overall, 100 moved
+    model = rio_run(tmp_path / "fpfh", "baseline:fpfh", [1, 1, 1, 0, 0, 0], [1, 1])
+    # a model worse on moved too: no warning about it
+    bad = rio_run(tmp_path / "random", "random", [0] * 6, [0, 0])
+    runs = load_runs([ident, model, bad])
+    w = identity_warnings(runs)
+    assert len(w) == 1
+    assert w[0].startswith("baseline:prior (identity pose: nothing moved) beats baseline:fpfh on all instances (recall_10cm_10deg 75.0 vs 62.5) but not on moved ones (0.0 vs 100.0)")
+    t = tables_by_benchmark(runs)[0]
+    assert t.notes[0] == w[0]
+    # the paper table has All / Static / Moved blocks
+    assert t.spans[-1] == [("All instances", 1), ("Static", 1), ("Moved", 1)]
+    assert [c.value for c in t.rows[1][1]] == [62.5, 50.0, 100.0]
+    assert "rank by the moved column" in to_markdown([t])
+
+
+def test_counts_print_as_integers_and_scores_keep_their_decimals(tmp_path):
+    a = s3d_run(tmp_path / "a", [("cs", 1.0), ("cs", 0.0), ("hi", 0.4)])
+    res = Results.load(a / "results.json")
+    res.metrics["overall"]["n_tasks"] = 8.0
+    res.metric_info["n_tasks"] = {"kind": "count", "unit": "", "higher_is_better": True}
+    res.save(a / "results.json")
+    md = to_markdown([long_table(load_runs([a]), None)], digits=1, ci=False)
+    # mIoU of IoUs 1.0, 0.0, 0.4 = 46.666.. -> 46.7; the count: 8, not 8.00
+    assert "| a | 3 | 46.7 | 66.7 | 33.3 | 8 |" in md.replace("Method", "")
+    assert "8.00" not in to_latex([long_table(load_runs([a]), None)])
+
+
+def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp_path):
+    from scenebench.report.layouts import BENCH3D
+
+    run = RunDir(tmp_path / "r").open({"benchmark": "3dbench", "protocol": "strict", "fingerprint": "r"})
+    Results(benchmark="3dbench", protocol="strict",
+            metrics={"overall": {"mean_primary": 50.0, "n_tasks": 1.0},
+                     "by_task": {"classification": {"accuracy": 50.0}, "scene_caption": {"judge_score": None, "bleu4_py": 12.5, "rouge_l_py": 30.0}}},
+            metric_info={"accuracy": {"unit": "%"}, "judge_score": {"unit": "/10"}, "bleu4_py": {"unit": "%"}, "n_tasks": {"kind": "count", "unit": ""}},
+            extra={"primary_metric": {"classification": "accuracy", "scene_caption": "judge_score"}}).save(run.results_json)
+    t = paper_table(load_runs([tmp_path / "r"]), BENCH3D)
+    assert t.leaf == ["accuracy", "bleu4_py", "mean_primary"]
+    assert [c.value for c in t.rows[0][1]] == [50.0, 12.5, 50.0]
+    assert t.notes[0] == "Scene cap.: judge_score is n/a (no judge), bleu4_py shown instead (not in the mean)"

@@ -112,3 +112,41 @@ def test_surprise3d_report_renders_in_browser(tmp_path):
         page.locator("#sb-browser").screenshot(path=str(SHOTS / "surprise3d_sample.png"))
         b.close()
         assert errors == []
+
+
+def test_anchor_objects_the_question_names_are_outlined_and_labelled(tmp_path):
+    from scenebench.report.views.surprise3d import find_anchors
+
+    # labels as ScanNet++ ships them, where `scenebench generate` puts them: scannetpp/ beside the annotations
+    labels = {1: "chair", 2: "coffeemachine", 3: "table", 4: "object", 0: "chair"}
+    _, scenes, inst, xyz, _ = dataset(tmp_path)
+    d = tmp_path / "scannetpp" / "0a5c013435" / "scans"
+    d.mkdir(parents=True)
+    (d / "segments_anno.json").write_text(json.dumps({"segGroups": [{"id": i, "label": lab} for i, lab in labels.items()]}))
+    q = "Which chair stands closest to the coffee machine, not by the other chairs?"
+    ann = write_annotations(tmp_path / "ann.json", [annotation_record("0a5c013435", 1, q, ["chair"], "rel_pos")])
+    sid = load_annotations(ann).samples[0].sample_id
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"sample_id": sid, "mask_indices": np.flatnonzero(inst["0a5c013435"] == 3).tolist()}) + "\n")
+    score_run(ann, scenes, preds, tmp_path / "run", progress=False, n_resamples=50)
+    # "coffee machine" -> coffeemachine, "chairs" -> chair; the target (1) is not its own anchor; "object" is too generic
+    assert find_anchors(q, labels, {1}) == [(0, "chair"), (2, "coffeemachine")]
+    data = build_payload([load_run(tmp_path / "run")])
+    view = data["views"]["0"][sid]
+    anchors = [layer for layer in view["layers"] if layer["label"].startswith("anchor")]
+    assert [a["text"] for a in anchors] == ["chair", "coffeemachine"]
+    assert {a["group"] for a in anchors} == {"anchors: objects the question names"}
+    pts = xyz["0a5c013435"][inst["0a5c013435"] == 2]
+    assert anchors[1]["minmax"] == pytest.approx([*pts.min(0), *pts.max(0)], abs=1e-5)
+    assert anchors[1]["color"] == [240, 228, 66] and "anchors: chair, coffeemachine" in view["note"]
+    sample = data["runs"][0]["samples"][0]
+    assert sample["detail"]["anchors"] == ["chair", "coffeemachine"]
+
+
+def test_without_label_files_the_view_says_anchors_are_not_marked(tmp_path):
+    ann, scenes, _inst, _, ids = dataset(tmp_path)
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"sample_id": ids[0], "mask_indices": [0, 1]}) + "\n")
+    score_run(ann, scenes, preds, tmp_path / "run", progress=False, n_resamples=50)
+    view = build_payload([load_run(tmp_path / "run")])["views"]["0"][ids[0]]
+    assert "anchors not marked" in view["note"] and not any(layer["label"].startswith("anchor") for layer in view["layers"])

@@ -8,7 +8,7 @@ import typer
 
 
 def report_command(
-    run_dirs: list[Path] = typer.Argument(..., help="Finished run folder(s) of one benchmark; several are shown side by side."),
+    run_dirs: list[Path] = typer.Argument(..., help="Finished run folder(s), of any benchmarks: one report, a section per benchmark, runs of a benchmark side by side."),
     html: Path | None = typer.Option(None, "--html", help="HTML report path [default: RUN_DIR/report.html of the first run]."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not write the HTML report."),
     latex: Path | None = typer.Option(None, "--latex", help="Write booktabs LaTeX tables to this file ('-' for stdout)."),
@@ -16,26 +16,23 @@ def report_command(
     label: list[str] = typer.Option([], "--label", help="Row name of each run in tables (repeat, in run order) [default: model or folder name]."),
     ci: bool = typer.Option(True, "--ci/--no-ci", help="Show confidence intervals in Markdown/LaTeX tables."),
     digits: int = typer.Option(1, "--digits", min=0, max=6, help="Decimals in Markdown/LaTeX tables."),
-    max_views: int = typer.Option(300, "--max-views", min=0, help="At most this many samples per run get an embedded 3D view (file size)."),
+    max_views: int = typer.Option(300, "--max-views", min=0, help="At most this many samples per run get an embedded 3D view, besides RIO's moved instances (which all get one, within --max-view-mb)."),
+    max_view_mb: float = typer.Option(60.0, "--max-view-mb", min=0.0, help="Size cap of the embedded 3D views of one run, in MB (views beyond it are left out and the report says so)."),
     max_points: int = typer.Option(30000, "--max-points", min=100, help="Scene points kept for the viewer (seeded downsampling; scoring is unaffected)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the viewer's downsampling."),
 ) -> None:
     """Tables (Markdown, LaTeX) and a self-contained HTML report of finished runs; reads results.json and samples.sqlite."""
     from rich.console import Console
 
-    from scenebench.errors import InputError
     from scenebench.io.files import atomic_write_text
     from scenebench.report.html import write_html_report
     from scenebench.report.runs import load_runs
-    from scenebench.report.tables import tables_for, to_latex, to_markdown
+    from scenebench.report.tables import tables_by_benchmark, to_latex, to_markdown
     from scenebench.report.views import ViewOptions
 
     err = Console(stderr=True)
     runs = load_runs(run_dirs, label or None)
-    benchmarks = sorted({r.benchmark for r in runs})
-    if len(benchmarks) > 1:
-        raise InputError(None, f"runs of different benchmarks ({', '.join(benchmarks)}) cannot share one report", expected="runs of one benchmark")
-    tables = tables_for(runs)
+    tables = tables_by_benchmark(runs)
     if markdown:
         typer.echo(to_markdown(tables, digits=digits, ci=ci), nl=False)
     if latex is not None:
@@ -48,7 +45,7 @@ def report_command(
     if not no_html:
         out = html or runs[0].path / "report.html"
         opts = ViewOptions(max_scene_points=max_points, seed=seed)
-        write_html_report(runs, out, view_options=opts, max_views=max_views)
+        write_html_report(runs, out, view_options=opts, max_views=max_views, max_view_bytes=int(max_view_mb * 1e6))
         err.print(f"HTML report: {out}")
 
 

@@ -2,7 +2,7 @@
 
 Public entry point::
 
-    write_html_report(runs, out_path, *, title=None, view_options=ViewOptions(), max_views=300) -> Path
+    write_html_report(runs, out_path, *, title=None, view_options=ViewOptions(), max_views=300, max_view_bytes=60e6) -> Path
 
 ``runs`` is a run folder, a list of run folders (shown side by side; the sample browser switches
 between them) or already loaded :class:`~scenebench.report.runs.LoadedRun` objects. The report is
@@ -29,7 +29,8 @@ from typing import Any
 
 from scenebench import __version__
 from scenebench.io.files import atomic_write_text
-from scenebench.report.runs import LoadedRun, load_run
+from scenebench.report.runs import LoadedRun, load_run, load_runs
+from scenebench.report.tables import TEXT_METRIC_FALLBACK, by_benchmark, identity_warnings, is_identity_run
 from scenebench.report.views import ViewOptions, build_views
 
 ASSETS = ("charts.js", "viewer.js", "report.js")
@@ -81,7 +82,69 @@ def _fields(run: LoadedRun) -> list[str]:
     # per-sample score: it goes after the fields metrics average.
     scores = {info.get("field") for info in run.results.metric_info.values()}
     distinct = {f: len({s.values.get(f) for s in run.scores if s.values.get(f) is not None and not math.isnan(s.values[f])}) for f in out}
-    return sorted(out, key=lambda f: (f not in scores, distinct[f] <= 2))
+    # The benchmark's primary metric comes first (3DBench: the first task's primary metric),
+    # so the default histogram shows the number the benchmark ranks by.
+    primary = [f for f in _primary_fields(run) if distinct.get(f)]
+    return primary + sorted((f for f in out if f not in primary), key=lambda f: (f not in scores, distinct[f] <= 2))
+
+
+# Per-benchmark primary metric (results.extra.primary_metric gives 3DBench's per task).
+PRIMARY_METRIC = {"surprise3d": "mIoU", "rio": "recall_10cm_10deg"}
+
+
+def _metric_field(run: LoadedRun, metric: str, task: str | None = None) -> str | None:
+    by_task = (run.results.extra.get("metric_info_by_task") or {}).get(task or "", {})
+    info = by_task.get(metric) or run.results.metric_info.get(metric) or {}
+    f = info.get("field")
+    return f if isinstance(f, str) else None
+
+
+def _primary_fields(run: LoadedRun) -> list[str]:
+    out: list[str] = []
+    per_task = run.results.extra.get("primary_metric")
+    if isinstance(per_task, dict):
+        for task, metric in per_task.items():
+            f = _metric_field(run, metric, task)
+            if f and f not in out:
+                out.append(f)
+    elif run.benchmark in PRIMARY_METRIC:
+        f = _metric_field(run, PRIMARY_METRIC[run.benchmark])
+        if f:
+            out.append(f)
+    return out
+
+
+def chart_primary(runs: Sequence[LoadedRun]) -> dict[str, dict[str, Any]]:
+    """3DBench: per task, the metric its bar shows — the task's primary metric when some run of the
+    benchmark has a number for it, else the first of :data:`TEXT_METRIC_FALLBACK` that has one
+    (a text task scored without a judge); ``{"metric", "fallback": bool}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        for task, metric in (r.results.extra.get("primary_metric") or {}).items():
+            if task in out and not out[task]["fallback"]:
+                continue
+            blocks = [(x.results.metrics.get("by_task") or {}).get(task) or {} for x in runs]
+            if any(b.get(metric) is not None for b in blocks):
+                out[task] = {"metric": metric, "fallback": False}
+                continue
+            alt = next((m for m in TEXT_METRIC_FALLBACK if any(b.get(m) is not None for b in blocks)), None)
+            if alt is not None:
+                out[task] = {"metric": alt, "fallback": True, "instead_of": metric}
+    return out
+
+
+def integer_metrics(run: LoadedRun) -> list[str]:
+    """Metrics that are counts (``n_tasks``): shown as 8, not 8.00."""
+    out = []
+    for m, info in run.results.metric_info.items():
+        if info.get("kind") == "count":
+            out.append(m)
+    return out
+
+
+def is_oracle(run: LoadedRun) -> bool:
+    model = run.meta.get("model") or (run.results.settings or {}).get("model")
+    return isinstance(model, str) and model == "oracle"
 
 
 def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str]:
@@ -107,6 +170,35 @@ def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str
     return [i for i in ids if i in picked]
 
 
+def must_view(run: LoadedRun) -> list[str]:
+    """Samples that always get a view (within the size cap): RIO's moved instances, the ones
+    re-localization is about."""
+    return [s.sample_id for s in run.scores if s.status != "excluded" and s.groups.get("motion") == "moved"]
+
+
+def cap_views_by_size(vs: Any, order: Sequence[str], max_bytes: int) -> int:
+    """Keep views in ``order`` while the views and the scenes they use fit in ``max_bytes`` of
+    JSON; drop the others (and scenes no view uses). Returns how many views were dropped."""
+    used: set[Any] = set()
+    total, keep = 0, []
+    for sid in order:
+        v = vs.views.get(sid)
+        if v is None:
+            continue
+        keys = {v.get("scene")} | {x.get("scene") for x in v.get("scenes", [])}  # RIO: the reference scan too
+        new = {k for k in keys if k not in used and k in vs.scenes}
+        cost = len(json.dumps(v, separators=(",", ":"))) + sum(len(json.dumps(vs.scenes[k], separators=(",", ":"))) for k in new)
+        if total + cost > max_bytes:
+            continue
+        total += cost
+        used |= new
+        keep.append(sid)
+    dropped = len(vs.views) - len(keep)
+    vs.views = {k: vs.views[k] for k in keep}
+    vs.scenes = {k: v for k, v in vs.scenes.items() if k in used}
+    return dropped
+
+
 def scene_budget(run: LoadedRun, sample_ids: Sequence[str], opts: ViewOptions) -> ViewOptions:
     """Fewer points per scene when many scenes are embedded, so the file stays a few tens of MB:
     at most ``opts.max_total_points`` scene points in all, but not fewer than 5000 per scene (or
@@ -117,7 +209,11 @@ def scene_budget(run: LoadedRun, sample_ids: Sequence[str], opts: ViewOptions) -
     return dataclasses.replace(opts, max_scene_points=per_scene)
 
 
-def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_options: ViewOptions = ViewOptions(), max_views: int = 300, views: bool = True) -> dict[str, Any]:
+DEFAULT_MAX_VIEW_BYTES = 60_000_000
+
+
+def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_options: ViewOptions = ViewOptions(), max_views: int = 300, views: bool = True,
+                  max_view_bytes: int = DEFAULT_MAX_VIEW_BYTES) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "title": title or "scenebench report: " + ", ".join(dict.fromkeys(r.benchmark for r in runs)),
         "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -125,12 +221,24 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
         "runs": [],
         "scenes": {},
         "views": {},
+        "bench_notes": {b: identity_warnings(rs) for b, rs in by_benchmark(runs).items()},
+        # the run the histogram and sample browser open on: the first that is not the oracle
+        # (whose histogram is a single bar at 100%)
+        "default_run": next((i for i, r in enumerate(runs) if not is_oracle(r)), 0),
     }
+    primaries = {b: chart_primary(rs) for b, rs in by_benchmark(runs).items()}
     for i, run in enumerate(runs):
         res = run.results
         picked = pick_view_samples(run, max_views, view_options.seed) if views else []
+        first = must_view(run) if views else []
+        if first:
+            wanted = set(first) | set(picked)
+            picked = [s.sample_id for s in run.scores if s.sample_id in wanted]
         vs = build_views(run, picked, scene_budget(run, picked, view_options)) if views else None
         if vs is not None:
+            dropped = cap_views_by_size(vs, first + [p for p in picked if p not in set(first)], max_view_bytes)
+            if dropped:
+                vs.notes.append(f"{dropped} view{'s' if dropped != 1 else ''} left out: this run's views would exceed {max_view_bytes / 1e6:g} MB (scenebench report --max-view-mb)")
             payload["scenes"].update(vs.scenes)
             payload["views"][str(i)] = vs.views
         group_keys: list[str] = []
@@ -150,6 +258,10 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
                 "warnings": res.warnings,
                 "settings": res.settings,
                 "extra": {k: res.extra[k] for k in ("primary_metric",) if k in res.extra},
+                "chart_primary": primaries[run.benchmark],
+                "int_metrics": integer_metrics(run),
+                "oracle": is_oracle(run),
+                "identity": is_identity_run(run),
                 "fields": _fields(run),
                 "group_keys": group_keys,
                 "view_notes": vs.notes if vs is not None else ["3D views not requested"],
@@ -241,18 +353,23 @@ def write_html_report(
     view_options: ViewOptions = ViewOptions(),
     max_views: int = 300,
     views: bool = True,
+    max_view_bytes: int = DEFAULT_MAX_VIEW_BYTES,
 ) -> Path:
     """Write the self-contained HTML report of one or more finished runs to ``out_path``; return the path.
 
     ``max_views`` caps how many samples per run get an embedded 3D view (file size); the others are
-    listed and browsable without one. Raises :class:`~scenebench.errors.InputError` when a folder
+    listed and browsable without one. RIO's moved instances all get a view; ``max_view_bytes``
+    caps the size of one run's views and scenes (moved instances first, then the worst-scored). Raises :class:`~scenebench.errors.InputError` when a folder
     holds no results.
     """
     if isinstance(runs, (str, Path, LoadedRun)):
         runs = [runs]
-    loaded = [r if isinstance(r, LoadedRun) else load_run(r) for r in runs]
+    if all(isinstance(r, (str, Path)) for r in runs):  # folders: named as `scenebench report` names them
+        loaded = load_runs(list(runs))  # type: ignore[arg-type]
+    else:
+        loaded = [r if isinstance(r, LoadedRun) else load_run(r) for r in runs]
     if not loaded:
         raise ValueError("write_html_report needs at least one run")
     out = Path(out_path)
-    atomic_write_text(out, render_html(build_payload(loaded, title=title, view_options=view_options, max_views=max_views, views=views)))
+    atomic_write_text(out, render_html(build_payload(loaded, title=title, view_options=view_options, max_views=max_views, views=views, max_view_bytes=max_view_bytes)))
     return out

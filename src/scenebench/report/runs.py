@@ -67,14 +67,65 @@ def load_run(path: str | Path, label: str | None = None) -> LoadedRun:
     return LoadedRun(run.path, meta, results, scores, label or default_label(run.path, meta))
 
 
+def _flat(d: Any, prefix: str = "") -> dict[str, str]:
+    """Nested settings as ``{"model_options.seed": "0", ...}`` (values as compact text)."""
+    out: dict[str, str] = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    import json
+
+    out[prefix[:-1]] = d if isinstance(d, str) else json.dumps(d, sort_keys=True, default=str)
+    return out
+
+
+# Settings that say nothing about how a run differs from another (ids, paths of the run itself).
+_NOT_A_DIFFERENCE = ("fingerprint", "stage", "inputs", "run")
+
+
+def run_settings(run: LoadedRun) -> dict[str, str]:
+    """Everything a run was made with: scoring settings, the model and its options, seed, data."""
+    merged: dict[str, Any] = {k: v for k, v in run.meta.items() if k not in _NOT_A_DIFFERENCE and k != "benchmark"}
+    merged.update(run.results.settings or {})
+    merged["protocol"] = run.protocol
+    return _flat(merged)
+
+
+def differing_settings(runs: Sequence[LoadedRun], max_keys: int = 3) -> list[str]:
+    """For runs sharing a name: per run, the settings in which it differs from the others
+    (``"model_options.temperature=0.7"``); the folder name when no setting differs."""
+    flats = [run_settings(r) for r in runs]
+    keys = sorted({k for f in flats for k in f})
+    diff = [k for k in keys if len({f.get(k, "–") for f in flats}) > 1]
+    out = []
+    for r, f in zip(runs, flats):
+        parts = [f"{k}={f.get(k, '–')}" for k in diff[:max_keys]]
+        if len(diff) > max_keys:
+            parts.append(f"+{len(diff) - max_keys} more")
+        out.append(", ".join(parts) if diff else r.path.resolve().name)
+    return out
+
+
 def load_runs(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> list[LoadedRun]:
+    """Read run folders. Runs of one benchmark that would share a name (two runs of the same model)
+    are told apart by what differs in their settings: ``baseline:prior [seed=1]``."""
     labels = list(labels or [])
     if labels and len(labels) != len(paths):
         raise InputError(None, f"{len(labels)} labels given for {len(paths)} runs", expected="one --label per run or none")
     runs = [load_run(p, labels[i] if labels else None) for i, p in enumerate(paths)]
-    seen: dict[str, int] = {}
-    for r in runs:  # two folders with the same name would make ambiguous table rows
-        seen[r.label] = seen.get(r.label, 0) + 1
-        if seen[r.label] > 1:
-            r.label = f"{r.label} ({seen[r.label]})"
+    same: dict[tuple[str, str], list[LoadedRun]] = {}
+    for r in runs:
+        same.setdefault((r.benchmark, r.label), []).append(r)
+    for group in same.values():
+        if len(group) < 2:
+            continue
+        for r, why in zip(group, differing_settings(group)):
+            r.label = f"{r.label} [{why}]"
+    seen: dict[tuple[str, str], int] = {}
+    for r in runs:  # identical settings and folder names: still no two rows with one name
+        key = (r.benchmark, r.label)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            r.label = f"{r.label} ({seen[key]})"
     return runs

@@ -35,6 +35,7 @@ class Table:
     rows: list[tuple[list[str], list[Cell]]] = field(default_factory=list)
     higher: list[bool | None] = field(default_factory=list)  # per column
     units: list[str] = field(default_factory=list)  # per column; "%" columns use the requested digits
+    counts: list[bool] = field(default_factory=list)  # per column: a count (3DBench's n_tasks), printed as an integer
     notes: list[str] = field(default_factory=list)
 
 
@@ -73,6 +74,16 @@ def _unit(runs: Sequence[LoadedRun], metric: str) -> str:
     return ""
 
 
+def _is_count(runs: Sequence[LoadedRun], metric: str) -> bool:
+    return any((r.results.metric_info.get(metric) or {}).get("kind") == "count" for r in runs)
+
+
+def _cell_text(table: Table, j: int, value: float | None, digits: int) -> str:
+    if value is not None and j < len(table.counts) and table.counts[j] and float(value).is_integer():
+        return str(int(value))
+    return fmt_value(value, _digits(table, j, digits))
+
+
 def _digits(table: Table, j: int, digits: int) -> int:
     """Percentages read well with ``digits`` decimals; metres, degrees and raw scores need at least 2."""
     unit = table.units[j] if j < len(table.units) else "%"
@@ -104,6 +115,11 @@ def _notes(runs: Sequence[LoadedRun]) -> list[str]:
     return notes
 
 
+# 3DBench text tasks are ranked by an LLM judge; scored without one, their primary metric is n/a
+# and the tables and charts show the first of these text metrics a run has instead, saying so.
+TEXT_METRIC_FALLBACK = ("bleu4_py", "rouge_l_py", "cider_d_py", "meteor_java")
+
+
 def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     """The benchmark's paper layout, rows = runs; ``None`` when no block of the layout has data."""
     first = runs[0].results
@@ -125,6 +141,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
     leaf, spans_mid, spans_top, higher, units = [], [], [], [], []
     block_cols: list[tuple[str | None, list[str]]] = []
     block_metrics = {b.value: b.metrics for b in layout.blocks if b.metrics}
+    stand_ins: list[str] = []
     for sup, label, value in blocks:
         vals = [_block_values(r, layout.group, value)[0] for r in runs]
         primary = (first.extra.get(layout.primary_from) or {}).get(value) if layout.primary_from and value else None
@@ -132,6 +149,10 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
             metrics = [m for m in block_metrics[value] if any(m in v for v in vals)]
         elif primary:
             metrics = [primary]
+            alt = next((m for m in TEXT_METRIC_FALLBACK if any(v.get(m) is not None for v in vals)), None)
+            if alt is not None and not any(v.get(primary) is not None for v in vals):
+                metrics = [alt]
+                stand_ins.append(f"{label}: {primary} is n/a (no judge), {alt} shown instead (not in the mean)")
         elif layout.metrics:
             metrics = [m for want in layout.metrics if (m := _find(want, overall_names)) is not None]
         else:  # every metric with a number for this block in some run
@@ -158,7 +179,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
         spans=spans,
         higher=higher,
         units=units,
-        notes=_notes(runs),
+        notes=stand_ins + _notes(runs),
     )
     for r in runs:
         cells = []
@@ -217,6 +238,7 @@ def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
         leaf=[f"{m} ({units[m]})" if units[m] else m for m in names],
         higher=[_higher(runs, m) for m in names],
         units=[units[m] for m in names],
+        counts=[_is_count(runs, m) for m in names],
         notes=_notes(runs),
     )
     for r, v in blocks:
@@ -243,6 +265,63 @@ def tables_for(runs: Sequence[LoadedRun]) -> list[Table]:
     return out
 
 
+def by_benchmark(runs: Sequence[LoadedRun]) -> dict[str, list[LoadedRun]]:
+    """Runs grouped by benchmark, in first-seen order."""
+    out: dict[str, list[LoadedRun]] = {}
+    for r in runs:
+        out.setdefault(r.benchmark, []).append(r)
+    return out
+
+
+def tables_by_benchmark(runs: Sequence[LoadedRun]) -> list[Table]:
+    """:func:`tables_for` of each benchmark's runs, one benchmark after the other (a mixed report);
+    each table's title names its benchmark, and RIO tables carry the identity-baseline warning."""
+    out: list[Table] = []
+    for rs in by_benchmark(runs).values():
+        ts = tables_for(rs)
+        notes = identity_warnings(rs)
+        if ts and notes:
+            ts[0].notes = notes + ts[0].notes
+        out += ts
+    return out
+
+
+# Models that predict "nothing moved" (the identity pose) on RIO.
+IDENTITY_MODELS = frozenset({"baseline:prior", "identity"})
+RIO_RECALLS = ("recall_10cm_10deg", "recall_20cm_20deg")
+
+
+def is_identity_run(run: LoadedRun) -> bool:
+    model = run.meta.get("model") or (run.results.settings or {}).get("model")
+    return run.benchmark == "rio" and isinstance(model, str) and model in IDENTITY_MODELS
+
+
+def identity_warnings(runs: Sequence[LoadedRun]) -> list[str]:
+    """RIO: most instances do not move, so predicting the identity pose scores well on "all
+    instances" while re-localizing nothing. When an identity run beats a model on all instances
+    but not on the moved ones, the overall number ranks them wrongly: say so."""
+    ident = [r for r in runs if is_identity_run(r)]
+    out = []
+    for base in ident:
+        for r in runs:
+            if r is base or is_identity_run(r):
+                continue
+            for m in RIO_RECALLS:
+                a_all = (base.results.metrics.get("overall") or {}).get(m)
+                b_all = (r.results.metrics.get("overall") or {}).get(m)
+                a_mov = ((base.results.metrics.get("by_motion") or {}).get("moved") or {}).get(m)
+                b_mov = ((r.results.metrics.get("by_motion") or {}).get("moved") or {}).get(m)
+                if None in (a_all, b_all, a_mov, b_mov):
+                    continue
+                if a_all > b_all and b_mov > a_mov:
+                    out.append(
+                        f"{base.label} (identity pose: nothing moved) beats {r.label} on all instances ({m} {a_all:.1f} vs {b_all:.1f}) "
+                        f"but not on moved ones ({a_mov:.1f} vs {b_mov:.1f}): the overall number rewards predicting no motion; rank by the moved column"
+                    )
+                    break
+    return out
+
+
 def fmt_value(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
@@ -265,7 +344,7 @@ def to_markdown(tables: Sequence[Table], *, digits: int = 1, ci: bool = True) ->
             vals = []
             for j, c in enumerate(cells):
                 d = _digits(t, j, digits)
-                s = fmt_value(c.value, d)
+                s = _cell_text(t, j, c.value, digits)
                 if ci and c.ci and c.value is not None:
                     s += f" [{c.ci[0]:.{d}f}, {c.ci[1]:.{d}f}]"
                 vals.append(f"**{s}**" if c.best else s)
@@ -312,7 +391,7 @@ def to_latex(tables: Sequence[Table], *, digits: int = 1, ci: bool = False) -> s
             vals = []
             for j, c in enumerate(cells):
                 d = _digits(t, j, digits)
-                s = fmt_value(c.value, d) if c.value is not None else "--"
+                s = _cell_text(t, j, c.value, digits) if c.value is not None else "--"
                 if c.best:
                     s = f"\\textbf{{{s}}}"
                 if ci and c.ci and c.value is not None:

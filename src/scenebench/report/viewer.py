@@ -26,12 +26,36 @@ from typing import Any
 
 import numpy as np
 
-# Colours: ground truth green-blue, prediction orange-red, agreement green. Chosen to stay apart
-# for the common colour-vision deficiencies (Okabe-Ito palette).
-GT = (0, 114, 178)
-PRED = (230, 97, 0)
+# Colours (Okabe-Ito, apart for the common colour-vision deficiencies): ground truth sky blue,
+# prediction orange, agreement bluish green, anchors (objects a question names) yellow, anything
+# else reddish purple. Each has a WCAG contrast of at least 4.5 against the viewer's dark
+# background and against the black outline every overlay gets, and that outline stands 3:1 or
+# more against the brightest (dimmed) scene colour, so overlays read on dark and light scenes
+# (checked by tests/report/test_views_contrast.py and a pixel test in the browser).
+GT = (86, 180, 233)
+PRED = (230, 159, 0)
 BOTH = (0, 158, 115)
+ANCHOR = (240, 228, 66)
 EXTRA = (204, 121, 167)
+AXES = ((235, 80, 80), (80, 220, 80), (100, 150, 255))  # x, y, z of a drawn pose
+BACKGROUND = (23, 26, 30)  # viewer.js clears to #171a1e
+HALO = (0, 0, 0)
+
+
+def dimmed(c: float) -> float:
+    """A scene colour channel as viewer.js draws it behind overlays (``c * 0.5 + 30``)."""
+    return c * 0.5 + 30
+
+
+def luminance(rgb: Sequence[float]) -> float:
+    """WCAG relative luminance of an sRGB colour in [0, 255]."""
+    lin = [(c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: Sequence[float], b: Sequence[float]) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
 
 
 def seeded_subset(n: int, k: int, key: str, seed: int = 0) -> np.ndarray:
@@ -119,14 +143,40 @@ def mask_layers(points: np.ndarray, gt: np.ndarray | None, pred: np.ndarray | No
     return layers
 
 
-def box_layer(label: str, minmax: Sequence[float], color: Sequence[int], *, dashed: bool = False) -> dict[str, Any]:
-    """``dashed`` for predictions, so a prediction lying exactly on the GT box still shows both."""
-    return {"kind": "box", "label": label, "color": [int(c) for c in color], "minmax": [float(v) for v in minmax], "dashed": dashed}
+def box_layer(label: str, minmax: Sequence[float], color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None) -> dict[str, Any]:
+    """``dashed`` for predictions, so a prediction lying exactly on the GT box still shows both.
+    ``text`` is written on the canvas above the box; layers sharing a ``group`` share one legend entry."""
+    out = {"kind": "box", "label": label, "color": [int(c) for c in color], "minmax": [float(v) for v in minmax], "dashed": dashed}
+    if text:
+        out["text"] = text
+    if group:
+        out["group"] = group
+    return out
 
 
-def obb_layer(label: str, corners: np.ndarray, color: Sequence[int]) -> dict[str, Any]:
+def obb_layer(label: str, corners: np.ndarray, color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None) -> dict[str, Any]:
     """Oriented box from its 8 corners (the order of :func:`box_corners`)."""
-    return {"kind": "obb", "label": label, "color": [int(c) for c in color], "corners": np.asarray(corners, float).reshape(8, 3).round(4).tolist()}
+    out = {"kind": "obb", "label": label, "color": [int(c) for c in color], "corners": np.asarray(corners, float).reshape(8, 3).round(4).tolist(), "dashed": dashed}
+    if text:
+        out["text"] = text
+    if group:
+        out["group"] = group
+    return out
+
+
+def pose_layers(label: str, T: np.ndarray, center: Sequence[float], size: Sequence[float], color: Sequence[int], *, dashed: bool = False,
+                text: str | None = None) -> list[dict[str, Any]]:
+    """An object's box (``center``/``size`` in its own frame) moved by the 4x4 pose ``T``, with the
+    pose's x/y/z axes drawn from the moved centre (red, green, blue; half the box's largest side
+    long): a rotation shows as turned axes even where the box looks the same."""
+    T = np.asarray(T, float)
+    corners = box_corners(center, size) @ T[:3, :3].T + T[:3, 3]
+    c = np.asarray(center, float) @ T[:3, :3].T + T[:3, 3]
+    length = max(0.1, float(np.max(size)) * 0.6)
+    layers = [obb_layer(label, corners, color, dashed=dashed, text=text)]
+    for k, (name, col) in enumerate(zip("xyz", AXES)):
+        layers.append(path_layer(f"{label} {name} axis", np.stack([c, c + T[:3, k] * length]), col) | {"group": f"{label} axes", "nodots": True})
+    return layers
 
 
 def box_corners(center: Sequence[float], size: Sequence[float], rotation: np.ndarray | None = None) -> np.ndarray:

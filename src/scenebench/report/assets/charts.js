@@ -106,9 +106,9 @@
     counts.forEach(function (c, i) {
       const r = svg('rect', { x: left + i * bw + 1, y: y(c), width: Math.max(1, bw - 2), height: H - bottom - y(c), fill: PALETTE[0], class: 'bar' });
       const from = edges.length ? edges[i] : lo + (hi - lo) * i / bins, to = edges.length ? edges[i] : lo + (hi - lo) * (i + 1) / bins;
-      r.appendChild(svg('title', {}, (edges.length ? fmt(from) : fmt(from) + ' – ' + fmt(to)) + ': ' + c + ' samples'));
+      r.appendChild(svg('title', {}, (edges.length ? (Number.isInteger(from) ? String(from) : fmt(from)) : fmt(from) + ' – ' + fmt(to)) + ': ' + c + ' samples'));
       root.appendChild(r);
-      if (edges.length) root.appendChild(svg('text', { x: left + (i + 0.5) * bw, y: H - bottom + 14, 'text-anchor': 'middle', class: 'tick' }, fmt(edges[i], 2)));
+      if (edges.length) root.appendChild(svg('text', { x: left + (i + 0.5) * bw, y: H - bottom + 14, 'text-anchor': 'middle', class: 'tick' }, Number.isInteger(edges[i]) ? String(edges[i]) : fmt(edges[i], 2)));
     });
     if (!edges.length) for (let t = 0; t <= 4; t++) {
       const v = lo + (hi - lo) * t / 4;

@@ -26,7 +26,9 @@
 
   const runs = DATA.runs;
   const multi = runs.length > 1;
-  const state = { run: 0, bench: null, limit: 200, selected: null, viewer: null };
+  // The histogram and the sample browser open on a run that is not the oracle (whose histogram
+  // is one bar at 100%).
+  const state = { run: DATA.default_run || 0, bench: null, limit: 200, selected: null, viewer: null };
 
   // Runs grouped by benchmark, in first-seen order: a run can only be compared with, and only
   // shares samples with, runs of its own benchmark.
@@ -42,6 +44,8 @@
   function runName(r) { return manyBenches ? r.benchmark + ' · ' + r.label : r.label; }
 
   function metricNames(run) { return Object.keys(run.metrics.overall || {}); }
+  // Counts (3DBench's n_tasks) read "8", not "8.00".
+  function fmtM(run, m, v) { return (run.int_metrics || []).indexOf(m) >= 0 && typeof v === 'number' && Number.isInteger(v) ? String(v) : fmt(v); }
   function unitOf(run, m) { return ((run.metric_info || {})[m] || {}).unit || ''; }
   function groupKeys(run) { return Object.keys(run.metrics).filter((k) => k.indexOf('by_') === 0).map((k) => k.slice(3)); }
   function ciOf(run, key, value, m) {
@@ -97,6 +101,7 @@
     const sub = el('ul', {});
     const whom = (labels) => (labels.length === rs.length && rs.length > 1 ? 'all ' + b.name + ' runs' : labels.join(', '));
     for (const w of distinctMessages(rs, 'warnings')) sub.appendChild(el('li', { cls: 'warn', text: whom(w.labels) + ': ' + w.text }));
+    for (const w of (DATA.bench_notes || {})[b.name] || []) sub.appendChild(el('li', { cls: 'warn identity', text: w }));
     for (const n of distinctMessages(rs, 'view_notes')) sub.appendChild(el('li', { cls: 'note', text: whom(n.labels) + ': ' + n.text }));
     if (sub.children.length) li.appendChild(sub);
     return li;
@@ -121,7 +126,7 @@
     const head = el('tr', {}, el('th', { text: key === 'overall' ? (multi ? runName(r) : 'overall') : key }), el('th', { text: 'n' }));
     const cell = function (vals, v, m) {
       const ci = ciOf(r, key, v, m);
-      return el('td', { cls: 'num' }, fmt(vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null);
+      return el('td', { cls: 'num' }, fmtM(r, m, vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null);
     };
     const label = (m) => m + (unitOf(r, m) ? ' (' + unitOf(r, m) + ')' : '');
     if (tidy) { head.appendChild(el('th', { text: 'metric' })); head.appendChild(el('th', { text: 'value [CI]' })); }
@@ -147,22 +152,37 @@
   }
 
   // Runs of one benchmark side by side: one row per run, its overall metrics with intervals.
+  // A breakdown the benchmark is judged by (RIO: moved / static instances) gets its own columns
+  // next to "all": on RIO most instances do not move, so "all" alone rewards predicting no motion.
+  const SPLIT = { rio: { key: 'motion', values: ['moved', 'static'] } };
   function overviewTable(rs) {
     const names = [];
     for (const r of rs) for (const m of blockMetrics(r, 'overall')) if (names.indexOf(m) < 0) names.push(m);
     const r0 = rs[0];
-    const head = el('tr', {}, el('th', { text: 'run' }), el('th', { text: 'n' }));
-    for (const m of names) head.appendChild(el('th', { text: m + (unitOf(r0, m) ? ' (' + unitOf(r0, m) + ')' : ''), title: ((r0.metric_info || {})[m] || {}).description || '' }));
+    const split = SPLIT[r0.benchmark];
+    const parts = [{ key: 'overall', value: null, label: 'all' }];
+    if (split) for (const v of split.values) if (rs.some((r) => ((r.metrics['by_' + split.key] || {})[v]))) parts.push({ key: split.key, value: v, label: v });
+    const head = el('tr', {}, el('th', { text: 'run', rowspan: parts.length > 1 ? '2' : '1' }), el('th', { text: 'n', rowspan: parts.length > 1 ? '2' : '1' }));
+    const sub = el('tr', {});
+    for (const m of names) {
+      const th = el('th', { text: m + (unitOf(r0, m) ? ' (' + unitOf(r0, m) + ')' : ''), title: ((r0.metric_info || {})[m] || {}).description || '' });
+      if (parts.length > 1) { th.setAttribute('colspan', String(parts.length)); th.className = 'span'; }
+      head.appendChild(th);
+      if (parts.length > 1) for (const p of parts) sub.appendChild(el('th', { text: p.label, cls: 'part part-' + p.label, 'data-part': p.label }));
+    }
     const body = el('tbody');
     for (const r of rs) {
-      const tr = el('tr', {}, el('td', { text: r.label, title: r.path }), el('td', { cls: 'num', text: String(r.counts.n_samples) }));
-      for (const m of names) {
-        const ci = ciOf(r, 'overall', null, m);
-        tr.appendChild(el('td', { cls: 'num' }, fmt((r.metrics.overall || {})[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null));
+      const tr = el('tr', { cls: (r.identity ? 'identity' : '') + (r.oracle ? ' oracle' : '') }, el('td', { text: r.label, title: r.path }), el('td', { cls: 'num', text: String(r.counts.n_samples) }));
+      for (const m of names) for (const p of parts) {
+        const vals = p.key === 'overall' ? (r.metrics.overall || {}) : ((r.metrics['by_' + p.key] || {})[p.value] || {});
+        const ci = ciOf(r, p.key, p.value, m);
+        tr.appendChild(el('td', { cls: 'num part-' + p.label, 'data-metric': m, 'data-part': p.label }, fmtM(r, m, vals[m]), ci ? el('span', { cls: 'ci', text: ' [' + fmt(ci[0]) + ', ' + fmt(ci[1]) + ']' }) : null));
       }
       body.appendChild(tr);
     }
-    return el('table', { cls: 'overview', 'data-benchmark': r0.benchmark }, el('thead', {}, head), body);
+    const thead = el('thead', {}, head);
+    if (parts.length > 1) thead.appendChild(sub);
+    return el('table', { cls: 'overview', 'data-benchmark': r0.benchmark }, thead, body);
   }
 
   // Per benchmark: runs side by side, then each run's own tables folded away when there are
@@ -173,7 +193,7 @@
     for (const b of BENCHES) {
       const rs = benchRuns(b.name);
       if (manyBenches) box.appendChild(el('h3', { cls: 'bench', text: b.name }));
-      if (rs.length > 1) box.appendChild(overviewTable(rs));
+      if (rs.length > 1 || SPLIT[b.name]) box.appendChild(overviewTable(rs));
       for (const r of rs) {
         const parent = rs.length > 1 ? box.appendChild(el('details', { cls: 'run-tables' }, el('summary', { text: 'all tables of ' + r.label }))) : box;
         if (multi && rs.length === 1) parent.appendChild(el('h3', { text: runName(r) }));
@@ -185,10 +205,18 @@
 
   /* ---------- charts ---------- */
   const PRIMARY = '__primary__';
+  // A task's bar shows its primary metric, or (a text task scored without a judge) the text
+  // metric the report chose instead, named in the label.
   function primaryOf(run, key, value) {
+    if (key !== 'task') return null;
+    const c = (run.chart_primary || {})[value];
+    if (c) return c.metric;
     const p = (run.extra || {}).primary_metric;
-    if (p && key === 'task') return p[value];
-    return null;
+    return p ? p[value] : null;
+  }
+  function primaryLabel(run, value) {
+    const c = (run.chart_primary || {})[value];
+    return c && c.fallback ? c.metric + ' (no judge)' : primaryOf(run, 'task', value);
   }
 
   // Charts compare the runs of one benchmark (metrics differ between benchmarks); a selector
@@ -243,7 +271,7 @@
         const cs = byUnit[u], s = blank();
         runs.forEach(function (r, j) { for (const v of cs) { s[j].values.push(((r.metrics['by_' + g] || {})[v] || {})[pick(v)]); s[j].cis.push(ciOf(r, g, v, pick(v))); } });
         const counts = cs.map((v) => (((r0.counts_by_group || {})['by_' + g] || {})[v] || {}).n_samples);
-        const labels = m === PRIMARY && primaryOf(r0, g, cs[0]) ? cs.map((v) => v + ' · ' + pick(v)) : cs;
+        const labels = m === PRIMARY && primaryOf(r0, g, cs[0]) ? cs.map((v) => v + ' · ' + primaryLabel(r0, v)) : cs;
         const title = (m === PRIMARY ? 'primary metric' : m) + ' by ' + g + (Object.keys(byUnit).length > 1 ? ' (' + (u || 'no unit') + ')' : '');
         box.appendChild(el('div', { cls: 'chart-box', 'data-chart': 'by_' + g }, C.barChart({ categories: labels, series: s, unit: u, counts: counts, title: title })));
       }
@@ -448,6 +476,7 @@
   }
 
   function init() {
+    V.scenes = DATA.scenes || {};
     runs.forEach(function (r) { r.index = {}; r.samples.forEach((s, i) => { r.index[s.id] = i; }); });
     renderHeader();
     renderSummary();
