@@ -186,17 +186,14 @@ def _save_json(path: Path, doc: Any) -> None:
 
 
 def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pth: bool) -> None:
-    try:
-        from scenebench.benchmarks.surprise3d.writer import scene_arrays as official_arrays
-        from scenebench.benchmarks.surprise3d.writer import write_scene
-    except ImportError:  # pragma: no cover - the writer ships with scenebench
-        official_arrays, write_scene = None, None
+    from scenebench.benchmarks.surprise3d.writer import scene_arrays as official_arrays
+    from scenebench.benchmarks.surprise3d.writer import write_scene
+
     folder.mkdir(parents=True, exist_ok=True)
-    arrays = (official_arrays(arr["coords"], arr["colors"], arr["instance"], arr["superpoints"]) if official_arrays else
-              {"sampled_coords": arr["coords"], "sampled_colors": arr["colors"], "sampled_instance_anno_id": arr["instance"], "superpoints": arr["superpoints"]})
-    (folder / f"{sid}.npz").write_bytes(npz_bytes(arrays))
-    if pth and write_scene is not None:
-        write_scene(folder / f"{sid}.pth", arr["coords"], arr["colors"], arr["instance"], arr["superpoints"])
+    parts = (arr["coords"], arr["colors"], arr["instance"], arr["superpoints"], arr.get("labels"))
+    (folder / f"{sid}.npz").write_bytes(npz_bytes(official_arrays(*parts)))
+    if pth:
+        write_scene(folder / f"{sid}.pth", *parts)
 
 
 
