@@ -131,6 +131,13 @@ def _latin1_encode(text: Any, encoding: str = "utf-8") -> bytes:
     return text.encode("latin1")
 
 
+def _empty_bytes(*args: Any) -> bytes:
+    # protocol 2 writes b"" as bytes(); bytes(n) would allocate n bytes, so only the empty call is allowed
+    if args:
+        raise pickle.UnpicklingError("bytes() with arguments is not allowed")
+    return b""
+
+
 def _ordered_dict(*args: Any) -> dict:
     if args and not isinstance(args[0], (list, tuple, dict)):
         raise pickle.UnpicklingError("OrderedDict from something other than pairs")
@@ -163,6 +170,8 @@ _NUMPY_GLOBALS = {
     ("numpy", "dtype"): _safe_dtype,
     ("_codecs", "encode"): _latin1_encode,
     ("collections", "OrderedDict"): _ordered_dict,
+    # plain values (protocol 2 names the builtins module __builtin__)
+    **{(m, n): f for m in ("builtins", "__builtin__") for n, f in (("complex", complex), ("set", set), ("frozenset", frozenset), ("bytes", _empty_bytes))},
     ("torch._utils", "_rebuild_tensor_v2"): _Tensor,
     ("torch._utils", "_rebuild_tensor"): _Tensor,
 }
@@ -257,31 +266,28 @@ def _unpickle(fh: BinaryIO, path: Path, what: str) -> tuple[Any, _RestrictedUnpi
 
 def _load_pth_zip(p: Path) -> Any:
     try:
-        zf = zipfile.ZipFile(p)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(p, f"not a readable .pth archive: {type(exc).__name__}: {exc}") from exc
-    with zf:
-        names = zf.namelist()
-        pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") <= 1]
-        if len(pkl) != 1:
-            raise InputError(p, f"zip holds {len(pkl)} data.pkl records", expected="one <name>/data.pkl as torch.save writes")
-        prefix = pkl[0][: -len("data.pkl")]
-        byteorder = "little"
-        if f"{prefix}byteorder" in names:
-            byteorder = zf.read(f"{prefix}byteorder").decode("ascii", "replace").strip()
-            if byteorder not in ("little", "big"):
-                raise InputError(p, f"byteorder record says {byteorder!r}", expected="little or big")
-        try:
-            with zf.open(pkl[0]) as fh:
-                obj, up = _unpickle(io.BytesIO(fh.read()), p, pkl[0])
+        with zipfile.ZipFile(p) as zf:
+            names = zf.namelist()
+            pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") <= 1]
+            if len(pkl) != 1:
+                raise InputError(p, f"zip holds {len(pkl)} data.pkl records", expected="one <name>/data.pkl as torch.save writes")
+            prefix = pkl[0][: -len("data.pkl")]
+            byteorder = "little"
+            if f"{prefix}byteorder" in names:
+                byteorder = zf.read(f"{prefix}byteorder").decode("ascii", "replace").strip()
+                if byteorder not in ("little", "big"):
+                    raise InputError(p, f"byteorder record says {byteorder!r}", expected="little or big")
+            obj, up = _unpickle(io.BytesIO(zf.read(pkl[0])), p, pkl[0])
             arrays = {}
             for key, ref in up.storages.items():
                 rec = f"{prefix}data/{key}"
                 if rec not in names:
                     raise InputError(p, f"storage record {rec} is missing", field=key)
                 arrays[key] = _storage_array(ref, zf.read(rec), byteorder, p)
-        except (zipfile.BadZipFile, OSError, zlib.error, EOFError) as exc:
-            raise InputError(p, f"damaged .pth archive: {type(exc).__name__}: {exc}") from exc
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, MemoryError) as exc:
+        raise InputError(p, f"damaged .pth archive: {type(exc).__name__}: {exc}") from exc
     return _materialise(obj, arrays, p)
 
 
@@ -311,7 +317,10 @@ def _load_pth_legacy(p: Path) -> Any:
             numel = int.from_bytes(size, byteorder)  # type: ignore[arg-type]
             if numel != ref.numel:
                 raise InputError(p, f"storage '{key}' has {numel} elements, the pickle says {ref.numel}")
-            arrays[key] = _storage_array(ref, fh.read(numel * ref.stype.itemsize), byteorder, p).copy()
+            need = numel * ref.stype.itemsize
+            if need > p.stat().st_size - fh.tell():
+                raise InputError(p, f"storage '{key}' claims {numel} elements, more than the file holds")
+            arrays[key] = _storage_array(ref, fh.read(need), byteorder, p).copy()
         missing = set(up.storages) - set(arrays)
         if missing:
             raise InputError(p, f"storages {sorted(missing)[:5]} are used but not stored")
@@ -324,7 +333,8 @@ def read_pth(path: str | Path) -> Any:
 
     Only these globals may appear: numpy array and scalar reconstruction (``numpy.core`` and
     ``numpy._core``), ``numpy.ndarray``, ``numpy.dtype`` (object dtypes refused), ``_codecs.encode``
-    (how protocol 2 writes bytes; latin-1 only), ``collections.OrderedDict``, torch tensor rebuilds
+    (how protocol 2 writes bytes; latin-1 only), ``collections.OrderedDict``, the builtins
+    ``complex``, ``set``, ``frozenset`` and ``bytes()`` (empty only), torch tensor rebuilds
     (``torch._utils._rebuild_tensor_v2``) and the ``torch.*Storage`` types, whose data are read
     from the archive into numpy. Any other global is refused before it is imported, with an error
     naming it and the file.

@@ -415,15 +415,15 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
 
 
 def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path]:
-    from scenebench.benchmarks.bench3d.writer import write_task
+    from scenebench.benchmarks.bench3d.writer import write_bench
     from scenebench.synth.tasks3d import STEMS
 
     written = []
     for split, folder in (("test", bench), ("train", bench / "train")):
         folder.mkdir(parents=True, exist_ok=True)
-        for stem in STEMS:
-            recs = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
-            written.append(write_task(folder, stem, recs))
+        by_stem = {stem: [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
+                   for stem in STEMS}
+        written += write_bench(folder, by_stem)  # the released writers' shapes (question ids from 1 per file, house metadata)
         inst = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("instructions", [])]
         p = bench / "instruction" / f"{split}.json"
         atomic_write_json(p, inst, indent=None)

@@ -161,7 +161,14 @@ class Bench3DSource:
         return [(to_sample(r), to_truth(r)) for r in load_bench(self.train_root).all_records()]
 
     def _graph_path(self, house: str) -> Path:
-        return self.root / GRAPH_DIR / f"{house}.json"
+        """``scene_graph/<house>.json``, else the graph named after the house's scene cloud
+        (``scene/<name>.npy`` -> ``scene_graph/<name>.json``: released-shape files give the house number as ``id``)."""
+        p = self.root / GRAPH_DIR / f"{house}.json"
+        if not p.is_file():
+            for pcl, (h, scene_level) in self._clouds.items():
+                if h == house and scene_level and (alt := self.root / GRAPH_DIR / f"{Path(pcl).stem}.json").is_file():
+                    return alt
+        return p
 
     def house_objects(self, house: str) -> list[SceneObject]:
         """The house's scene graph objects when it has one, else the labelled boxes of its detection and grounding records."""
