@@ -132,7 +132,15 @@ def annotation_record(
 
 
 def write_annotations(path: str | Path, records: Sequence[Mapping[str, Any]]) -> Path:
-    """Write the annotation JSON list (``surprise-3d-val.json`` shape), atomically."""
+    """Write the annotation JSON list (``surprise-3d-val.json`` shape), atomically; ``object_id`` is
+    always written as a list of ints, the form the released loader iterates."""
     p = Path(path)
-    atomic_write_json(p, [dict(r) for r in records], indent=1)
+    out = []
+    for r in records:
+        d = dict(r)
+        oid = d.get("object_id")
+        if isinstance(oid, (int, np.integer)) and not isinstance(oid, bool):
+            d["object_id"] = [int(oid)]
+        out.append(d)
+    atomic_write_json(p, out, indent=1)
     return p
