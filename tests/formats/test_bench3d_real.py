@@ -120,7 +120,7 @@ def test_oracle_scores_100_through_score_and_run(tmp_path, capsys):
     assert by["visual_grounding_plus"]["in_box"] == 100.0 and by["visual_grounding_plus"]["within_1m"] == 100.0
     assert res["counts"]["n_samples"] == 8 and res["counts"]["n_missing"] == 0
     assert {k for k in res["inputs"] if k.startswith("meta:")} == {"meta:house:460", "meta:house:461", "meta:objects_gt"}
-    code, out, err = _cli(["run", "3dbench", "--data", str(root), "--model", "oracle", "-o", str(tmp_path / "run"),
+    code, _out, err = _cli(["run", "3dbench", "--data", str(root), "--model", "oracle", "-o", str(tmp_path / "run"),
                            "--tasks", "Classification,Counting,VisualGrounding_plus", "--no-progress"], capsys)
     assert code == 0, err
     res = json.loads((tmp_path / "run" / "results.json").read_text())
@@ -136,7 +136,7 @@ def test_houses_option_names_where_the_house_jsons_are(tmp_path, capsys):
     (root / "houses").rename(tmp_path / "myjson")
     code, out, err = _cli(["validate", "3dbench", "--data", str(root)], capsys)
     assert code != 0 and "SCaption.json" in err and "record 0" in err and "field 'rooms'" in err and "--houses" in err
-    code, out, err = _cli(["validate", "3dbench", "--data", str(root), "--houses", str(tmp_path / "myjson")], capsys)
+    code, _out, err = _cli(["validate", "3dbench", "--data", str(root), "--houses", str(tmp_path / "myjson")], capsys)
     assert code == 0, err
 
 
@@ -156,5 +156,5 @@ def test_bad_variants_give_one_clear_error(tmp_path, capsys):
     recs[1]["bbox"] = [1.0, 2.0, 3.0, 1.0, 1.0, 1.0]
     (root / "VisualGrounding_plus.json").write_text(json.dumps(recs))
     (root / "GT" / "Classification.json").write_text(json.dumps(gt))
-    code, out, err = _cli(["validate", "3dbench", "--data", str(root)], capsys)
+    code, _out, err = _cli(["validate", "3dbench", "--data", str(root)], capsys)
     assert code != 0 and "Classification.json" in err and "house 460" in err

@@ -83,5 +83,5 @@ def test_bad_variants_give_one_clear_error(real_layout, capsys):
     d = official_scene()
     d["sampled_colors"] = d["sampled_colors"] * 300.0
     torch.save(d, real_layout / "scenes" / "0a5c013435.pth")
-    code, out, err = _cli(["validate", "surprise3d", "-a", str(real_layout / "surprise-3d-val.json"), "-s", str(real_layout / "scenes")], capsys)
+    code, _out, err = _cli(["validate", "surprise3d", "-a", str(real_layout / "surprise-3d-val.json"), "-s", str(real_layout / "scenes")], capsys)
     assert code != 0 and "0a5c013435.pth" in err and "field 'sampled_colors'" in err and "[0, 1] or [0, 255]" in err

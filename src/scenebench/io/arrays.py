@@ -150,7 +150,7 @@ class _Tensor:
     def __init__(self, storage: Any, offset: Any, size: Any, stride: Any, *_rest: Any) -> None:
         if not isinstance(storage, _StorageRef):
             raise pickle.UnpicklingError("tensor rebuilt from something other than a saved storage")
-        ints = lambda v: isinstance(v, (tuple, list)) and len(v) <= _MAX_DIMS and all(isinstance(x, int) and x >= 0 for x in v)  # noqa: E731
+        ints = lambda v: isinstance(v, (tuple, list)) and len(v) <= _MAX_DIMS and all(isinstance(x, int) and x >= 0 for x in v)
         if not isinstance(offset, int) or offset < 0 or not ints(size) or not ints(stride) or len(size) != len(stride):
             raise pickle.UnpicklingError(f"tensor with offset {offset!r}, size {size!r}, stride {stride!r}")
         self.storage, self.offset, self.size, self.stride = storage, offset, tuple(size), tuple(stride)

@@ -30,7 +30,7 @@ from scenebench.benchmarks.bench3d.records import validate_records
 from scenebench.benchmarks.bench3d.tasks import TASK_FILES, TASKS, task_key
 from scenebench.io.files import atomic_write_json, to_plain
 
-__all__ = ["TASK_FILES", "write_task", "write_bench", "released_records", "write_point_cloud"]
+__all__ = ["TASK_FILES", "released_records", "write_bench", "write_point_cloud", "write_task"]
 
 SRC_DATASET = "scenebench"
 SCENE_TEXT = ("scene_caption", "scene_qa", "relation")
@@ -87,7 +87,7 @@ def write_bench(bench_dir: str | Path, records_by_task: Mapping[str, Sequence[Ma
         for h, (rooms, objects) in t.items():
             old = truth.get(h, ([], []))
             truth[h] = (rooms or old[0], list(dict.fromkeys([*old[1], *objects])))
-    lookup = lambda h: truth.get(h)  # noqa: E731 - the loader's SceneTruth, from what is about to be written
+    lookup = lambda h: truth.get(h)  # the loader's SceneTruth, from what is about to be written
     for key, rel in files.items():
         validate_records(key, rel, path=root / TASK_FILES[key], scene_truth=lookup)
     written = []
