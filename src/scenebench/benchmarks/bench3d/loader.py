@@ -14,6 +14,7 @@ same way: ``houses`` defaults to ``<data>/houses`` and the classification GT to
 
 from __future__ import annotations
 
+import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,11 +51,20 @@ HOUSES_DIR = "houses"  # <data>/houses/(<id>).json: ProcTHOR house JSONs (rooms[
 OBJECTS_GT = ("GT", "Classification.json")  # <data>/GT/Classification.json: object names per house
 
 
+_HOUSE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}$")  # ids that can name a file in the folder
+
+
 def house_json_path(houses: Path, house: str) -> Path | None:
-    """``(<id>).json`` as the released judge names it, else ``<id>.json``."""
+    """``(<id>).json`` as the released judge names it, else ``<id>.json``; None for ids that cannot
+    be a file name there (separators, too long)."""
+    if not _HOUSE_ID.match(house):
+        return None
     for name in (f"({house}).json", f"{house}.json"):
-        if (houses / name).is_file():
-            return houses / name
+        try:
+            if (houses / name).is_file():
+                return houses / name
+        except OSError:
+            return None
     return None
 
 
