@@ -31,10 +31,10 @@ def test_index_holds_no_text(tmp_path, monkeypatch):
 
     p = tmp_path / "a.jsonl"
     p.write_text(json.dumps({"question_id": "q1", "task": "Counting", "text": "x" * 100_000}) + "\n")
-    monkeypatch.setattr(P, "expected_ids", lambda bench, circular: {"q1": "counting"})
+    monkeypatch.setattr(P, "expected_ids", lambda bench, circular: {"counting:q1": "counting"})
     ans = read_answers(p, FakeBench())
-    assert ans.by_id == {"q1": (0, 1)}
-    assert ans.get("q1") == "x" * 100_000
+    assert ans.by_id == {"counting:q1": (0, 1)}  # keyed by (task, question_id)
+    assert ans.get("counting:q1") == "x" * 100_000
 
 
 def test_file_changed_after_indexing_is_an_input_error(tmp_path):

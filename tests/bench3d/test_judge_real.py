@@ -30,5 +30,5 @@ def test_scene_caption_and_position_relation_with_a_real_judge(local_llm_server,
     assert res.metrics["by_task"]["position_relation"]["judge_same"] is not None
     assert res.extra["judge"]["model_id"] and res.extra["judge"]["prompt_versions"]
     scores = {s.sample_id: s for s in load_scores(RunDir(tmp_path / "run"))}
-    cap = scores[records_for("scene_caption", ("460",))[0]["question_id"]]
+    cap = scores["scene_caption:" + records_for("scene_caption", ("460",))[0]["question_id"]]
     assert set(cap.detail["judge"]) >= {"value", "valid", "model_id", "prompt_version", "raw"}

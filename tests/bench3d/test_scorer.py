@@ -126,7 +126,7 @@ def test_missing_answers_refused_then_counted(bench, tmp_path):
         ({"question_id": "nope", "task": "counting", "text": "3"}, "is not a counting record"),
         ({"question_id": "counting-460-0", "task": "sorting", "text": "3"}, "unknown task"),
         ({"question_id": "counting-460-0", "task": "counting", "text": 3}, "field 'text'"),
-        ({"question_id": "counting-460-0", "task": "classification", "text": "3"}, "belongs to task 'counting'"),
+        ({"question_id": "counting-460-0", "task": "classification", "text": "3"}, "is a question_id of counting"),
         ({"task": "counting", "text": "3"}, "field 'question_id'"),
     ],
 )

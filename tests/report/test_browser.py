@@ -180,7 +180,7 @@ def _bench3d_report(root: Path) -> tuple[Path, str]:
     from .test_views_bench3d import ANSWERS, answers_file, make_bench
 
     score_3dbench(make_bench(root / "bench"), answers_file(root / "answers.jsonl", ANSWERS), out=root / "run", n_resamples=50)
-    return write_html_report(root / "run", root / "report.html"), "nav-0"
+    return write_html_report(root / "run", root / "report.html"), "navigation:nav-0"  # sample ids are <task>:<question_id>
 
 
 def _rio_report(root: Path) -> tuple[Path, str]:

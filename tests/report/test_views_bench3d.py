@@ -62,10 +62,11 @@ def test_texts_and_geometry_come_from_the_runs_inputs(scored):
     run = load_run(scored / "run")
     data = build_payload([run])
     samples = {s["id"]: s for s in data["runs"][0]["samples"]}
-    cls = samples["cls-0"]["detail"]
+    cls = samples["classification:cls-0"]["detail"]  # sample ids are <task>:<question_id>
     assert cls["question"].startswith("What is this?") and cls["answer"] == "(B) cup"
     assert cls["prediction"] == ANSWERS[("cls-0", "classification")] and cls["options"] == ["(A) chair", "(B) cup"]
     views = data["views"]["0"]
+    views = {k.split(":", 1)[1]: v for k, v in views.items()}
     assert set(views) == {"vg-0", "det-0", "room-0", "nav-0", "cls-0"}
     vg = [(layer["kind"], layer["label"]) for layer in views["vg-0"]["layers"]]
     assert vg == [("box", "GT box (vase)"), ("box", "predicted box 1")]

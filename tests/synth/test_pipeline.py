@@ -44,7 +44,9 @@ def test_layout_and_loaders(tiny_run):
         assert arr.dtype == np.float32 and arr.shape[1] == 6 and 0 <= arr[:, 3:].min() and arr[:, 3:].max() <= 1
     # test split = houses with index % 2 == 1 here; train = the rest
     assert manifest["splits"] == {"test": ["house_000001"], "train": ["house_000000", "house_000002"]}
-    assert {r["id"] for r in json.loads((bench / "Counting.json").read_text())} <= {"house_000001"}
+    # the released writers' shape: id = the house number, question_id from 1 in every task file
+    counting = json.loads((bench / "Counting.json").read_text())
+    assert {r["id"] for r in counting} <= {"1"} and [r["question_id"] for r in counting] == list(range(1, len(counting) + 1))
     # SURPRISE3D
     s3 = out / "surprise3d"
     for name in ("surprise-3d-train.json", "surprise-3d-val.json"):
@@ -179,7 +181,9 @@ def test_surprise_scenes_as_npz_and_pth_hold_the_same_arrays(tiny_run):
     for sid in {h["scene_id"] for h in manifest["per_house"]}:
         a = load_npz(out / "surprise3d" / "scenes" / f"{sid}.npz")
         b = load_pth(out / "surprise3d" / "scenes" / f"{sid}.pth")
-        assert set(a) == set(b) == {"sampled_coords", "sampled_colors", "sampled_instance_anno_id", "superpoints"}
+        # the official preprocessing's keys; the .pth also names its scene
+        assert set(a) == set(b) - {"scene_id"} == {"sampled_coords", "sampled_colors", "sampled_labels", "sampled_instance_anno_id", "superpoints"}
+        assert b["scene_id"] == sid and a["sampled_colors"].max() <= 1.0 and a["sampled_instance_anno_id"].dtype == np.int16
         for k in a:
             assert np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype
 

@@ -160,6 +160,8 @@ def run_3dbench(
     out: Optional[Path] = OUT,
     train: Optional[Path] = typer.Option(None, "--train", help="Train split (same task files) for baselines that learn (default: --data/train)."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated tasks (keys or official names); default: every task file present."),
+    houses: Optional[Path] = typer.Option(None, "--houses", help="Folder of house JSONs ((<id>).json) giving scene text tasks their rooms (default: --data/houses)."),
+    objects_gt: Optional[Path] = typer.Option(None, "--objects-gt", help="GT/Classification.json giving scene text tasks their objects (default: --data/GT/Classification.json)."),
     limit: Optional[int] = LIMIT,
     seed: int = SEED,
     protocol: str = PROTOCOL,
@@ -187,7 +189,9 @@ def run_3dbench(
         raise InputError(None, str(exc), field="--tasks") from None
     j = make_judge_or_none(judge, judge_base_url, judge_cache, 4)
     try:
-        outcome = execute("3dbench", {"data": str(data), "train": str(train) if train else None}, model=model, out=out, tasks=task_list,
+        spec = {"data": str(data), "train": str(train) if train else None,
+                **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None}}
+        outcome = execute("3dbench", spec, model=model, out=out, tasks=task_list,
                           limit=limit, seed=seed, protocol=protocol, backend=backend, address=address, scenes_per_task=scenes_per_task,
                           max_retries=max_retries, base_url=base_url, model_args=model_arg, overwrite=overwrite, progress=progress,
                           score_options={"judge": j})

@@ -1,20 +1,25 @@
-"""Safe loading of array files from users: never unpickles.
+"""Safe loading of array files from users: never runs code from a file.
 
-``.npy``/``.npz`` go through ``numpy.load(allow_pickle=False)``; ``.pth`` through
-``torch.load(weights_only=True)`` (torch extra). Errors name the file and the key.
+``.npy``/``.npz`` go through ``numpy.load(allow_pickle=False)``. ``.pth`` (``torch.save``, zip or
+legacy format) goes through a restricted unpickler that builds only numpy arrays, torch tensors (as
+numpy arrays, read without importing torch) and plain containers, and refuses every other global by
+name (see :func:`read_pth`). Errors name the file and the key and keep their cause.
 """
 
 from __future__ import annotations
 
+import collections
+import io
+import pickle
 import tokenize
 import zipfile
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.extras import require
 
 
 # numpy parses an .npy header with ast.literal_eval (SyntaxError, TokenError on damage) and allocates
@@ -72,24 +77,283 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
         raise InputError(p, f"not a readable .npz archive: {exc}") from None
 
 
-def load_pth(path: str | Path) -> dict[str, Any]:
-    """Load a PyTorch ``.pth`` dict of arrays with ``weights_only=True``; tensors become numpy arrays."""
+# ---------------------------------------------------------------------------------------------
+# .pth files: a restricted unpickler, no torch needed
+# ---------------------------------------------------------------------------------------------
+
+# torch storage classes -> the numpy dtype of their elements (BFloat16 has no numpy dtype: read
+# as uint16 and widened to float32 below).
+_STORAGE_DTYPES: dict[str, str] = {
+    "DoubleStorage": "f8", "FloatStorage": "f4", "HalfStorage": "f2", "BFloat16Storage": "bf16",
+    "LongStorage": "i8", "IntStorage": "i4", "ShortStorage": "i2", "CharStorage": "i1",
+    "ByteStorage": "u1", "BoolStorage": "?", "ComplexDoubleStorage": "c16", "ComplexFloatStorage": "c8",
+}
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+_MAX_DIMS = 64
+
+
+class _StorageType:
+    """Stands in for ``torch.<X>Storage`` in the pickle: only its element dtype matters."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.code = _STORAGE_DTYPES[name]
+
+    @property
+    def itemsize(self) -> int:
+        return 2 if self.code == "bf16" else np.dtype(self.code).itemsize
+
+
+def _safe_dtype(*args: Any) -> np.dtype:
+    dt = np.dtype(*args)
+    if dt.hasobject:
+        raise pickle.UnpicklingError("an array of Python objects (dtype object) is not allowed")
+    return dt
+
+
+def _safe_reconstruct(cls: Any, shape: Any, dtype_code: Any) -> np.ndarray:
+    if cls is not np.ndarray:
+        raise pickle.UnpicklingError(f"_reconstruct of {cls!r} is not allowed (only numpy.ndarray)")
+    return np.ndarray.__new__(np.ndarray, shape, _safe_dtype(dtype_code))
+
+
+def _safe_scalar(dtype: Any, data: Any = None) -> Any:
+    dt = _safe_dtype(dtype)
+    if not isinstance(data, bytes) or len(data) != dt.itemsize:
+        raise pickle.UnpicklingError(f"numpy scalar of {dt} with {type(data).__name__} data")
+    return np.frombuffer(data, dtype=dt)[0]
+
+
+def _latin1_encode(text: Any, encoding: str = "utf-8") -> bytes:
+    # pickle protocol 2 writes bytes as _codecs.encode(str, "latin1"); nothing else is needed
+    if not isinstance(text, str) or encoding != "latin1":
+        raise pickle.UnpicklingError(f"_codecs.encode only with a str and 'latin1', got {type(text).__name__}, {encoding!r}")
+    return text.encode("latin1")
+
+
+def _empty_bytes(*args: Any) -> bytes:
+    # protocol 2 writes b"" as bytes(); bytes(n) would allocate n bytes, so only the empty call is allowed
+    if args:
+        raise pickle.UnpicklingError("bytes() with arguments is not allowed")
+    return b""
+
+
+def _ordered_dict(*args: Any) -> dict:
+    if args and not isinstance(args[0], (list, tuple, dict)):
+        raise pickle.UnpicklingError("OrderedDict from something other than pairs")
+    return collections.OrderedDict(*args)
+
+
+class _Tensor:
+    """What ``torch._utils._rebuild_tensor_v2`` rebuilds, held until the storages are read."""
+
+    def __init__(self, storage: Any, offset: Any, size: Any, stride: Any, *_rest: Any) -> None:
+        if not isinstance(storage, _StorageRef):
+            raise pickle.UnpicklingError("tensor rebuilt from something other than a saved storage")
+        ints = lambda v: isinstance(v, (tuple, list)) and len(v) <= _MAX_DIMS and all(isinstance(x, int) and x >= 0 for x in v)
+        if not isinstance(offset, int) or offset < 0 or not ints(size) or not ints(stride) or len(size) != len(stride):
+            raise pickle.UnpicklingError(f"tensor with offset {offset!r}, size {size!r}, stride {stride!r}")
+        self.storage, self.offset, self.size, self.stride = storage, offset, tuple(size), tuple(stride)
+
+
+class _StorageRef:
+    def __init__(self, stype: _StorageType, key: str, numel: int) -> None:
+        self.stype, self.key, self.numel = stype, key, numel
+
+
+_NUMPY_GLOBALS = {
+    ("numpy.core.multiarray", "_reconstruct"): _safe_reconstruct,
+    ("numpy._core.multiarray", "_reconstruct"): _safe_reconstruct,
+    ("numpy.core.multiarray", "scalar"): _safe_scalar,
+    ("numpy._core.multiarray", "scalar"): _safe_scalar,
+    ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "dtype"): _safe_dtype,
+    ("_codecs", "encode"): _latin1_encode,
+    ("collections", "OrderedDict"): _ordered_dict,
+    # plain values (protocol 2 names the builtins module __builtin__)
+    **{(m, n): f for m in ("builtins", "__builtin__") for n, f in (("complex", complex), ("set", set), ("frozenset", frozenset), ("bytes", _empty_bytes))},
+    ("torch._utils", "_rebuild_tensor_v2"): _Tensor,
+    ("torch._utils", "_rebuild_tensor"): _Tensor,
+}
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    """Builds only numpy arrays and scalars, torch tensors (as numpy), and plain containers."""
+
+    def __init__(self, fh: BinaryIO, path: Path) -> None:
+        super().__init__(fh, encoding="latin1")
+        self.path = path
+        self.storages: dict[str, _StorageRef] = {}
+
+    def find_class(self, module: str, name: str) -> Any:
+        fn = _NUMPY_GLOBALS.get((module, name))
+        if fn is not None:
+            return fn
+        if module == "torch" and name in _STORAGE_DTYPES:
+            return _StorageType(name)
+        # numpy dtype classes (numpy >= 1.25 pickles dtypes as numpy.dtypes.Float64DType, ...)
+        if module == "numpy.dtypes" and name.endswith("DType") and name != "ObjectDType":
+            return _safe_dtype
+        raise _Refused(f"{module}.{name}")
+
+    def persistent_load(self, pid: Any) -> Any:
+        if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage" and isinstance(pid[1], _StorageType)):
+            raise pickle.UnpicklingError(f"unsupported persistent id {str(pid)[:120]}")
+        _, stype, key, _location, numel = pid[:5]
+        if not isinstance(key, str) or not isinstance(numel, int) or numel < 0:
+            raise pickle.UnpicklingError(f"storage with key {key!r} and size {numel!r}")
+        ref = self.storages.get(key)
+        if ref is None:
+            ref = self.storages[key] = _StorageRef(stype, key, numel)
+        return ref
+
+
+class _Refused(pickle.UnpicklingError):
+    """A global outside the allow-list: never imported, never called."""
+
+    def __init__(self, qualname: str) -> None:
+        super().__init__(qualname)
+        self.qualname = qualname
+
+
+def _storage_array(ref: _StorageRef, raw: bytes, byteorder: str, path: Path) -> np.ndarray:
+    code = ref.stype.code
+    need = ref.numel * ref.stype.itemsize
+    if len(raw) < need:
+        raise InputError(path, f"storage '{ref.key}' holds {len(raw)} bytes, the pickle says {ref.numel} elements ({need} bytes)")
+    end = "<" if byteorder == "little" else ">"
+    if code == "bf16":  # bfloat16 = the high 16 bits of a float32
+        half = np.frombuffer(raw, dtype=f"{end}u2", count=ref.numel)
+        return (half.astype(np.uint32) << 16).view(np.float32)
+    dt = np.dtype(code).newbyteorder(end) if np.dtype(code).itemsize > 1 else np.dtype(code)
+    return np.frombuffer(raw, dtype=dt, count=ref.numel)
+
+
+def _materialise(obj: Any, arrays: dict[str, np.ndarray], path: Path, depth: int = 0) -> Any:
+    """Replace every :class:`_Tensor` by a numpy array (copied out of its storage)."""
+    if depth > 100:
+        raise InputError(path, "nesting deeper than 100 levels")
+    if isinstance(obj, _Tensor):
+        base = arrays[obj.storage.key]
+        item = base.itemsize
+        if obj.size and all(obj.size):
+            last = obj.offset + sum((s - 1) * st for s, st in zip(obj.size, obj.stride))
+            if last >= base.size:
+                raise InputError(path, f"a tensor reaches element {last} of storage '{obj.storage.key}' of {base.size}")
+        view = np.lib.stride_tricks.as_strided(base[obj.offset:], shape=obj.size, strides=[s * item for s in obj.stride], writeable=False)
+        return np.array(view, dtype=view.dtype.newbyteorder("="))
+    if isinstance(obj, dict):
+        return {k: _materialise(v, arrays, path, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_materialise(v, arrays, path, depth + 1) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_materialise(v, arrays, path, depth + 1) for v in obj)
+    return obj
+
+
+def _unpickle(fh: BinaryIO, path: Path, what: str) -> tuple[Any, _RestrictedUnpickler]:
+    up = _RestrictedUnpickler(fh, path)
+    try:
+        return up.load(), up
+    except _Refused as exc:
+        raise InputError(
+            path, f"{what} calls the global {exc.qualname}, which scenebench refuses to load (it could run code)",
+            expected="a .pth of numpy arrays or tensors in plain dicts/lists (numpy array reconstruction, torch tensor rebuilds, OrderedDict)",
+        ) from exc
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, MemoryError, OverflowError, RecursionError) as exc:
+        raise InputError(path, f"{what} is not a readable pickle: {type(exc).__name__}: {exc}") from exc
+
+
+def _load_pth_zip(p: Path) -> Any:
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = zf.namelist()
+            pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") <= 1]
+            if len(pkl) != 1:
+                raise InputError(p, f"zip holds {len(pkl)} data.pkl records", expected="one <name>/data.pkl as torch.save writes")
+            prefix = pkl[0][: -len("data.pkl")]
+            byteorder = "little"
+            if f"{prefix}byteorder" in names:
+                byteorder = zf.read(f"{prefix}byteorder").decode("ascii", "replace").strip()
+                if byteorder not in ("little", "big"):
+                    raise InputError(p, f"byteorder record says {byteorder!r}", expected="little or big")
+            obj, up = _unpickle(io.BytesIO(zf.read(pkl[0])), p, pkl[0])
+            arrays = {}
+            for key, ref in up.storages.items():
+                rec = f"{prefix}data/{key}"
+                if rec not in names:
+                    raise InputError(p, f"storage record {rec} is missing", field=key)
+                arrays[key] = _storage_array(ref, zf.read(rec), byteorder, p)
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, MemoryError) as exc:
+        raise InputError(p, f"damaged .pth archive: {type(exc).__name__}: {exc}") from exc
+    return _materialise(obj, arrays, p)
+
+
+def _load_pth_legacy(p: Path) -> Any:
+    """The pre-1.6 format: pickles of (magic, version, sys_info, obj, storage keys), then raw storages."""
+    with open(p, "rb") as fh:
+        head = []
+        for what in ("magic number", "protocol version", "system info"):
+            v, _ = _unpickle(fh, p, what)
+            head.append(v)
+        if head[0] != _LEGACY_MAGIC:
+            raise InputError(p, "neither a zip nor a legacy torch.save file", expected="a file written by torch.save")
+        sysinfo = head[2] if isinstance(head[2], dict) else {}
+        byteorder = "little" if sysinfo.get("little_endian", True) else "big"
+        obj, up = _unpickle(fh, p, "the saved object")
+        keys, _ = _unpickle(fh, p, "the storage key list")
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise InputError(p, "storage key list is not a list of strings")
+        arrays = {}
+        for key in keys:
+            ref = up.storages.get(key)
+            if ref is None:
+                raise InputError(p, f"storage '{key}' is listed but never used")
+            size = fh.read(8)
+            if len(size) != 8:
+                raise InputError(p, f"storage '{key}' is cut short")
+            numel = int.from_bytes(size, byteorder)  # type: ignore[arg-type]
+            if numel != ref.numel:
+                raise InputError(p, f"storage '{key}' has {numel} elements, the pickle says {ref.numel}")
+            need = numel * ref.stype.itemsize
+            if need > p.stat().st_size - fh.tell():
+                raise InputError(p, f"storage '{key}' claims {numel} elements, more than the file holds")
+            arrays[key] = _storage_array(ref, fh.read(need), byteorder, p).copy()
+        missing = set(up.storages) - set(arrays)
+        if missing:
+            raise InputError(p, f"storages {sorted(missing)[:5]} are used but not stored")
+    return _materialise(obj, arrays, p)
+
+
+def read_pth(path: str | Path) -> Any:
+    """Unpickle a ``torch.save`` file safely, without torch: returns the saved object with every
+    tensor as a numpy array.
+
+    Only these globals may appear: numpy array and scalar reconstruction (``numpy.core`` and
+    ``numpy._core``), ``numpy.ndarray``, ``numpy.dtype`` (object dtypes refused), ``_codecs.encode``
+    (how protocol 2 writes bytes; latin-1 only), ``collections.OrderedDict``, the builtins
+    ``complex``, ``set``, ``frozenset`` and ``bytes()`` (empty only), torch tensor rebuilds
+    (``torch._utils._rebuild_tensor_v2``) and the ``torch.*Storage`` types, whose data are read
+    from the archive into numpy. Any other global is refused before it is imported, with an error
+    naming it and the file.
+    """
     p = Path(path)
     if not p.exists():
         raise InputError(p, "file does not exist")
-    torch = require("torch", "torch", purpose=f"reading {p.name} (.pth); or convert it to .npz")
-    try:
-        obj = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for bad/unsafe files
-        raise InputError(p, f"not a loadable .pth file with weights_only=True: {type(exc).__name__}: {str(exc)[:300]}") from None
+    if zipfile.is_zipfile(p):
+        return _load_pth_zip(p)
+    return _load_pth_legacy(p)
+
+
+def load_pth(path: str | Path) -> dict[str, Any]:
+    """Load a ``.pth`` dict of arrays (numpy arrays or tensors) with :func:`read_pth`; no torch needed."""
+    p = Path(path)
+    obj = read_pth(p)
     if not isinstance(obj, dict):
         raise InputError(p, f"holds a {type(obj).__name__}", expected="a dict of arrays")
-    out: dict[str, Any] = {}
-    for k, v in obj.items():
-        if hasattr(v, "detach"):
-            v = v.detach().cpu().numpy()
-        out[str(k)] = v
-    return out
+    return {str(k): v for k, v in obj.items()}
 
 
 def load_arrays(path: str | Path) -> dict[str, Any]:

@@ -186,17 +186,14 @@ def _save_json(path: Path, doc: Any) -> None:
 
 
 def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pth: bool) -> None:
-    try:
-        from scenebench.benchmarks.surprise3d.writer import scene_arrays as official_arrays
-        from scenebench.benchmarks.surprise3d.writer import write_scene
-    except ImportError:  # pragma: no cover - the writer ships with scenebench
-        official_arrays, write_scene = None, None
+    from scenebench.benchmarks.surprise3d.writer import scene_arrays as official_arrays
+    from scenebench.benchmarks.surprise3d.writer import write_scene
+
     folder.mkdir(parents=True, exist_ok=True)
-    arrays = (official_arrays(arr["coords"], arr["colors"], arr["instance"], arr["superpoints"]) if official_arrays else
-              {"sampled_coords": arr["coords"], "sampled_colors": arr["colors"], "sampled_instance_anno_id": arr["instance"], "superpoints": arr["superpoints"]})
-    (folder / f"{sid}.npz").write_bytes(npz_bytes(arrays))
-    if pth and write_scene is not None:
-        write_scene(folder / f"{sid}.pth", arr["coords"], arr["colors"], arr["instance"], arr["superpoints"])
+    parts = (arr["coords"], arr["colors"], arr["instance"], arr["superpoints"], arr.get("labels"))
+    (folder / f"{sid}.npz").write_bytes(npz_bytes(official_arrays(*parts)))
+    if pth:
+        write_scene(folder / f"{sid}.pth", *parts)
 
 
 
@@ -418,15 +415,15 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
 
 
 def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path]:
-    from scenebench.benchmarks.bench3d.writer import write_task
+    from scenebench.benchmarks.bench3d.writer import write_bench
     from scenebench.synth.tasks3d import STEMS
 
     written = []
     for split, folder in (("test", bench), ("train", bench / "train")):
         folder.mkdir(parents=True, exist_ok=True)
-        for stem in STEMS:
-            recs = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
-            written.append(write_task(folder, stem, recs))
+        by_stem = {stem: [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
+                   for stem in STEMS}
+        written += write_bench(folder, by_stem)  # the released writers' shapes (question ids from 1 per file, house metadata)
         inst = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("instructions", [])]
         p = bench / "instruction" / f"{split}.json"
         atomic_write_json(p, inst, indent=None)

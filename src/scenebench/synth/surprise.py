@@ -56,7 +56,8 @@ def scene_arrays(cap: Capture, superpoint_size: float) -> dict[str, np.ndarray]:
     dims = q.max(0) + 1 if len(q) else np.ones(3, np.int64)
     key = (((inst.astype(np.int64) + 1) * dims[0] + q[:, 0]) * dims[1] + q[:, 1]) * dims[2] + q[:, 2]
     _, sp = np.unique(key, return_inverse=True)
-    return {"coords": coords, "colors": (c.rgb * 255).astype(np.float32), "instance": inst, "superpoints": sp.reshape(-1).astype(np.int32)}
+    return {"coords": coords, "colors": (c.rgb * 255).astype(np.float32), "instance": inst, "superpoints": sp.reshape(-1).astype(np.int32),
+            "labels": c.semantic.astype(np.int32)}  # SEMANTIC_LABELS index, -1 none (written as sampled_labels, -100)
 
 
 class SurpriseGenerator:

@@ -7,6 +7,9 @@ from typing import Optional
 
 import typer
 
+HOUSES = typer.Option(None, "--houses", help="Folder of house JSONs ((<id>).json, rooms[].roomType) for scene text tasks (default: --data/houses).")
+OBJECTS_GT = typer.Option(None, "--objects-gt", help="GT/Classification.json (object names per house) for scene text tasks (default: --data/GT/Classification.json).")
+
 
 def score_command(
     data: Path = typer.Option(..., "--data", help="3DBench folder: one JSON list per task (Classification.json, ...)."),
@@ -24,6 +27,8 @@ def score_command(
     overwrite: bool = typer.Option(False, "--overwrite", help="Restart a run folder made with other inputs."),
     n_resamples: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap resamples for CIs (0: none)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    houses: Optional[Path] = HOUSES,
+    objects_gt: Optional[Path] = OBJECTS_GT,
 ) -> None:
     """Score free-text answers on 3DBench (ten tasks + visual grounding plus)."""
     from scenebench.benchmarks.bench3d.report import print_3dbench
@@ -32,7 +37,8 @@ def score_command(
     j = make_judge_or_none(judge, judge_base_url, judge_cache, judge_concurrency)
     try:
         res = score_3dbench(data, predictions, tasks=tasks, protocol=protocol, judge=j, out=out, circular=circular,
-                            allow_missing=allow_missing, limit=limit, overwrite=overwrite, n_resamples=n_resamples, seed=seed, progress=True)
+                            allow_missing=allow_missing, limit=limit, overwrite=overwrite, n_resamples=n_resamples, seed=seed, progress=True,
+                            houses=houses, objects_gt=objects_gt)
     finally:
         if j is not None:
             j.close()
@@ -46,6 +52,9 @@ def validate_command(
     circular: bool = typer.Option(False, "--circular", help="Expect rotation ids for multiple-choice tasks."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="Accept answers that do not cover every record."),
     check_clouds: bool = typer.Option(True, "--check-clouds/--no-check-clouds", help="Check that every pcl exists and is (N, 6)."),
+    houses: Optional[Path] = HOUSES,
+    objects_gt: Optional[Path] = OBJECTS_GT,
+    list_ids: bool = typer.Option(False, "--list-ids", help="Print task, question_id (given or derived row<i>), row, house, pcl of every record (TSV)."),
 ) -> None:
     """Check a 3DBench folder (and optionally answers); scores nothing."""
     from scenebench.benchmarks.bench3d.loader import check_point_clouds, load_bench
@@ -57,7 +66,10 @@ def validate_command(
         task_list = parse_task_list(tasks) if tasks else None
     except ValueError as exc:
         raise InputError(None, str(exc), field="--tasks") from None
-    bench = load_bench(data, task_list)
+    bench = load_bench(data, task_list, houses=houses, objects_gt=objects_gt)
+    if list_ids:
+        print_ids(bench)
+        return
     for t, recs in bench.records.items():
         typer.echo(f"{t}: {len(recs)} records ({bench.files[t].name})")
     if check_clouds:
@@ -71,6 +83,17 @@ def validate_command(
         ans = read_answers(predictions, bench, circular=circular, allow_missing=allow_missing)
         typer.echo(f"answers: {len(ans.by_id)} paired, {len(ans.missing)} missing, {ans.skipped_other_tasks} of other tasks")
     typer.echo("ok")
+
+
+def print_ids(bench: object) -> None:
+    """TSV for scripts: the ids answers must use (``question_id`` with ``task``) and where each record is."""
+    import sys
+
+    out = sys.stdout
+    out.write("task\tquestion_id\tderived\trow\thouse\tpcl\n")
+    for t, recs in bench.records.items():  # type: ignore[attr-defined]
+        for r in recs:
+            out.write(f"{t}\t{r.question_id}\t{'yes' if r.derived_id else 'no'}\t{r.row}\t{r.house}\t{r.pcl}\n")
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

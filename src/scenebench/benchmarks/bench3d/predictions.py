@@ -1,7 +1,8 @@
 """``answers.jsonl``: one ``{"question_id", "task", "text"}`` per ground-truth record, paired by id.
 
 The released script pairs predictions with ground truth by position, so one dropped line shifts
-every later answer onto the wrong question. scenebench pairs by ``question_id`` and refuses a file
+every later answer onto the wrong question. scenebench pairs by ``(task, question_id)`` (question
+ids restart at 1 in every released task file; a record without one is ``row<i>``) and refuses a file
 that does not cover the records unless missing answers are explicitly allowed (scored as wrong
 and counted). With circular evaluation a multiple-choice question ``q`` expects one answer per
 rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.metrics.choice.rotate`).
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from scenebench.benchmarks.bench3d.loader import Bench
+from scenebench.benchmarks.bench3d.records import record_key
 from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
 from scenebench.errors import InputError
 from scenebench.io.files import iter_jsonl_offsets, read_jsonl_at
@@ -23,8 +25,9 @@ from scenebench.metrics.choice import circular_id
 
 @dataclass
 class Answers:
-    """Where each expected answer is: ``by_id`` maps an expected id (question_id or
-    question_id#rotK) to the byte offset and line of its record in ``path``.
+    """Where each expected answer is: ``by_id`` maps an expected key (``Record.key`` =
+    ``<task>:<question_id>``, or ``<task>:<question_id>#rotK``) to the byte offset and line of its
+    record in ``path``.
 
     Only offsets stay in memory and a text is read back when it is scored, so scoring a 1 GB
     answers file does not hold 1 GB of answers (the ground truth bounds the index, not the file).
@@ -61,23 +64,23 @@ class Answers:
 
 
 def expected_ids(bench: Bench, circular: bool) -> dict[str, str]:
-    """Every answer id the records call for -> its task."""
+    """Every answer key the records call for (``<task>:<question_id>[#rotK]``) -> its task."""
     out: dict[str, str] = {}
     for t, recs in bench.records.items():
         rot = circular and TASKS[t].kind == "choice"
         for r in recs:
             if rot:
                 for k in range(len(r.gt["choices"])):
-                    out[circular_id(r.question_id, k)] = t
+                    out[circular_id(r.key, k)] = t
             else:
-                out[r.question_id] = t
+                out[r.key] = t
     return out
 
 
 def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allow_missing: bool = False, not_scored: set[str] | None = None) -> Answers:
     """Read and check ``answers.jsonl`` against the loaded records; see the module docstring.
 
-    ``not_scored``: ids of real records left out of this run (``--limit``); their answers are
+    ``not_scored``: keys of real records left out of this run (``--limit``); their answers are
     skipped and counted instead of refused as unknown.
     """
     path = Path(path)
@@ -101,26 +104,27 @@ def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allo
         text = rec.get("text")
         if not isinstance(text, str):
             raise InputError(path, f"got {type(text).__name__}", where=where, field="text", expected="the model's answer as a string")
-        if key not in bench.records or qid in not_scored:
+        k = record_key(key, qid)
+        if key not in bench.records or k in not_scored:
             skipped += 1
             continue
-        if qid not in expected:
+        if k not in expected:
             hint = ""
-            if circular and f"{qid}#rot0" in expected:
+            if circular and f"{k}#rot0" in expected:
                 hint = f"; circular evaluation expects ids {qid}#rot0 .. #rot{{n-1}}"
-            elif not circular and qid.split("#rot")[0] in expected and "#rot" in qid:
+            elif not circular and k.split("#rot")[0] in expected and "#rot" in qid:
                 hint = "; rotation ids need --circular"
+            elif (other := [t for t in bench.records if t != key and record_key(t, qid) in expected]):
+                hint = f" (it is a question_id of {', '.join(other)}: question ids are paired with their task)"
             raise InputError(path, f"question_id {qid!r} is not a {key} record of the benchmark{hint}", where=where, field="question_id")
-        if expected[qid] != key:
-            raise InputError(path, f"question_id {qid!r} belongs to task '{expected[qid]}', not '{key}'", where=where, field="task")
-        if qid in by_id:
-            raise InputError(path, f"question_id {qid!r} already answered on line {by_id[qid][1]}", where=where, field="question_id", expected="one answer per question")
-        by_id[qid] = (offset, lineno)
+        if k in by_id:
+            raise InputError(path, f"question_id {qid!r} of task {key} already answered on line {by_id[k][1]}", where=where, field="question_id", expected="one answer per question")
+        by_id[k] = (offset, lineno)
     missing = [q for q in expected if q not in by_id]
     if missing and not allow_missing:
         raise InputError(
             path,
-            f"answers {len(expected) - len(missing)} of {len(expected)} expected ids; {len(missing)} missing (first: {', '.join(missing[:3])})",
+            f"answers {len(expected) - len(missing)} of {len(expected)} expected (task:question_id) ids; {len(missing)} missing (first: {', '.join(missing[:3])})",
             expected="an answer for every record, or --allow-missing to score missing ones as wrong",
         )
     return Answers(by_id, missing, skipped, path)

@@ -1,9 +1,16 @@
 """Ground-truth records of 3DBench in the official JSON shapes, validated into typed records.
 
-Every record has ``question_id`` (unique), ``pcl`` (point cloud path relative to the benchmark
-folder), ``id`` (house) and ``query``; the task-specific fields are listed in ``protocols.md`` §3
-and in :func:`validate_record`. A bad record raises :class:`InputError` naming the file, the record
-(index and question_id) and the field.
+Every record has ``pcl`` (point cloud path relative to the benchmark folder), ``id`` (house, a
+string or an int) and ``query``, and usually ``question_id``; the task-specific fields are listed in
+``docs/formats.md`` and in :func:`validate_record`. A bad record raises :class:`InputError` naming
+the file, the record (index and question_id) and the field.
+
+**Ids.** The released writers number ``question_id`` from 1 in every task file, so ids repeat
+across tasks: a record is identified by ``(task, question_id)``, and :attr:`Record.key`
+(``"<task>:<question_id>"``, e.g. ``"counting:3"``) is its id in runs and results. A record
+without ``question_id`` (``VisualGrounding_plus.json`` and the scene text tasks as released) gets
+the derived id ``row<i>`` from its 0-based row ``i`` in the file (``"row0"``, ``"row1"``, ...); answers
+use it as their ``question_id``. ``scenebench validate 3dbench --list-ids`` prints every id.
 
 Box conventions are kept as the files give them: object boxes ``[cx, cy, cz, dx, dy, dz]`` (y up,
 full extents); room boxes ``(x, z, y, lx, lz, h)`` (reordered only when compared in 3D).
@@ -12,6 +19,7 @@ full extents); room boxes ``(x, z, y, lx, lz, h)`` (reordered only when compared
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,13 +41,33 @@ class Record:
     query: str
     gt: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    row: int = 0  # 0-based position in its task file
+    derived_id: bool = False  # question_id is row<i> (the record has none)
+
+    @property
+    def key(self) -> str:
+        """``"<task>:<question_id>"``: unique across the benchmark (question ids repeat across tasks)."""
+        return record_key(self.task, self.question_id)
+
+
+def record_key(task: str, question_id: str) -> str:
+    return f"{task}:{question_id}"
+
+
+def derived_question_id(row: int) -> str:
+    """The id of a record without ``question_id``: its 0-based row in the task file."""
+    return f"row{row}"
+
+
+# house -> (rooms, objects), from the house metadata (see loader.SceneTruth); None when unknown
+SceneTruthFn = Callable[[str], tuple[list[str] | None, list[str] | None] | None]
 
 
 class _Ctx:
     def __init__(self, path: str | Path | None, index: int, rec: Any) -> None:
         self.path = path
         qid = rec.get("question_id") if isinstance(rec, dict) else None
-        self.where = f"record {index}" + (f" (question_id {qid!r})" if qid is not None else "")
+        self.where = f"record {index}" + (f" (question_id {qid!r})" if qid is not None else f" (derived id {derived_question_id(index)!r})")
 
     def fail(self, message: str, field_: str | None = None, expected: str | None = None) -> InputError:
         return InputError(self.path, message, where=self.where, field=field_, expected=expected)
@@ -148,7 +176,7 @@ def _point_list(ctx: _Ctx, value: Any, field_: str) -> np.ndarray:
     return np.asarray(pts, dtype=float)
 
 
-def _text(ctx: _Ctx, rec: dict, task: TaskDef) -> dict[str, Any]:
+def _text(ctx: _Ctx, rec: dict, task: TaskDef, house: str, scene_truth: SceneTruthFn | None) -> dict[str, Any]:
     gt: dict[str, Any] = {}
     ref = rec.get("reference")
     if ref is None:
@@ -161,8 +189,20 @@ def _text(ctx: _Ctx, rec: dict, task: TaskDef) -> dict[str, Any]:
     else:
         raise ctx.fail(f"got {type(ref).__name__}", "reference", "a string or a list of strings")
     if task.level == "scene":
-        gt["rooms"] = _str_list(ctx, rec, "rooms", required=task.key != "relation")
-        gt["objects"] = _str_list(ctx, rec, "objects", required=True)
+        # As the released judge: rooms from the house JSON, objects from GT/Classification.json, unless
+        # the record carries its own (scenebench's older shape).
+        truth = scene_truth(house) if scene_truth is not None and (rec.get("rooms") is None or rec.get("objects") is None) else None
+        rooms, objects = truth if truth is not None else (None, None)
+        hint = "; or give the house metadata (--houses folder of (<id>).json and GT/Classification.json)"
+        if rec.get("rooms") is not None or rooms is None:
+            rooms = _str_list(ctx, rec, "rooms", required=False)
+        if rooms is None and task.key != "relation":
+            raise ctx.fail("is missing and no house metadata gives the rooms", "rooms", "a list of strings" + hint)
+        if rec.get("objects") is not None or objects is None:
+            objects = _str_list(ctx, rec, "objects", required=False)
+        if objects is None:
+            raise ctx.fail("is missing and no house metadata gives the objects", "objects", "a list of strings" + hint)
+        gt["rooms"], gt["objects"] = rooms, objects
     else:
         obj = rec.get("object")
         if obj is not None and not isinstance(obj, str):
@@ -171,13 +211,18 @@ def _text(ctx: _Ctx, rec: dict, task: TaskDef) -> dict[str, Any]:
     return gt
 
 
-def validate_record(task: str | TaskDef, rec: Any, *, path: str | Path | None = None, index: int = 0) -> Record:
-    """Check one record of ``task`` and return it typed; raise :class:`InputError` on the first problem."""
+def validate_record(task: str | TaskDef, rec: Any, *, path: str | Path | None = None, index: int = 0,
+                    scene_truth: SceneTruthFn | None = None) -> Record:
+    """Check one record of ``task`` and return it typed; raise :class:`InputError` on the first problem.
+
+    ``scene_truth``: house -> (rooms, objects) for scene text records that do not carry them.
+    """
     t = TASKS[task] if isinstance(task, str) else task
     ctx = _Ctx(path, index, rec)
     if not isinstance(rec, dict):
         raise ctx.fail(f"is a {type(rec).__name__}", None, "a JSON object")
-    qid = _str(ctx, rec, "question_id", allow_int=True)
+    derived = rec.get("question_id") is None
+    qid = derived_question_id(index) if derived else _str(ctx, rec, "question_id", allow_int=True)
     house = _str(ctx, rec, "id", allow_int=True)
     pcl = _str(ctx, rec, "pcl")
     query = _str(ctx, rec, "query")
@@ -186,28 +231,35 @@ def validate_record(task: str | TaskDef, rec: Any, *, path: str | Path | None = 
     elif t.kind in ("detection", "room_detection"):
         gt = _labelled_boxes(ctx, rec, rooms=t.kind == "room_detection")
     elif t.kind in ("grounding", "grounding_plus"):
-        gt = {"box": np.asarray(_numbers(ctx, rec.get("object"), 6, "object", "six numbers [cx, cy, cz, dx, dy, dz]"))}
+        # VisualGrounding_plus as released: {pcl, id, query, obj_num, bbox} (the scorer takes bbox[:3] as the centre)
+        bkey = "bbox" if t.kind == "grounding_plus" and "object" not in rec else "object"
+        gt = {"box": np.asarray(_numbers(ctx, rec.get(bkey), 6, bkey, "six numbers [cx, cy, cz, dx, dy, dz]"))}
         gt["name"] = _str(ctx, rec, "name", required=False)
         if t.kind == "grounding_plus":
             gt["caption"] = _str(ctx, rec, "caption", required=False)
+            n = rec.get("obj_num")
+            if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+                raise ctx.fail(f"got {n!r:.40}", "obj_num", "a count (integer >= 0)")
+            gt["obj_num"] = n
     elif t.kind == "navigation":
         gt = {"positions": _point_list(ctx, rec.get("positions"), "positions")}
         if rec.get("start") is not None:
             gt["start"] = np.asarray(_numbers(ctx, rec["start"], 2, "start", "two numbers [x, z]"))
         gt["target"] = _str(ctx, rec, "target", required=False)
     else:
-        gt = _text(ctx, rec, t)
-    return Record(task=t.key, question_id=qid, house=house, pcl=pcl, query=query, gt=gt, raw=rec)  # type: ignore[arg-type]
+        gt = _text(ctx, rec, t, house, scene_truth)  # type: ignore[arg-type]
+    return Record(task=t.key, question_id=qid, house=house, pcl=pcl, query=query, gt=gt, raw=rec, row=index, derived_id=derived)  # type: ignore[arg-type]
 
 
-def validate_records(task: str, recs: Any, *, path: str | Path | None = None) -> list[Record]:
-    """Validate a task file's list; question ids must be unique within it."""
+def validate_records(task: str, recs: Any, *, path: str | Path | None = None, scene_truth: SceneTruthFn | None = None) -> list[Record]:
+    """Validate a task file's list; question ids (given or derived) must be unique within it."""
     if not isinstance(recs, list):
         raise InputError(path, f"holds a {type(recs).__name__}", expected=f"a JSON list of {TASKS[task].stem} records")
-    out = [validate_record(task, r, path=path, index=i) for i, r in enumerate(recs)]
+    out = [validate_record(task, r, path=path, index=i, scene_truth=scene_truth) for i, r in enumerate(recs)]
     seen: dict[str, int] = {}
     for i, r in enumerate(out):
         if r.question_id in seen:
-            raise InputError(path, f"question_id {r.question_id!r} repeats record {seen[r.question_id]}", where=f"record {i}", field="question_id", expected="unique ids")
+            raise InputError(path, f"question_id {r.question_id!r} repeats record {seen[r.question_id]}", where=f"record {i}", field="question_id",
+                             expected="ids unique within the task file (a record without question_id is row<i>)")
         seen[r.question_id] = i
     return out

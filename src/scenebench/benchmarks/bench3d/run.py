@@ -25,12 +25,13 @@ AGGREGATE_RULE = (
 )
 
 
-def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None, circular: bool, allow_missing: bool, limit: int | None) -> tuple[Bench, Answers]:
+def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None, circular: bool, allow_missing: bool, limit: int | None,
+                houses: str | Path | None = None, objects_gt: str | Path | None = None) -> tuple[Bench, Answers]:
     try:
         task_list = parse_task_list(tasks)
     except ValueError as exc:
         raise InputError(None, str(exc), field="--tasks") from None
-    bench = load_bench(data, task_list if tasks else None)
+    bench = load_bench(data, task_list if tasks else None, houses=houses, objects_gt=objects_gt)
     cut: set[str] = set()
     if limit is not None:
         if limit <= 0:
@@ -56,15 +57,22 @@ def score_3dbench(
     n_resamples: int = 1000,
     seed: int = 0,
     progress: bool = False,
+    houses: str | Path | None = None,
+    objects_gt: str | Path | None = None,
 ) -> Results:
-    """Score ``predictions`` against the 3DBench folder ``data``; ``judge`` is a built Judge or None."""
+    """Score ``predictions`` against the 3DBench folder ``data``; ``judge`` is a built Judge or None.
+
+    ``houses`` / ``objects_gt``: house JSON folder and ``GT/Classification.json`` for scene text tasks
+    (defaults: ``<data>/houses``, ``<data>/GT/Classification.json``; see :mod:`.loader`).
+    """
     if protocol not in ("strict", "official"):
         raise InputError(None, f"got {protocol!r}", field="--protocol", expected="strict or official")
-    bench, answers = load_inputs(data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit)
+    bench, answers = load_inputs(data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit, houses=houses, objects_gt=objects_gt)
     settings = Settings(protocol=protocol, circular=circular, n_resamples=n_resamples, seed=seed)
     judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
-    inputs = {"predictions": file_fingerprint(predictions), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}}
-    knobs = {"tasks": list(bench.records), "circular": circular, "allow_missing": allow_missing, "limit": limit, "judge": judge_id}
+    inputs = {"predictions": file_fingerprint(predictions), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}, **bench.metadata_fingerprints()}
+    knobs = {"tasks": list(bench.records), "circular": circular, "allow_missing": allow_missing, "limit": limit, "judge": judge_id,
+             **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None}}
     meta = {"benchmark": "3dbench", "protocol": protocol, "settings": knobs, "inputs": inputs,
             "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": protocol})}
     run = RunDir(out or default_run_dir("3dbench")).open(meta, overwrite=overwrite)

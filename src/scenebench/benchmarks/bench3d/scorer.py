@@ -56,7 +56,7 @@ class Bench3DScorer:
         self.settings = settings
         self.protocol = settings.protocol
         self.judge = judge
-        self.records: dict[str, Record] = {r.question_id: r for r in bench.all_records()}
+        self.records: dict[str, Record] = {r.key: r for r in bench.all_records()}
         self._verdicts: dict[tuple[str, str], Any] = {}
         self.text = self._prepare_text()
 
@@ -76,8 +76,8 @@ class Bench3DScorer:
     # -- answers ---------------------------------------------------------------------------
     def _answer_keys(self, rec: Record) -> list[tuple[str, int | None]]:
         if self.settings.circular and TASKS[rec.task].kind == "choice":
-            return [(circular_id(rec.question_id, k), k) for k in range(len(rec.gt["choices"]))]
-        return [(rec.question_id, None)]
+            return [(circular_id(rec.key, k), k) for k in range(len(rec.gt["choices"]))]
+        return [(rec.key, None)]
 
     # -- judge -----------------------------------------------------------------------------
     def _judge_all(self, todo: list[Record]) -> None:
@@ -91,7 +91,7 @@ class Bench3DScorer:
         for rec in todo:
             t = TASKS[rec.task]
             if t.kind == "text":
-                text = self.answers.get(rec.question_id)
+                text = self.answers.get(rec.key)
                 if text is None:
                     continue
                 refs = rec.gt.get("references")
@@ -101,7 +101,7 @@ class Bench3DScorer:
                            "reference": refs[0] if refs and len(refs) == 1 else refs,
                            "rooms": None if rec.task == "relation" else rec.gt.get("rooms"),
                            "objects": rec.gt.get("objects"), "level": t.level}
-                keys.append((rec.question_id, "score"))
+                keys.append((rec.key, "score"))
                 reqs.append(JudgeRequest("score", payload))
             elif t.kind == "choice":
                 for key, rot in self._answer_keys(rec):
@@ -140,14 +140,14 @@ class Bench3DScorer:
             if not with_ref:
                 continue
             # a generator: one answer's tokens in memory at a time (IDF comes from the references)
-            hyp_tokens = (T.tokenize(self.answers.get(r.question_id) or "") for r in with_ref)
+            hyp_tokens = (T.tokenize(self.answers.get(r.key) or "") for r in with_ref)
             scores = T.cider_d(hyp_tokens, [[T.tokenize(x) for x in r.gt["references"]] for r in with_ref])
-            prep.cider.update({r.question_id: s for r, s in zip(with_ref, scores)})
+            prep.cider.update({r.key: s for r, s in zip(with_ref, scores)})
             if prep.meteor_reason is None:
                 try:
-                    hyps = [self.answers.get(r.question_id) or "" for r in with_ref]
+                    hyps = [self.answers.get(r.key) or "" for r in with_ref]
                     ms = T.meteor_scores(hyps, [r.gt["references"] for r in with_ref])
-                    prep.meteor.update({r.question_id: s for r, s in zip(with_ref, ms)})
+                    prep.meteor.update({r.key: s for r, s in zip(with_ref, ms)})
                 except (OSError, RuntimeError, ValueError) as exc:
                     prep.meteor_reason = f"METEOR failed: {exc}"
         return prep
@@ -161,7 +161,7 @@ class Bench3DScorer:
         elif t.kind == "text":
             status, values, detail = self._score_text(rec)
         else:
-            text = self.answers.get(rec.question_id)
+            text = self.answers.get(rec.key)
             if text is None:
                 status, values, detail = "missing", S.missing_values(t.kind, self.protocol), {}
             elif t.kind == "grounding":
@@ -174,7 +174,7 @@ class Bench3DScorer:
                 status, values, detail = S.score_boxes(rec, text, self.protocol, rooms=t.kind == "room_detection")
             if t.kind in ("detection", "room_detection"):
                 values = {**values, "n_gt": float(len(rec.gt["labels"]))}
-        return SampleScore(rec.question_id, rec.house, status, values, groups, detail)  # type: ignore[arg-type]
+        return SampleScore(rec.key, rec.house, status, values, groups, detail)  # type: ignore[arg-type]
 
     def _score_choice(self, rec: Record) -> S.Outcome:
         outs = []
@@ -203,13 +203,13 @@ class Bench3DScorer:
         return status, values, detail
 
     def _score_text(self, rec: Record) -> S.Outcome:
-        text = self.answers.get(rec.question_id)
+        text = self.answers.get(rec.key)
         refs = rec.gt.get("references")
         values: dict[str, float] = {}
         detail: dict[str, Any] = {}
         status = "missing" if text is None else "scored"
         if self.judge is not None:
-            v = self._verdicts.get((rec.question_id, "score"))
+            v = self._verdicts.get((rec.key, "score"))
             if v is None:
                 values["judge"] = 0.0
             else:
@@ -224,9 +224,9 @@ class Bench3DScorer:
             rtoks = [T.tokenize(r) for r in refs]
             values.update(T.bleu_stats(hyp, rtoks))
             values["rouge_l"] = T.rouge_l(hyp, rtoks)
-            values["cider_d"] = self.text.cider.get(rec.question_id, 0.0)
-            if rec.question_id in self.text.meteor:
-                values["meteor"] = self.text.meteor[rec.question_id]
+            values["cider_d"] = self.text.cider.get(rec.key, 0.0)
+            if rec.key in self.text.meteor:
+                values["meteor"] = self.text.meteor[rec.key]
         return status, values, detail
 
 

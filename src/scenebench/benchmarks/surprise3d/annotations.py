@@ -1,7 +1,10 @@
 """Read the official SURPRISE3D annotation JSON and give every record a stable ``sample_id``.
 
 The file is a JSON list of records ``{scene_id, object_id, description, object_name,
-question_type, ...}``; other keys are kept but not required. Each record is checked and an error
+question_type, ...}``; other keys are kept but not required. As in the released loader, which
+casts each id with ``int(x)``, ``object_id`` may be an int, a list of ints, or int-like strings
+(``"12"``, ``["3", "4"]``); ``object_name`` may be a string, a list or nested lists of strings
+(flattened). Each record is checked and an error
 names the file, the record index and the field.
 
 **sample_id.** The annotations have no id field, so one is derived from the record's content::
@@ -92,6 +95,36 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+_INT_TEXT = re.compile(r"^\s*[+-]?[0-9]{1,19}\s*$")
+
+
+def _as_int(x: Any) -> int | None:
+    """An instance id as the released loader reads it with ``int(x)``: an int, a whole float or an
+    int-like string ("12"); None for anything else (``True``, "1.5", 1.5, "abc")."""
+    if _is_int(x):
+        return int(x)
+    if isinstance(x, float) and x.is_integer() and abs(x) < 2.0**63:
+        return int(x)
+    if isinstance(x, str) and _INT_TEXT.match(x):
+        return int(x)
+    return None
+
+
+def _flat_names(value: Any, depth: int = 0) -> tuple[str, ...] | None:
+    """``object_name`` as a flat tuple: a string, a list of strings, or nested lists (some forks)."""
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or depth > 4:
+        return None
+    out: list[str] = []
+    for v in value:
+        sub = _flat_names(v, depth + 1)
+        if sub is None:
+            return None
+        out.extend(sub)
+    return tuple(out)
+
+
 def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...], str, tuple[str, ...], str]:
     where = f"record {index}"
     if not isinstance(rec, dict):
@@ -104,12 +137,12 @@ def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...]
         raise InputError(path, f"{scene_id!r} is not a usable scene id", where=where, field="scene_id",
                          expected="a string of letters, digits, '_', '-', '.' (e.g. '0a5c013435')")
     oid = rec["object_id"]
-    if _is_int(oid):
-        ids: tuple[int, ...] = (oid,)
-    elif isinstance(oid, list) and oid and all(_is_int(o) for o in oid):
-        ids = tuple(oid)
-    else:
-        raise InputError(path, f"{oid!r}", where=where, field="object_id", expected="an integer or a non-empty list of integers")
+    items = oid if isinstance(oid, list) else [oid]
+    parsed = [_as_int(o) for o in items]
+    if not items or any(o is None for o in parsed):
+        raise InputError(path, f"{str(oid)[:80]}", where=where, field="object_id",
+                         expected="an integer or a non-empty list of integers (int-like strings such as \"12\" accepted)")
+    ids: tuple[int, ...] = tuple(parsed)  # type: ignore[arg-type]
     if any(o < 0 for o in ids):
         raise InputError(path, f"negative instance id in {oid!r}", where=where, field="object_id",
                          expected="instance ids >= 0 (-1 marks unannotated points)")
@@ -119,13 +152,14 @@ def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...]
     desc = rec["description"]
     if not isinstance(desc, str) or not desc.strip():
         raise InputError(path, f"{desc!r}", where=where, field="description", expected="a non-empty string (the question)")
-    names = rec["object_name"]
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise InputError(path, f"{names!r}", where=where, field="object_name", expected="a list of strings")
+    names = _flat_names(rec["object_name"])
+    if names is None:
+        raise InputError(path, f"{str(rec['object_name'])[:80]}", where=where, field="object_name",
+                         expected="a string or a (possibly nested) list of strings")
     qt = rec["question_type"]
     if not isinstance(qt, str) or not qt:
         raise InputError(path, f"{qt!r}", where=where, field="question_type", expected="a non-empty string")
-    return scene_id, ids, desc, tuple(names), qt
+    return scene_id, ids, desc, names, qt
 
 
 def load_annotations(path: str | Path) -> Annotations:

@@ -1,12 +1,22 @@
 """Load SURPRISE3D scene point clouds (``SCENES_DIR/<scene_id>.pth`` or ``.npz``) safely.
 
-Arrays are read with :mod:`scenebench.io.arrays` (``numpy.load(allow_pickle=False)``,
-``torch.load(weights_only=True)``): a scene file is data and is never unpickled. Each array is
-checked (keys, shapes, dtypes, finite coordinates) and every problem names the file and the key.
+Arrays are read with :mod:`scenebench.io.arrays` (``numpy.load(allow_pickle=False)``; ``.pth``
+through a restricted unpickler that builds numpy arrays and tensors only, without torch): a scene
+file is data and never runs code. Each array is checked (keys, shapes, dtypes, finite coordinates)
+and every problem names the file and the key.
+
+**Colours.** The official preprocessing stores ``sampled_colors`` in [0, 1] (float64); other tools
+store [0, 255]. The range is decided per file: a maximum above 1 means [0, 255] (divided by 255),
+otherwise [0, 1] (kept). :attr:`Scene.colors` is always in [0, 1]; :attr:`Scene.color_range` says
+what the file held and the decision is logged (logger ``scenebench.surprise3d``).
+
+**Unannotated points.** ScanNet++ writes -100, older files -1: every negative instance id means
+"no instance".
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,12 +28,16 @@ from scenebench.io.arrays import load_arrays
 from .writer import COLORS_KEY, COORDS_KEY, INSTANCE_KEY, SUPERPOINTS_KEY
 
 SCENE_SUFFIXES = (".pth", ".npz")
+UNIT_RANGE, BYTE_RANGE = "[0, 1]", "[0, 255]"
+
+log = logging.getLogger("scenebench.surprise3d")
 
 
 @dataclass(frozen=True)
 class Scene:
-    """One scene: ``coords`` float32 (N, 3) metres, ``colors`` float32 (N, 3) in [0, 255],
-    ``instance_ids`` int64 (N,) with -1 (any negative) unannotated, optional ``superpoints`` (N,)."""
+    """One scene: ``coords`` float32 (N, 3) metres, ``colors`` float32 (N, 3) in [0, 1] (whatever
+    the file held: ``color_range``), ``instance_ids`` int64 (N,) with any negative (-100, -1)
+    unannotated, optional ``superpoints`` (N,)."""
 
     scene_id: str
     path: Path
@@ -31,6 +45,7 @@ class Scene:
     colors: np.ndarray
     instance_ids: np.ndarray
     superpoints: np.ndarray | None = None
+    color_range: str = UNIT_RANGE
 
     @property
     def n_points(self) -> int:
@@ -76,26 +91,39 @@ def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
     if colors.shape != (n, 3):
         raise InputError(path, f"shape {colors.shape}", field=COLORS_KEY, expected=f"({n}, 3) like {COORDS_KEY}")
     if colors.dtype.kind not in "fiu":
-        raise InputError(path, f"dtype {colors.dtype}", field=COLORS_KEY, expected="numbers in [0, 255]")
-    colors = colors.astype(np.float32, copy=False)
-    if not np.isfinite(colors).all():
-        raise InputError(path, "non-finite colour", field=COLORS_KEY, expected="finite numbers in [0, 255]")
+        raise InputError(path, f"dtype {colors.dtype}", field=COLORS_KEY, expected="numbers in [0, 1] or [0, 255]")
+    colors, color_range = normalise_colors(path, colors)
     inst = _array(path, data, INSTANCE_KEY)
     if inst.shape != (n,):
         raise InputError(path, f"shape {inst.shape}", field=INSTANCE_KEY, expected=f"({n},) like {COORDS_KEY}")
     if inst.dtype.kind == "f":
         # Some pipelines store ids as floats; accept them only when they are whole numbers.
         if not np.isfinite(inst).all() or not np.array_equal(inst, np.round(inst)) or (np.abs(inst) >= 2.0**53).any():
-            raise InputError(path, "non-integer instance id", field=INSTANCE_KEY, expected="integers, -1 for unannotated")
+            raise InputError(path, "non-integer instance id", field=INSTANCE_KEY, expected="integers, -100 or -1 for unannotated")
     elif inst.dtype.kind not in "iu":
-        raise InputError(path, f"dtype {inst.dtype}", field=INSTANCE_KEY, expected="integers, -1 for unannotated")
+        raise InputError(path, f"dtype {inst.dtype}", field=INSTANCE_KEY, expected="integers, -100 or -1 for unannotated")
     inst = inst.astype(np.int64, copy=False)
     sp = data.get(SUPERPOINTS_KEY)
     if sp is not None:
         sp = _array(path, data, SUPERPOINTS_KEY)
         if sp.shape != (n,) or sp.dtype.kind not in "iu":
             raise InputError(path, f"shape {sp.shape} dtype {sp.dtype}", field=SUPERPOINTS_KEY, expected=f"({n},) integers")
-    return Scene(scene_id, path, coords, colors, inst, sp)
+    return Scene(scene_id, path, coords, colors, inst, sp, color_range)
+
+
+def normalise_colors(path: Path, colors: np.ndarray) -> tuple[np.ndarray, str]:
+    """Colours as float32 in [0, 1] and the range the file used (see the module docstring)."""
+    c = colors.astype(np.float32)
+    if not np.isfinite(c).all():
+        raise InputError(path, "non-finite colour", field=COLORS_KEY, expected="finite numbers in [0, 1] or [0, 255]")
+    lo, hi = (float(c.min()), float(c.max())) if c.size else (0.0, 0.0)
+    if lo < 0 or hi > 255:
+        raise InputError(path, f"colours span [{lo:g}, {hi:g}]", field=COLORS_KEY, expected="[0, 1] or [0, 255]")
+    if hi > 1.0:
+        log.info("%s: %s in [0, 255]; divided by 255", path, COLORS_KEY)
+        return c / np.float32(255.0), BYTE_RANGE
+    log.info("%s: %s in [0, 1]; used as is", path, COLORS_KEY)
+    return c, UNIT_RANGE
 
 
 def load_scene(scenes_dir: str | Path, scene_id: str) -> Scene:

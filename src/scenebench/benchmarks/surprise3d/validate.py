@@ -10,6 +10,7 @@ without prediction) are reported as counts and ids.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,7 @@ class Report:
     question_types: dict[str, int]
     n_scenes: int
     n_points: dict[str, int] = field(default_factory=dict)
+    color_ranges: dict[str, str] = field(default_factory=dict)  # scene -> "[0, 1]" or "[0, 255]" (what the file held)
     empty_gt_ids: list[str] = field(default_factory=list)
     n_predictions: int | None = None
     prediction_kinds: dict[str, int] = field(default_factory=dict)
@@ -55,6 +57,7 @@ def check(
         for scene_id, samples in ann.by_scene().items():
             scene = load_scene(scenes, scene_id)
             rep.n_points[scene_id] = scene.n_points
+            rep.color_ranges[scene_id] = scene.color_range
             empty = [np.zeros(0, dtype=np.int64)] * len(samples)
             _, _, n_gt = scene_counts(scene.instance_ids, empty, [s.targets for s in samples])
             rep.empty_gt_ids += [s.sample_id for s, n in zip(samples, n_gt) if n == 0]
@@ -82,6 +85,8 @@ def validate(annotations: Path, scenes: Path | None, predictions: Path | None, *
     if scenes is not None:
         pts = np.array(list(rep.n_points.values()))
         con.print(f"scenes {scenes}: {len(pts)} loaded, {int(pts.min())}–{int(pts.max())} points each")
+        for rng, n in sorted(Counter(rep.color_ranges.values()).items()):
+            con.print(f"colours in {rng}: {n} scene{'s' if n != 1 else ''}" + (" (divided by 255)" if rng != "[0, 1]" else ""), highlight=False)
         con.print(f"empty ground-truth masks: {len(rep.empty_gt_ids)} (cannot be scored; excluded and listed in results)")
         for sid in rep.empty_gt_ids[:SHOW]:
             con.print(f"  {sid}")

@@ -73,14 +73,14 @@ def to_sample(rec: Any) -> ModelSample:
         if rec.gt.get("target"):
             inputs["target"] = rec.gt["target"]
     options = tuple(rec.gt["choices"]) if kind == "choice" else ()
-    return ModelSample(rec.question_id, rec.pcl, rec.task, ANSWER_KIND[kind], rec.query, options, inputs)
+    return ModelSample(rec.key, rec.pcl, rec.task, ANSWER_KIND[kind], rec.query, options, inputs)
 
 
 def to_truth(rec: Any) -> Prediction:
     """The record's answer as a prediction: what the oracle says."""
     from scenebench.benchmarks.bench3d.tasks import TASKS
 
-    kind, gt, sid = TASKS[rec.task].kind, rec.gt, rec.question_id
+    kind, gt, sid = TASKS[rec.task].kind, rec.gt, rec.key
     if kind == "choice":
         return option_prediction(sid, gt["choices"], int(gt["answer"]))
     if kind in ("detection", "room_detection"):
@@ -118,15 +118,15 @@ class Bench3DSource:
     benchmark = "3dbench"
     predictions_name = "answers.jsonl"
 
-    def __init__(self, data: str, train: str | None = None) -> None:
+    def __init__(self, data: str, train: str | None = None, houses: str | None = None, objects_gt: str | None = None) -> None:
         from scenebench.benchmarks.bench3d.loader import load_bench
 
         self.root = Path(data)
-        self.bench = load_bench(self.root)
+        self.bench = load_bench(self.root, houses=houses, objects_gt=objects_gt)
         tr = Path(train) if train else self.root / TRAIN_DIR
         self.train_root = tr if tr.is_dir() else None
-        self._kwargs = {"data": str(self.root), "train": train}
-        self._records = {r.question_id: r for r in self.bench.all_records()}
+        self._kwargs = {"data": str(self.root), "train": train, "houses": houses, "objects_gt": objects_gt}
+        self._records = {r.key: r for r in self.bench.all_records()}  # sample_id = Record.key (<task>:<question_id>)
         self._house_objects: dict[str, list[SceneObject]] | None = None
         from scenebench.benchmarks.bench3d.tasks import TASKS
 
@@ -137,10 +137,11 @@ class Bench3DSource:
             self._clouds[r.pcl] = (house if house == r.house else None, scene_level or TASKS[r.task].level == "scene")
 
     def spec(self) -> dict[str, Any]:
-        return dict(self._kwargs)
+        return {k: v for k, v in self._kwargs.items() if v is not None or k in ("data", "train")}
 
     def inputs(self) -> dict[str, Any]:
         out = {f"task:{t}": fp for t, fp in self.bench.fingerprints().items()}
+        out.update(self.bench.metadata_fingerprints())
         graphs = {h: self._graph_path(h) for h in sorted({r.house for r in self._records.values()})}
         out.update({f"scene_graph:{h}": file_fingerprint(p) for h, p in graphs.items() if p.is_file()})
         if self.train_root is not None:
@@ -160,7 +161,14 @@ class Bench3DSource:
         return [(to_sample(r), to_truth(r)) for r in load_bench(self.train_root).all_records()]
 
     def _graph_path(self, house: str) -> Path:
-        return self.root / GRAPH_DIR / f"{house}.json"
+        """``scene_graph/<house>.json``, else the graph named after the house's scene cloud
+        (``scene/<name>.npy`` -> ``scene_graph/<name>.json``: released-shape files give the house number as ``id``)."""
+        p = self.root / GRAPH_DIR / f"{house}.json"
+        if not p.is_file():
+            for pcl, (h, scene_level) in self._clouds.items():
+                if h == house and scene_level and (alt := self.root / GRAPH_DIR / f"{Path(pcl).stem}.json").is_file():
+                    return alt
+        return p
 
     def house_objects(self, house: str) -> list[SceneObject]:
         """The house's scene graph objects when it has one, else the labelled boxes of its detection and grounding records."""
@@ -230,7 +238,8 @@ class Bench3DSource:
     def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
         import json
 
-        lines = [json.dumps({"question_id": s.sample_id, "task": s.task, "text": predictions[s.sample_id].to_text()}, ensure_ascii=False) for s in samples]
+        lines = [json.dumps({"question_id": self._records[s.sample_id].question_id, "task": s.task, "text": predictions[s.sample_id].to_text()}, ensure_ascii=False)
+                 for s in samples]
         path = Path(folder) / self.predictions_name
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
@@ -244,9 +253,9 @@ class Bench3DSource:
         from scenebench.runtime.scoring import score_into_run
 
         chosen = {s.sample_id for s in samples}
-        records = {t: [r for r in rs if r.question_id in chosen] for t, rs in self.bench.records.items()}
+        records = {t: [r for r in rs if r.key in chosen] for t, rs in self.bench.records.items()}
         records = {t: rs for t, rs in records.items() if rs}
-        bench = Bench(self.bench.root, records, {t: self.bench.files[t] for t in records})
+        bench = Bench(self.bench.root, records, {t: self.bench.files[t] for t in records}, metadata=self.bench.metadata)
         answers = read_answers(predictions_path, bench)
         settings = Settings(protocol=protocol)
         scorer = Bench3DScorer(bench, answers, settings, judge)
@@ -255,7 +264,8 @@ class Bench3DSource:
         finally:
             usage = record_judge_usage(run, judge)
         judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
-        inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}}
-        knobs = {"tasks": list(records), "circular": False, "allow_missing": False, "limit": None, "judge": judge_id}
+        inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}, **bench.metadata_fingerprints()}
+        knobs = {"tasks": list(records), "circular": False, "allow_missing": False, "limit": None, "judge": judge_id,
+                 **{k: self._kwargs[k] for k in ("houses", "objects_gt") if self._kwargs[k] is not None}}
         res = build_results(bench, answers, scorer, scored, settings, judge, inputs, knobs, judge_usage=usage)
         return finish_results(res, run)

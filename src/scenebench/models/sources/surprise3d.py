@@ -164,7 +164,7 @@ class Surprise3DSource:
             scene_id,
             {
                 "points": lambda: arrays().coords,
-                "colors": lambda: arrays().colors / 255.0,
+                "colors": lambda: arrays().colors,  # in [0, 1] whatever the file held (scenes.normalise_colors)
                 "instance_ids": lambda: arrays().instance_ids,
                 "objects": objects,
                 "up_axis": lambda: 2,

@@ -51,9 +51,9 @@ def answer_text(rec: Record) -> Any:
 
 def _prediction(answers: Any, rec: Record, circular: bool) -> Any:
     if circular and TASKS[rec.task].kind == "choice":
-        texts = {f"rotation {k}": answers.get(circular_id(rec.question_id, k)) for k in range(len(rec.gt["choices"]))}
+        texts = {f"rotation {k}": answers.get(circular_id(rec.key, k)) for k in range(len(rec.gt["choices"]))}
         return {k: v for k, v in texts.items() if v is not None} or None
-    return answers.get(rec.question_id)
+    return answers.get(rec.key)
 
 
 def _cloud(root: Path, rel: str, cache: dict[str, np.ndarray]) -> np.ndarray:
@@ -117,7 +117,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         raise ScenebenchError(f"the run's task files are in {len(roots)} folders; expected one benchmark folder")
     root = roots.pop()
     settings = run.results.settings
-    bench = load_bench(root, list(files))
+    bench = load_bench(root, list(files), houses=settings.get("houses"), objects_gt=settings.get("objects_gt"))
     if settings.get("limit"):
         bench.records = {t: rs[: int(settings["limit"])] for t, rs in bench.records.items()}
     circular = bool(settings.get("circular", False))
@@ -130,8 +130,8 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         d: dict[str, Any] = {"question": rec.query, "answer": answer_text(rec), "prediction": pred}
         if TASKS[rec.task].kind == "choice":
             d["options"] = [f"({chr(65 + i)}) {c}" for i, c in enumerate(rec.gt["choices"])]
-        vs.details[rec.question_id] = d
-        if rec.question_id not in want:
+        vs.details[rec.key] = d
+        if rec.key not in want:
             continue
         arr = _cloud(root, rec.pcl, cache)
         key = f"3dbench:{rec.pcl}"
@@ -143,5 +143,5 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         text = pred if isinstance(pred, str) else None
         layers = overlay_layers(rec, text, run.protocol, floor_y)
         note = f"{rec.task.replace('_', ' ')}: {len(arr)} points" + ("" if text is not None or pred else "; no answer")
-        vs.views[rec.question_id] = {"scene": key, "layers": layers, "note": note}
+        vs.views[rec.key] = {"scene": key, "layers": layers, "note": note}
     return vs
