@@ -236,12 +236,12 @@ def test_3dbench_grounding_choice_and_navigation_end_to_end(b3d, server, tmp_pat
     assert by_task["counting"]["accuracy"] == pytest.approx(100.0)
     # label: Mark N -> labelled segment boxes, matched one to one with the GT objects
     assert by_task["detection"]["precision"] == pytest.approx(100.0) and by_task["detection"]["recall"] == pytest.approx(100.0)
-    assert [b.label for b in out.predictions["det-0"].boxes] == ["armchair", "floor lamp"]
+    assert [b.label for b in out.predictions["detection:det-0"].boxes] == ["armchair", "floor lamp"]
     assert by_task["navigation"]["success"] == pytest.approx(100.0) and by_task["navigation"]["mean_path_loss"] == pytest.approx(0.0)
     # mark -> box: the grounding predictions are the segments' boxes, i.e. the objects' boxes
-    for (label, lo, hi), qid in zip(B3D_OBJECTS, ["vg-0", "vg-1", "vg-2"]):
+    for (label, lo, hi), qid in zip(B3D_OBJECTS, ["visual_grounding:vg-0", "visual_grounding:vg-1", "visual_grounding:vg-2"]):
         assert np.allclose(out.predictions[qid].box, centre_size(lo, hi), atol=1e-6), label
-    assert out.predictions["cnt-0"].kind == "text" and out.predictions["nav-0"].kind == "text"
+    assert out.predictions["counting:cnt-0"].kind == "text" and out.predictions["navigation:nav-0"].kind == "text"
     # views and the grid: 5 images a request, the top view's grid explained for navigation
     assert all(c["sizes"] == [(640, 480)] * 5 for c in server.checked)
     nav_text = next(t for t in server.texts if "Go to the lamp." in t)
