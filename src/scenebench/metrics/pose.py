@@ -25,13 +25,10 @@ error is that of the best candidate, chosen by (translation error, rotation erro
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 
 from scenebench.geometry.poses import about_pivot, symmetry_rotations
-
-Protocol = Literal["strict", "official"]
+from scenebench.protocol import Protocol
 
 
 def angle_from_trace_deg(trace: np.ndarray) -> np.ndarray:

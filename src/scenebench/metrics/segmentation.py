@@ -19,11 +19,11 @@ boolean-mask formulation the vectorised ones are tested against.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 
-Protocol = Literal["official", "strict"]
+from scenebench.protocol import Protocol
+
 OFFICIAL_EPS = 1e-6
 ACC_THRESHOLDS = (0.25, 0.5)
 

@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
-Protocol = Literal["official", "strict"]
+from scenebench.protocol import Protocol
 
 # ---------------------------------------------------------------------------------------------
 # official: the released parser, reproduced
