@@ -1,4 +1,4 @@
-"""``scenebench run surprise3d|3dbench``: run a model (resumably, locally or on Ray), then score it.
+"""``scenebench run surprise3d|3dbench`` (and the shared :func:`execute` behind every ``run``, RIO's included): run a model (resumably, locally or on Ray), then score it.
 
 Imports only typer and the standard library at load time; everything else is imported inside the
 commands so ``scenebench --help`` stays light.
@@ -68,21 +68,22 @@ def execute(
     progress: bool,
     score_options: dict[str, Any] | None = None,
 ) -> Any:
-    from scenebench.errors import InputError
+    from scenebench.models.registry import check_model_options
     from scenebench.models.sources.base import make_source
+    from scenebench.protocol import check_protocol
     from scenebench.runtime.rundir import DEFAULT_RUNS_ROOT, default_run_dir
     from scenebench.runtime.runner import run_benchmark
 
-    if protocol not in ("strict", "official"):
-        raise InputError(None, f"got {protocol!r}", field="--protocol", expected="strict or official")
+    checked = check_protocol(protocol)
     options = parse_model_args(model_args)
     if base_url:
         options["base_url"] = base_url
+    check_model_options(model, options)  # a misspelled --model-arg fails before any data is read
     safe = model.replace(":", "-").replace("/", "-")
     run_dir = out or default_run_dir(f"{benchmark}-{safe}", DEFAULT_RUNS_ROOT)
     source = make_source(benchmark, **source_kwargs)
     outcome = run_benchmark(
-        source, model, run_dir, model_options=options, tasks=tasks, limit=limit, seed=seed, protocol=protocol,
+        source, model, run_dir, model_options=options, tasks=tasks, limit=limit, seed=seed, protocol=checked,
         backend=make_backend(backend, address, scenes_per_task, max_retries), overwrite=overwrite, progress=progress,
         score_options=score_options,
     )
@@ -144,6 +145,9 @@ def run_surprise3d(
     progress: bool = PROGRESS,
 ) -> None:
     """Run a model on SURPRISE3D (masks or boxes), then score mIoU/A25/A50 per question type."""
+    from scenebench.protocol import check_protocol
+
+    check_protocol(protocol)
     kwargs = {"data": str(data), "annotations": str(annotations) if annotations else None, "scenes": str(scenes) if scenes else None,
               "train": str(train) if train else None, "labels_dir": str(labels_dir) if labels_dir else None}
     task_list = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
@@ -180,7 +184,9 @@ def run_3dbench(
     from scenebench.benchmarks.bench3d.run import make_judge_or_none
     from scenebench.benchmarks.bench3d.tasks import parse_task_list
     from scenebench.errors import InputError
+    from scenebench.protocol import check_protocol
 
+    check_protocol(protocol)  # before a judge server is started
     try:
         task_list = parse_task_list(tasks) if tasks else None
     except ValueError as exc:

@@ -28,7 +28,9 @@ def score_command(
     """Score free-text answers on 3DBench (ten tasks + visual grounding plus)."""
     from scenebench.benchmarks.bench3d.report import print_3dbench
     from scenebench.benchmarks.bench3d.run import make_judge_or_none, score_3dbench
+    from scenebench.protocol import check_protocol
 
+    check_protocol(protocol)  # before a judge server is started
     j = make_judge_or_none(judge, judge_base_url, judge_cache, judge_concurrency)
     try:
         res = score_3dbench(data, predictions, tasks=tasks, protocol=protocol, judge=j, out=out, circular=circular,

@@ -30,11 +30,13 @@ def score_command(
     """Score SURPRISE3D predictions: mIoU, A25, A50 overall and per question_type, with 95% CIs."""
     from rich.console import Console
 
+    from scenebench.protocol import check_protocol
     from scenebench.report.console import print_results, results_table
     from scenebench.runtime.rundir import default_run_dir
 
     from .scorer import MASK_METRICS, box_detection_results, score_run
 
+    check_protocol(protocol)
     run_dir = out or default_run_dir("surprise3d")
     res, run, _ = score_run(
         annotations, scenes, predictions, run_dir, protocol=protocol, score_threshold=score_threshold,

@@ -50,7 +50,7 @@ def yaw_pose(angle: float, center: np.ndarray, target: np.ndarray, up: int = 2) 
 class RandomModel:
     name = "random"
 
-    def __init__(self, seed: int = 0, **_: Any) -> None:
+    def __init__(self, seed: int = 0) -> None:
         self.seed = int(seed)
         self._texts: dict[str, list[str]] = defaultdict(list)
         self._labels: dict[str, set[str]] = defaultdict(set)

@@ -40,10 +40,13 @@ class RIOSource:
     benchmark = "rio"
     predictions_name = "rio_predictions.jsonl"
 
-    def __init__(self, data: str, split: str = "validation", units: str = "auto") -> None:
-        self.data = ThreeRScan(data, units=units)
+    def __init__(self, data: str, split: str = "validation", units: str = "auto", symmetry_codes: Mapping[str, int] | None = None) -> None:
+        codes = {int(k): int(v) for k, v in (symmetry_codes or {}).items()}
+        self.data = ThreeRScan(data, units=units, symmetry_codes=codes)
         self.split = split
-        self._kwargs = {"data": str(data), "split": split, "units": units}
+        self._kwargs: dict[str, Any] = {"data": str(data), "split": split, "units": units}
+        if codes:  # JSON-able, so Ray workers rebuild the same source
+            self._kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}
         self.rescans = self.data.split_rescans(split)
         self._gt = {r.scan_id: self.data.ground_truth(r) for r in self.rescans}
         self._by_id = {g.sample_id: g for gts in self._gt.values() for g in gts}
@@ -133,7 +136,9 @@ class RIOSource:
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, **options: Any) -> ScoringJob:
+    def scoring_job(
+        self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, n_resamples: int = 1000, seed: int = 0
+    ) -> ScoringJob:
         chosen_rescans = {s.scene_id for s in samples}
         rescans = [r for r in self.rescans if r.scan_id in chosen_rescans]
         # Excluded instances of the chosen rescans stay in the denominator bookkeeping (listed, never scored).
@@ -144,11 +149,14 @@ class RIOSource:
             "split": self.split,
             "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
             "units": self.data.unit_decision,
+            "symmetry_codes": dict(self._kwargs.get("symmetry_codes", {})),
+            "bootstrap": {"n_resamples": n_resamples, "seed": seed},
         }
         inputs = {**self.inputs(), "predictions": file_fingerprint(predictions_path)}
 
         def summarize(records: list[Any], run: Any) -> Any:
-            return build_results(records, protocol=protocol, settings=settings, inputs=inputs, extra={"n_rescans": len(rescans)})
+            return build_results(records, protocol=protocol, settings=settings, inputs=inputs, extra={"n_rescans": len(rescans)},
+                                 n_resamples=n_resamples, seed=seed)
 
         return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring rio")
 
