@@ -6,6 +6,8 @@ broadcast over leading axes. Metric cards: ``docs/metrics/bench3d_{around_box,in
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -26,7 +28,7 @@ def point_in_box(points: np.ndarray, boxes: np.ndarray, min_size: float = MIN_SI
     """``points`` (..., 3) inside centre-size ``boxes`` (..., 6), faces included, sizes clamped to ``min_size``."""
     mm = center_size_to_minmax(clamp_sizes(boxes, min_size))
     p = np.asarray(points, dtype=float)
-    return np.all((p >= mm[..., :3]) & (p <= mm[..., 3:6]), axis=-1)
+    return cast(np.ndarray, np.all((p >= mm[..., :3]) & (p <= mm[..., 3:6]), axis=-1))
 
 
 def around_box(pred: np.ndarray, gt: np.ndarray, protocol: str, radius: float = AROUND_M) -> np.ndarray:
@@ -40,8 +42,8 @@ def around_box(pred: np.ndarray, gt: np.ndarray, protocol: str, radius: float = 
     g = np.asarray(gt, dtype=float)
     if protocol == "official":
         d = np.abs(np.maximum(p[..., :3], MIN_SIZE) - np.maximum(g[..., :3], MIN_SIZE))
-        return np.all(d <= radius, axis=-1)
-    return np.linalg.norm(p[..., :3] - g[..., :3], axis=-1) <= radius
+        return cast(np.ndarray, np.all(d <= radius, axis=-1))
+    return cast(np.ndarray, np.linalg.norm(p[..., :3] - g[..., :3], axis=-1) <= radius)
 
 
 def box_iou(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -14,7 +15,7 @@ LOSS_PER_WAYPOINT_M = 1.0
 NDTW_DIST_M = 1.0
 
 
-def _pts(p: np.ndarray | list) -> np.ndarray:
+def _pts(p: np.ndarray | list[Any]) -> np.ndarray:
     return np.asarray(p, dtype=float).reshape(-1, 2)
 
 

@@ -25,6 +25,8 @@ error is that of the best candidate, chosen by (translation error, rotation erro
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from scenebench.geometry.poses import about_pivot, symmetry_rotations
@@ -43,7 +45,7 @@ def rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray) -> np.ndarray:
 
 def translation_error(t_pred: np.ndarray, t_gt: np.ndarray) -> np.ndarray:
     """``|t_pred - t_gt|_2`` in metres; (..., 3) x2 -> (...)."""
-    return np.linalg.norm(np.asarray(t_pred, float) - np.asarray(t_gt, float), axis=-1)
+    return cast(np.ndarray, np.linalg.norm(np.asarray(t_pred, float) - np.asarray(t_gt, float), axis=-1))
 
 
 def centroid_translation_error(T_pred: np.ndarray, T_gt: np.ndarray, centroid: np.ndarray) -> np.ndarray:
@@ -52,7 +54,7 @@ def centroid_translation_error(T_pred: np.ndarray, T_gt: np.ndarray, centroid: n
     T_gt = np.asarray(T_gt, float)
     c = np.asarray(centroid, float)
     d = np.einsum("...ij,...j->...i", T_pred[..., :3, :3] - T_gt[..., :3, :3], c) + T_pred[..., :3, 3] - T_gt[..., :3, 3]
-    return np.linalg.norm(d, axis=-1)
+    return cast(np.ndarray, np.linalg.norm(d, axis=-1))
 
 
 def symmetric_rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray, order: np.ndarray) -> np.ndarray:

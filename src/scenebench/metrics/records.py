@@ -94,7 +94,7 @@ def summarize_scores(
     """Overall and per-group metrics with scene-clustered CIs. Excluded samples enter no metric."""
     used = [r for r in records if r.status != "excluded"]
 
-    def block(rs: Sequence[SampleScore]) -> tuple[dict, dict]:
+    def block(rs: Sequence[SampleScore]) -> tuple[dict[str, Any], dict[str, Any]]:
         return summarize(specs, [r.values for r in rs], [r.scene_id for r in rs], n_resamples=n_resamples, seed=seed, level=level)
 
     metrics: dict[str, Any] = {}

@@ -19,6 +19,7 @@ boolean-mask formulation the vectorised ones are tested against.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -37,9 +38,9 @@ def iou_from_counts(inter: np.ndarray, n_pred: np.ndarray, n_gt: np.ndarray, *, 
     inter = np.asarray(inter, dtype=np.float64)
     union = np.asarray(n_pred, dtype=np.float64) + np.asarray(n_gt, dtype=np.float64) - inter
     if protocol == "official":
-        return inter / (union + OFFICIAL_EPS)
+        return cast(np.ndarray, inter / (union + OFFICIAL_EPS))
     if protocol == "strict":
-        return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+        return cast(np.ndarray, np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
     raise ValueError(f"unknown protocol {protocol!r}")
 
 

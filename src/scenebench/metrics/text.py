@@ -29,7 +29,7 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def ngrams(tokens: Sequence[str], n: int) -> Counter:
+def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
@@ -42,7 +42,7 @@ def bleu_stats(hyp: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = 4
     out: dict[str, float] = {}
     for n in range(1, max_n + 1):
         h = ngrams(hyp, n)
-        maxref: Counter = Counter()
+        maxref: Counter[tuple[str, ...]] = Counter()
         for r in refs:
             for g, c in ngrams(r, n).items():
                 if c > maxref[g]:
@@ -58,9 +58,10 @@ def bleu_from_sums(p: Sequence[float | None], hyp_len: float, ref_len: float) ->
     """Corpus BLEU-N from precisions ``p`` (Σm/Σg) and summed lengths; 0 when any precision is 0 or None."""
     if hyp_len <= 0:
         return 0.0 if ref_len > 0 else None
-    if any(x is None or x <= 0 for x in p):
+    known = [x for x in p if x is not None]
+    if len(known) < len(p) or any(x <= 0 for x in known):
         return 0.0
-    logp = sum(math.log(x) for x in p) / len(p)  # type: ignore[arg-type]
+    logp = sum(math.log(x) for x in known) / len(known)
     bp = 1.0 if hyp_len >= ref_len else math.exp(1.0 - ref_len / hyp_len)
     return math.exp(logp) * bp
 
@@ -98,8 +99,8 @@ def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2
 # CIDEr-D (corpus IDF)
 
 
-def _vec(counts: Counter, df: Counter, log_n_docs: float, n: int) -> tuple[list[dict], list[float], int]:
-    vec: list[dict] = [{} for _ in range(n)]
+def _vec(counts: Counter[tuple[str, ...]], df: Counter[tuple[str, ...]], log_n_docs: float, n: int) -> tuple[list[dict[tuple[str, ...], float]], list[float], int]:
+    vec: list[dict[tuple[str, ...], float]] = [{} for _ in range(n)]
     norm = [0.0] * n
     length = 0
     for g, tf in counts.items():
@@ -117,14 +118,14 @@ def cider_d(hyps: Iterable[Sequence[str]], refs: Sequence[Sequence[Sequence[str]
 
     Needs at least one sample; a single-sample corpus has IDF 0 everywhere and scores 0.
     """
-    def grams(toks: Sequence[str]) -> Counter:
-        c: Counter = Counter()
+    def grams(toks: Sequence[str]) -> Counter[tuple[str, ...]]:
+        c: Counter[tuple[str, ...]] = Counter()
         for k in range(1, n + 1):
             c.update(ngrams(toks, k))
         return c
 
     ref_counts = [[grams(r) for r in rs] for rs in refs]
-    df: Counter = Counter()
+    df: Counter[tuple[str, ...]] = Counter()
     for rc in ref_counts:
         df.update({g for c in rc for g in c})
     log_docs = math.log(float(len(refs))) if refs else 0.0
@@ -168,7 +169,10 @@ def meteor_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], jar: str |
     reason = meteor_unavailable_reason(jar)
     if reason:
         raise RuntimeError(reason)
-    clean = lambda s: " ".join(s.replace("|||", " ").split())  # noqa: E731 - the protocol's field separator
+
+    def clean(s: str) -> str:  # the protocol's field separator must not appear inside a field
+        return " ".join(s.replace("|||", " ").split())
+
     lines = []
     for h, rs in zip(hyps, refs):
         lines.append("SCORE ||| " + " ||| ".join(clean(r) for r in rs) + " ||| " + clean(h))

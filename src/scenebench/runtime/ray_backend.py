@@ -37,7 +37,8 @@ def _worker_state(source_factory: str, source_kwargs: dict[str, Any], spec: Any)
         source = load_object(source_factory)(**source_kwargs)
         _WORKER_CACHE.clear()
         _WORKER_CACHE[key] = (source, build_model(spec, source))
-    return _WORKER_CACHE[key]
+    source, model = _WORKER_CACHE[key]
+    return source, model
 
 
 def predict_shard(source_factory: str, source_kwargs: dict[str, Any], spec: Any, units: Sequence[Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -91,12 +91,18 @@ def score_benchmark(
     checked = check_protocol(protocol)
     prepare = load_object(get_spec(benchmark).scorer)
     job: ScoringJob = prepare(protocol=checked, **options)
-    run = RunDir(out or default_run_dir(benchmark))
+    res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
+    return res, run, job
+
+
+def score_prepared(job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True) -> tuple[Results, RunDir]:
+    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
+    run = RunDir(out or default_run_dir(job.benchmark))
     if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
         # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
         job.check_inputs()
     run.open(job.meta, overwrite=overwrite)
-    return score_job(job, run, progress=progress), run, job
+    return score_job(job, run, progress=progress), run
 
 
 __all__ = [
@@ -111,5 +117,6 @@ __all__ = [
     "score_benchmark",
     "score_into_run",
     "score_job",
+    "score_prepared",
     "summarize_scores",
 ]

@@ -4,7 +4,7 @@ The released script pairs predictions with ground truth by position, so one drop
 every later answer onto the wrong question. scenebench pairs by ``question_id`` and refuses a file
 that does not cover the records unless missing answers are explicitly allowed (scored as wrong
 and counted). With circular evaluation a multiple-choice question ``q`` expects one answer per
-rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.metrics.choice.rotate`).
+rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.benchmarks.bench3d.choice.rotate`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from scenebench.benchmarks.bench3d.choice import circular_id
 from scenebench.benchmarks.bench3d.loader import Bench
 from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
 from scenebench.errors import InputError
 from scenebench.io.files import iter_jsonl_offsets, read_jsonl_at
-from scenebench.metrics.choice import circular_id
 
 
 @dataclass

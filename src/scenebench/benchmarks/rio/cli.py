@@ -131,7 +131,7 @@ def run_command(
     progress: bool = PROGRESS,
 ) -> None:
     """Re-localize every reference instance with a model (saved per rescan, resumable, local or Ray), then score."""
-    from scenebench.commands.run import execute
+    from scenebench.runtime.execute import execute
 
     kwargs: dict[str, object] = {"data": str(data), "split": split, "units": units}
     codes = _symmetry_codes(symmetry_code)
@@ -140,7 +140,7 @@ def run_command(
     outcome = execute(
         "rio", kwargs, model=model, out=out, tasks=None, limit=limit, seed=seed,
         protocol=protocol, backend=backend, address=address, scenes_per_task=scenes_per_task, max_retries=max_retries, base_url=None,
-        model_args=model_arg, overwrite=overwrite, progress=progress, score_options={"n_resamples": bootstrap},
+        model_args=model_arg, overwrite=overwrite, progress=progress, score_options={"n_resamples": bootstrap}, echo=typer.echo,
     )
     _print(outcome.results, outcome.run)
     typer.echo(f"predictions file: {outcome.predictions_path}")
