@@ -12,6 +12,13 @@ bootstrap resample. Kinds:
 A sample without the field (NaN) does not enter that metric: the scorer decides what a missing or
 invalid prediction is worth (usually 0, i.e. wrong) before it gets here, so denominators come from
 the ground truth, never from whatever predictions happen to exist.
+
+References:
+
+- Percentile bootstrap intervals: Efron, Tibshirani, "An Introduction to the Bootstrap", Chapman &
+  Hall, 1993 (ch. 13).
+- Resampling whole clusters (scenes, houses) rather than samples: Field, Welsh, "Bootstrapping
+  clustered data", Journal of the Royal Statistical Society B 69(3), 2007.
 """
 
 from __future__ import annotations

@@ -2,6 +2,14 @@
 
 Boxes are centre-size ``[..., cx, cy, cz, dx, dy, dz]`` in metres (full extents); functions
 broadcast over leading axes. Metric cards: ``docs/metrics/bench3d_{around_box,in_box,iou,detection,room_detection}.md``.
+
+References:
+
+- In-box, around-box (1 m), AABB IoU, detection and room detection: Zhang et al., "3DBench: A
+  Scalable 3D Benchmark and Instruction-Tuning Dataset", IJCAI 2024, arXiv 2404.14678 (Sec. 4,
+  evaluation metrics; the released code's L∞ around-box and precision-like denominators are the
+  ``official`` protocol).
+- Acc@IoU 0.25 / 0.5: Chen et al., "ScanRefer", ECCV 2020, arXiv 1912.08830.
 """
 
 from __future__ import annotations

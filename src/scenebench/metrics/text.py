@@ -7,6 +7,16 @@ own rule (lower case, punctuation to spaces; no Java PTB tokenizer), so names ca
 differently in another subset. METEOR needs ``java`` and a METEOR 1.5 jar (env
 ``SCENEBENCH_METEOR_JAR``); without them it is reported unavailable with the reason.
 Metric cards: ``docs/metrics/bench3d_{bleu4,rouge_l,cider_d,meteor}.md``.
+
+References:
+
+- BLEU: Papineni et al., "BLEU: a Method for Automatic Evaluation of Machine Translation", ACL 2002.
+- ROUGE-L: Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL Workshop Text
+  Summarization Branches Out, 2004.
+- CIDEr-D: Vedantam, Zitnick, Parikh, "CIDEr: Consensus-based Image Description Evaluation",
+  CVPR 2015, arXiv 1411.5726.
+- METEOR 1.5: Denkowski, Lavie, "Meteor Universal: Language Specific Translation Evaluation for Any
+  Target Language", WMT 2014.
 """
 
 from __future__ import annotations
@@ -55,7 +65,10 @@ def bleu_stats(hyp: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = 4
 
 
 def bleu_from_sums(p: Sequence[float | None], hyp_len: float, ref_len: float) -> float | None:
-    """Corpus BLEU-N from precisions ``p`` (Σm/Σg) and summed lengths; 0 when any precision is 0 or None."""
+    """Corpus BLEU-N from precisions ``p`` (Σm/Σg) and summed lengths; 0 when any precision is 0 or None.
+
+    Reference: Papineni et al., ACL 2002 (BLEU).
+    """
     if hyp_len <= 0:
         return 0.0 if ref_len > 0 else None
     known = [x for x in p if x is not None]
@@ -84,7 +97,10 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2) -> float:
-    """pycocoevalcap ROUGE-L: best precision and best recall over references, F_β of the two; in [0, 1]."""
+    """pycocoevalcap ROUGE-L: best precision and best recall over references, F_β of the two; in [0, 1].
+
+    Reference: Lin, 2004 (ROUGE-L).
+    """
     if not hyp or not refs:
         return 0.0
     lcs = [lcs_length(r, hyp) for r in refs]
@@ -99,8 +115,11 @@ def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2
 # CIDEr-D (corpus IDF)
 
 
-def _vec(counts: Counter[tuple[str, ...]], df: Counter[tuple[str, ...]], log_n_docs: float, n: int) -> tuple[list[dict[tuple[str, ...], float]], list[float], int]:
-    vec: list[dict[tuple[str, ...], float]] = [{} for _ in range(n)]
+Gram = tuple[str, ...]
+
+
+def _vec(counts: Counter[Gram], df: Counter[Gram], log_n_docs: float, n: int) -> tuple[list[dict[Gram, float]], list[float], int]:
+    vec: list[dict[Gram, float]] = [{} for _ in range(n)]
     norm = [0.0] * n
     length = 0
     for g, tf in counts.items():
@@ -117,6 +136,7 @@ def cider_d(hyps: Iterable[Sequence[str]], refs: Sequence[Sequence[Sequence[str]
     """Per-sample CIDEr-D scores (the corpus score is their mean); IDF from ``refs`` of this corpus.
 
     Needs at least one sample; a single-sample corpus has IDF 0 everywhere and scores 0.
+    Reference: Vedantam et al., CVPR 2015, arXiv 1411.5726 (CIDEr-D).
     """
     def grams(toks: Sequence[str]) -> Counter[tuple[str, ...]]:
         c: Counter[tuple[str, ...]] = Counter()
@@ -164,7 +184,10 @@ def meteor_unavailable_reason(jar: str | None = None) -> str | None:
 
 
 def meteor_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], jar: str | None = None, timeout: float = 600.0) -> list[float]:
-    """Per-sample METEOR 1.5 scores through the jar's ``-stdio`` protocol (as pycocoevalcap drives it)."""
+    """Per-sample METEOR 1.5 scores through the jar's ``-stdio`` protocol (as pycocoevalcap drives it).
+
+    Reference: Denkowski, Lavie, WMT 2014 (METEOR 1.5).
+    """
     jar = jar or os.environ.get("SCENEBENCH_METEOR_JAR")
     reason = meteor_unavailable_reason(jar)
     if reason:

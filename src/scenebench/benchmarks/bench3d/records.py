@@ -1,7 +1,7 @@
 """Ground-truth records of 3DBench in the official JSON shapes, validated into typed records.
 
 Every record has ``question_id`` (unique), ``pcl`` (point cloud path relative to the benchmark
-folder), ``id`` (house) and ``query``; the task-specific fields are listed in ``protocols.md`` §3
+folder), ``id`` (house) and ``query``; the task-specific fields are listed in ``docs/protocols.md`` (3DBench)
 and in :func:`validate_record`. A bad record raises :class:`InputError` naming the file, the record
 (index and question_id) and the field.
 
