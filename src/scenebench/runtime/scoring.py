@@ -1,9 +1,12 @@
-"""The scoring engine every benchmark uses: resumable, scene-batched, with counts and CIs.
+"""The one scoring driver every benchmark uses: RunDir -> :func:`score_into_run` -> Results.
 
-A benchmark scorer yields :class:`SampleScore` batches (one per scene, so a scene's points are
-loaded once). The engine writes each batch to the run's store as soon as it is computed, skips
-samples already stored when a run is resumed, shows progress, and hands the complete list back for
-summarising. Summaries (:func:`summarize_scores`) turn records into the shared results schema.
+A benchmark declares ``prepare_scoring(*, protocol, **options) -> ScoringJob``
+(:mod:`scenebench.benchmarks.catalog`); :func:`score_benchmark` checks the protocol, prepares the
+job, opens (or resumes) the run folder and calls :func:`score_job`, which the run loop
+(``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
+scene's points are loaded once); :func:`score_into_run` writes each batch to the run's store as soon
+as it is computed, skips samples already stored when a run is resumed, shows progress, and hands
+the complete list to the job's ``summarize``; the driver saves ``results.json``.
 """
 
 from __future__ import annotations

@@ -61,13 +61,11 @@ def score_command(
 ) -> None:
     """Score RIO pose predictions: Recall(0.1 m, 10 deg), Recall(0.2 m, 20 deg), MRE, MTE with 95% CIs."""
     from scenebench.protocol import check_protocol
+    from scenebench.runtime.scoring import score_benchmark
 
-    from .scorer import score_rio
-
-    check_protocol(protocol)
-    res, run = score_rio(
-        data, predictions, split=split, protocol=protocol, out=out, overwrite=overwrite, units=units,
-        symmetry_codes=_symmetry_codes(symmetry_code), n_resamples=bootstrap, seed=seed, progress=progress,
+    res, run, _ = score_benchmark(
+        "rio", out, protocol=check_protocol(protocol), overwrite=overwrite, progress=progress, data=data, predictions=predictions,
+        split=split, units=units, symmetry_codes=_symmetry_codes(symmetry_code), n_resamples=bootstrap, seed=seed,
     )
     _print(res, run)
 
