@@ -23,7 +23,7 @@ def test_every_declared_path_imports():
             assert obj is not None, (spec.name, field, path)
         assert isinstance(load_object(spec.info), BenchmarkInfo) and load_object(spec.info).name == spec.name
         assert callable(load_object(spec.scorer)) and callable(load_object(spec.predictions)) and callable(load_object(spec.loader))
-        assert callable(getattr(importlib.import_module(spec.commands), "register"))
+        assert callable(importlib.import_module(spec.commands).register)
 
 
 def test_every_table_is_derived_from_the_declarations():

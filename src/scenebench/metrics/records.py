@@ -46,7 +46,7 @@ class SampleScore:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "SampleScore":
+    def from_json(cls, d: dict[str, Any]) -> SampleScore:
         vals = {k: (math.nan if v is None else float(v)) for k, v in d.get("values", {}).items()}
         return cls(d["sample_id"], d["scene_id"], d["status"], vals, dict(d.get("groups", {})), dict(d.get("detail", {})))
 

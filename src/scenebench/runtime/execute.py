@@ -22,8 +22,6 @@ from scenebench.runtime.runner import run_benchmark
 
 def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
     """``["temperature=0", "name=x"]`` -> ``{"temperature": 0, "name": "x"}`` (values read as JSON when they parse)."""
-    from scenebench.errors import InputError
-
     out: dict[str, Any] = {}
     for p in pairs or []:
         key, sep, value = p.partition("=")
@@ -37,8 +35,7 @@ def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def make_backend(backend: str, address: str | None, scenes_per_task: int, max_retries: int) -> Any:
-    from scenebench.errors import InputError
-
+    """``--backend local`` (this process) or ``ray`` (shards scenes over a Ray cluster)."""
     if backend == "local":
         from scenebench.runtime.local_backend import LocalBackend
 
@@ -71,12 +68,7 @@ def execute(
     score_options: dict[str, Any] | None = None,
     echo: Callable[[str], Any] = print,
 ) -> Any:
-    from scenebench.models.registry import check_model_options
-    from scenebench.models.sources.base import make_source
-    from scenebench.protocol import check_protocol
-    from scenebench.runtime.rundir import DEFAULT_RUNS_ROOT, default_run_dir
-    from scenebench.runtime.runner import run_benchmark
-
+    """Check, build the run source, predict (resumably, local or Ray) and score; print how much was reused."""
     checked = check_protocol(protocol)
     options = parse_model_args(model_args)
     if base_url:
