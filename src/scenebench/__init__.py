@@ -1,6 +1,6 @@
 """scenebench: trustworthy evaluation and scalable benchmark data for 3D scene understanding."""
 
-__version__ = "0.1.0"
+from scenebench.protocol import DEFAULT_PROTOCOL, PROTOCOLS
 
-PROTOCOLS = ("strict", "official")
-DEFAULT_PROTOCOL = "strict"
+__version__ = "0.1.0"
+__all__ = ["DEFAULT_PROTOCOL", "PROTOCOLS", "__version__"]

@@ -13,6 +13,7 @@ import sys
 import typer
 
 from scenebench import __version__
+from scenebench.benchmarks.catalog import command_modules
 from scenebench.errors import ScenebenchError
 
 app = typer.Typer(
@@ -33,15 +34,14 @@ app.add_typer(judge_app, name="judge")
 
 GROUPS = {"app": app, "score": score_app, "validate": validate_app, "run": run_app, "judge": judge_app}
 
-# Each module defines ``register(groups: dict[str, typer.Typer])``. Keep this list sorted by area.
+# Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then each
+# benchmark's own (declared in scenebench.benchmarks.catalog), then judges and synth.
 COMMAND_MODULES = [
     "scenebench.commands.demo",
     "scenebench.commands.listing",
     "scenebench.commands.report",
     "scenebench.commands.run",
-    "scenebench.benchmarks.bench3d.cli",
-    "scenebench.benchmarks.rio.cli",
-    "scenebench.benchmarks.surprise3d.cli",
+    *command_modules(),
     "scenebench.judges.cli",
     "scenebench.synth.cli",
 ]

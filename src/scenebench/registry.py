@@ -80,9 +80,3 @@ def load_object(path: str) -> Any:
             raise ScenebenchError(f"module '{mod}' has no attribute '{attr}'") from None
     return obj
 
-
-# name -> BenchmarkInfo (scenebench.benchmarks.base); each benchmark package declares its own.
-BENCHMARKS = Registry("benchmark")
-BENCHMARKS.register("surprise3d", "scenebench.benchmarks.surprise3d.info:INFO")
-BENCHMARKS.register("3dbench", "scenebench.benchmarks.bench3d.info:INFO")
-BENCHMARKS.register("rio", "scenebench.benchmarks.rio.info:INFO")

@@ -27,12 +27,13 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from scenebench import __version__
 from scenebench.io.files import atomic_write_json, read_json
+from scenebench.protocol import Protocol
 
 SCHEMA_VERSION = "1.0"
 
@@ -62,7 +63,7 @@ class Results(BaseModel):
     model_config = ConfigDict(extra="forbid")
     schema_version: str = SCHEMA_VERSION
     benchmark: str
-    protocol: Literal["strict", "official"]
+    protocol: Protocol
     scenebench_version: str = __version__
     metrics: dict[str, Any]
     confidence_intervals: ConfidenceIntervals = Field(default_factory=ConfidenceIntervals)

@@ -12,7 +12,7 @@ from tests.bench3d.fixtures import make_bench, records_for
 
 @pytest.mark.judge
 def test_scene_caption_and_position_relation_with_a_real_judge(local_llm_server, tmp_path):
-    from scenebench.judges.api import make_judge
+    from scenebench.judges.factory import build_judge
 
     bench = make_bench(tmp_path / "bench", ["scene_caption", "position_relation"], houses=("460",))
     with open(tmp_path / "a.jsonl", "w") as f:
@@ -20,7 +20,7 @@ def test_scene_caption_and_position_relation_with_a_real_judge(local_llm_server,
             f.write(json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": "A kitchen with a fridge next to a living room with a sofa."}) + "\n")
         for r in records_for("position_relation", ("460",)):
             f.write(json.dumps({"question_id": r["question_id"], "task": "PositionRelation", "text": r["gt_choices"][r["gt_choice"]]}) + "\n")
-    judge = make_judge(f"openai:{local_llm_server.model}", base_url=local_llm_server.base_url, cache_path=tmp_path / "judge.sqlite")
+    judge = build_judge(f"openai:{local_llm_server.model}", base_url=local_llm_server.base_url, cache_path=tmp_path / "judge.sqlite")
     try:
         res = score_3dbench(bench, tmp_path / "a.jsonl", protocol="strict", judge=judge, out=tmp_path / "run", n_resamples=0)
     finally:

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from scenebench.benchmarks.bench3d.choice import rotate, score_choice
 from scenebench.metrics import localization as L
 from scenebench.metrics import navigation as N
 from scenebench.metrics import text as T
-from scenebench.metrics.choice import rotate, score_choice
 
 # ----------------------------------------------------------------------------- localization
 

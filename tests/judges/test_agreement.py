@@ -10,7 +10,8 @@ import pytest
 
 from scenebench.cli import main
 from scenebench.errors import InputError
-from scenebench.judges.agreement import JudgedItem, agreement, bucket, cohen_kappa, compare, load_judged
+from scenebench.judges.agreement import JudgedItem, agreement, bucket, cohen_kappa, compare
+from scenebench.judges.cli import load_judged
 from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.scoring import SCORE_KIND, SampleScore
 

@@ -11,7 +11,7 @@ from scenebench.cli import main
 pytest.importorskip("openai", reason="needs the judge extra")
 
 from scenebench.benchmarks.bench3d.run import score_3dbench  # noqa: E402
-from scenebench.judges.api import make_judge  # noqa: E402
+from scenebench.judges.factory import build_judge  # noqa: E402
 from tests.bench3d.fixtures import make_bench, records_for  # noqa: E402
 
 
@@ -28,7 +28,7 @@ def test_agreement_of_two_judged_3dbench_runs(tmp_path, fake_openai, capsys):
     generous = fake_openai(reply=lambda body: json.dumps({"score": 9}) if "Score" in body["messages"][-1]["content"] else '{"verdict": "same"}')
     runs = {}
     for name, srv in (("a", fake_openai()), ("b", generous)):
-        judge = make_judge("openai:judge-" + name, base_url=srv.base_url, cache_path=tmp_path / "judge.sqlite")
+        judge = build_judge("openai:judge-" + name, base_url=srv.base_url, cache_path=tmp_path / "judge.sqlite")
         try:
             score_3dbench(bench, answers, protocol="strict", judge=judge, out=tmp_path / f"run_{name}", n_resamples=0)
         finally:

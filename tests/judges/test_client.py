@@ -7,7 +7,8 @@ import time
 import pytest
 
 from scenebench.errors import ScenebenchError
-from scenebench.judges.api import Judge, JudgeRequest, JudgeUnavailable, make_judge
+from scenebench.judges.api import Judge, JudgeRequest, JudgeUnavailable
+from scenebench.judges.factory import build_judge
 from scenebench.judges.client import OpenAICompatibleJudge
 
 pytest.importorskip("openai", reason="needs the judge extra")
@@ -211,7 +212,7 @@ def test_api_key_from_env_only_and_never_stored(fake_openai, cache_path, monkeyp
     srv = fake_openai()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret-123")
     monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
-    j = make_judge("openai:fake-judge-2024", cache_path=cache_path)
+    j = build_judge("openai:fake-judge-2024", cache_path=cache_path)
     try:
         assert j.model_id == "openai:fake-judge-2024"
         j.judge_many([score("k1"), score("k2")])
@@ -223,11 +224,11 @@ def test_api_key_from_env_only_and_never_stored(fake_openai, cache_path, monkeyp
 
 
 def test_make_judge_specs(cache_path):
-    assert make_judge(None) is None and make_judge("none") is None and make_judge("None") is None
+    assert build_judge(None) is None and build_judge("none") is None and build_judge("None") is None
     with pytest.raises(ScenebenchError, match="unknown --judge"):
-        make_judge("gpt4", cache_path=cache_path)
+        build_judge("gpt4", cache_path=cache_path)
     with pytest.raises(ScenebenchError, match="needs a model id"):
-        make_judge("openai:", cache_path=cache_path)
+        build_judge("openai:", cache_path=cache_path)
 
 
 def test_concurrency_is_bounded(fake_openai, cache_path):

@@ -14,7 +14,8 @@ import urllib.request
 import pytest
 
 from scenebench.errors import InputError
-from scenebench.judges.api import JudgeRequest, JudgeUnavailable, make_judge
+from scenebench.judges.api import JudgeRequest, JudgeUnavailable
+from scenebench.judges.factory import build_judge
 
 pytestmark = pytest.mark.judge
 
@@ -92,7 +93,7 @@ def test_deterministic_at_temperature_zero(local_llm_server, tmp_path):
 
 @pytest.mark.slow
 def test_make_judge_local_starts_and_stops_its_server(tmp_path):
-    j = make_judge("local", cache_path=tmp_path / "c.sqlite", concurrency=2)
+    j = build_judge("local", cache_path=tmp_path / "c.sqlite", concurrency=2)
     assert j is not None and j.model_id.startswith("local:SmolLM2")
     url = j._client.base_url  # noqa: SLF001 - checking where it listens
     assert str(url).startswith("http://127.0.0.1:")

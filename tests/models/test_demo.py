@@ -8,7 +8,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from scenebench.cli import app
-from scenebench.models.demo import BENCHMARKS, models_for, run_demo
+from scenebench.commands.demo import BENCHMARKS, models_for, run_demo
 
 
 @pytest.mark.slow

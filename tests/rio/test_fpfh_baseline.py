@@ -7,7 +7,6 @@ import pytest
 
 pytest.importorskip("open3d", reason="the FPFH baseline needs the open3d extra")
 
-from scenebench.benchmarks.rio import run as rio_run  # noqa: E402
 from scenebench.benchmarks.rio.fpfh_baseline import FpfhSettings, relocalize_instances  # noqa: E402
 from scenebench.geometry.poses import about_pivot, compose, rotation_z  # noqa: E402
 
@@ -42,28 +41,27 @@ def test_too_few_points_is_reported_not_hidden():
 @pytest.mark.slow
 def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, monkeypatch, capsys):
     from scenebench.cli import main
+    from scenebench.models.builtin import fpfh as fpfh_model
 
     out = tmp_path / "run"
-    main(["run", "rio", "--data", str(dense_room.root), "--model", "baseline:fpfh", "--out", str(out), "--bootstrap", "50", "--no-progress"])
+    args = ["run", "rio", "--data", str(dense_room.root), "--model", "baseline:fpfh", "--out", str(out), "--bootstrap", "50", "--no-progress"]
+    main(args)
     printed = capsys.readouterr().out
     res = json.loads((out / "results.json").read_text())
     # 14 scorable instances (4 moved: table 180 deg, chair 60 deg, cabinet 90 deg, chair 45 deg in a rotated rescan frame)
     assert res["counts"]["n_scored"] == 14 and res["counts"]["n_missing"] == 0
     assert res["metrics"]["overall"]["recall_10cm_10deg"] == 100.0
     assert res["metrics"]["by_motion"]["moved"]["recall_10cm_10deg"] == 100.0
-    base = res["extra"]["baseline"]
-    assert set(base["seconds_per_rescan"]) == {RESCAN_A, RESCAN_B}
-    assert sum(base["status_counts"].values()) == 16 and base["failures"] == []
-    assert "seconds per rescan" in printed
-    rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
-    assert len(rows) == 16 and {"rescan", "instance", "pose", "fitness", "status"} <= set(rows[0])
-    # every instance still in the rescan is found with a good fit (the removed lamp may not be)
-    assert all(r["status"] == "ok" for r in rows if (r["rescan"], r["instance"]) != (RESCAN_A, 7))
+    assert res["settings"]["model"] == "baseline:fpfh" and "14 new, 0 reused" in printed
+    rows = [json.loads(line) for line in (out / "rio_predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == 14 and {"rescan", "instance", "pose"} <= set(rows[0])
+    assert {r["rescan"] for r in rows} == {RESCAN_A, RESCAN_B}
 
     # Resume: nothing is predicted again, same numbers.
     def boom(*a, **k):
         raise AssertionError("rescan predicted twice")
 
-    monkeypatch.setattr(rio_run, "relocalize_rescan", boom)
-    res2, _, _ = rio_run.run_rio(dense_room.root, out=out, n_resamples=50, progress=False)
-    assert res2.metrics == res["metrics"]
+    monkeypatch.setattr(fpfh_model.FPFHModel, "predict", boom)
+    main(args)
+    assert "0 new, 14 reused" in capsys.readouterr().out
+    assert json.loads((out / "results.json").read_text())["metrics"] == res["metrics"]

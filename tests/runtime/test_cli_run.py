@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from scenebench.cli import app
-from scenebench.commands.run import parse_model_args
+from scenebench.runtime.execute import parse_model_args
 
 from fixtures import make_surprise3d
 

@@ -5,11 +5,9 @@ import pytest
 from scenebench.errors import RunMismatchError, ScenebenchError
 from scenebench.models.base import ModelSample
 from scenebench.models.predictions import TextPrediction
+from scenebench.models.execution import ModelSpec, WorkUnit, check_unit_predictions
 from scenebench.runtime.runner import (
     PREDICTION_KIND,
-    ModelSpec,
-    WorkUnit,
-    check_unit_predictions,
     plan_units,
     predict_into_run,
     run_benchmark,
@@ -42,7 +40,7 @@ def test_select_samples_tasks_and_limit():
 
 def test_oracle_scores_full_marks_and_writes_store_and_file(tmp_path):
     out = run_benchmark(ToySource(), "oracle", tmp_path / "run", progress=False)
-    assert out.results == {"accuracy": 100.0, "n": 6}
+    assert out.results.metrics["overall"]["accuracy"] == 100.0 and out.results.counts.n_samples == 6
     assert out.predicted_now == 6 and out.reused == 0
     lines = out.predictions_path.read_text().splitlines()
     assert [json.loads(x)["sample_id"] for x in lines] == [s.sample_id for s in ToySource().samples()]
@@ -81,9 +79,9 @@ def test_larger_limit_extends_the_same_run(tmp_path):
     calls = tmp_path / "calls.txt"
     opts = {"calls_file": str(calls)}
     a = run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, limit=2, progress=False)
-    assert a.results["n"] == 2
+    assert a.results.counts.n_samples == 2
     b = run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, progress=False)
-    assert b.reused == 2 and b.predicted_now == 4 and b.results["n"] == 6
+    assert b.reused == 2 and b.predicted_now == 4 and b.results.counts.n_samples == 6
 
 
 def test_other_seed_or_model_is_refused_in_the_same_folder(tmp_path):
@@ -93,7 +91,7 @@ def test_other_seed_or_model_is_refused_in_the_same_folder(tmp_path):
     with pytest.raises(RunMismatchError):
         run_benchmark(ToySource(), "oracle", tmp_path / "run", seed=1, progress=False, score=False)
     out = run_benchmark(ToySource(), "oracle", tmp_path / "run", seed=1, progress=False, overwrite=True)
-    assert out.results["accuracy"] == 100.0 and out.reused == 0
+    assert out.results.metrics["overall"]["accuracy"] == 100.0 and out.reused == 0
 
 
 def test_random_is_seeded_and_independent_of_batching(tmp_path):

@@ -11,8 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.metrics.aggregate import Mean
+from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import BoxPrediction, option_prediction
+from scenebench.results import Results
 
 
 class ToySource:
@@ -62,7 +65,28 @@ class ToySource:
         path.write_text("".join(json.dumps(predictions[s.sample_id].to_json()) + "\n" for s in samples))
         return path
 
-    def score(self, run, predictions_path, samples, *, protocol, progress, **options):
+    def scoring_job(self, predictions_path, samples, *, protocol, **options):
+        """Exact match per sample, scored by the shared driver like every benchmark."""
         recs = {r["sample_id"]: r for r in map(json.loads, Path(predictions_path).read_text().splitlines())}
-        hits = [recs[s.sample_id] == self.truth(s).to_json() for s in samples]
-        return {"accuracy": 100.0 * sum(hits) / len(hits), "n": len(hits)}
+        truth = {s.sample_id: self.truth(s).to_json() for s in samples}
+
+        class Scorer:
+            benchmark = "toy"
+
+            def __init__(self):
+                self.protocol = protocol
+
+            def sample_ids(self):
+                return [s.sample_id for s in samples]
+
+            def iter_scores(self, skip):
+                for s in samples:
+                    if s.sample_id not in skip:
+                        hit = float(recs.get(s.sample_id) == truth[s.sample_id])
+                        yield [SampleScore(s.sample_id, s.scene_id, "scored", {"hit": hit}, {"task": s.task})]
+
+        def summarize(records, run):
+            summ = summarize_scores(records, [Mean("accuracy", "hit", scale=100)], groups=("task",), n_resamples=0)
+            return Results(benchmark="toy", protocol=protocol, metrics=summ.metrics, counts=summ.counts)
+
+        return ScoringJob("toy", protocol, Scorer(), summarize)

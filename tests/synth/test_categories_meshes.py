@@ -8,7 +8,7 @@ from scenebench.synth import meshes
 from scenebench.synth.categories import CATEGORIES, DETECTION_CLASSES, DETECTION_NAME, PALETTE, SYMMETRY_CLASSES
 from scenebench.synth.placement import ROOM_CONTENTS
 
-# protocols.md section 3, typed out here: the project never reads the spec at run time
+# docs/protocols.md (3DBench), typed out here: the project never reads the docs at run time
 BENCH3D_93 = """alarmclock apple armchair baseballbat basketball bed book boots bottle bowl box bread butterknife
 candle cart cellphone chair cloth clothesdryer coffeemachine coffeetable countertop creditcard cup desk
 desklamp desktop diningtable dishsponge dogbed doorway dresser dumbbell egg faucet floorlamp fork fridge

@@ -10,7 +10,7 @@ def list_command() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from scenebench.registry import BENCHMARKS
+    from scenebench.benchmarks.catalog import BENCHMARKS
 
     console = Console()
     for name in BENCHMARKS.names():

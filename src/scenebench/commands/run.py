@@ -1,93 +1,29 @@
 """``scenebench run surprise3d|3dbench``: run a model (resumably, locally or on Ray), then score it.
 
-Imports only typer and the standard library at load time; everything else is imported inside the
-commands so ``scenebench --help`` stays light.
+The work is :func:`scenebench.runtime.execute.execute`, shared by every ``run`` command (RIO's is
+declared in its own package). Imports only typer and the standard library at load time; everything
+else is imported inside the commands so ``scenebench --help`` stays light.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
+
+def execute(benchmark: str, source_kwargs: dict[str, Any], **kwargs: Any) -> Any:
+    """:func:`scenebench.runtime.execute.execute`, printing through typer."""
+    from scenebench.runtime.execute import execute as run_and_score
+
+    return run_and_score(benchmark, source_kwargs, echo=typer.echo, **kwargs)
+
+
 MODEL_HELP = (
     "oracle, random, baseline:prior, baseline:nearest, baseline:cluster, openai:MODEL or openai-vision:MODEL (with --base-url), "
     "plugin:package.module:Class, or a name from the scenebench.models entry points."
 )
-
-
-def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
-    """``["temperature=0", "name=x"]`` -> ``{"temperature": 0, "name": "x"}`` (values read as JSON when they parse)."""
-    from scenebench.errors import InputError
-
-    out: dict[str, Any] = {}
-    for p in pairs or []:
-        key, sep, value = p.partition("=")
-        if not sep or not key.strip():
-            raise InputError(None, f"got {p!r}", field="--model-arg", expected="KEY=VALUE")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value
-    return out
-
-
-def make_backend(backend: str, address: str | None, scenes_per_task: int, max_retries: int) -> Any:
-    from scenebench.errors import InputError
-
-    if backend == "local":
-        from scenebench.runtime.local_backend import LocalBackend
-
-        return LocalBackend()
-    if backend == "ray":
-        from scenebench.runtime.ray_backend import RayBackend
-
-        return RayBackend(address, scenes_per_task=scenes_per_task, max_retries=max_retries)
-    raise InputError(None, f"got {backend!r}", field="--backend", expected="local or ray")
-
-
-def execute(
-    benchmark: str,
-    source_kwargs: dict[str, Any],
-    *,
-    model: str,
-    out: Path | None,
-    tasks: list[str] | None,
-    limit: int | None,
-    seed: int,
-    protocol: str,
-    backend: str,
-    address: str | None,
-    scenes_per_task: int,
-    max_retries: int,
-    base_url: str | None,
-    model_args: list[str] | None,
-    overwrite: bool,
-    progress: bool,
-    score_options: dict[str, Any] | None = None,
-) -> Any:
-    from scenebench.errors import InputError
-    from scenebench.models.sources.base import make_source
-    from scenebench.runtime.rundir import DEFAULT_RUNS_ROOT, default_run_dir
-    from scenebench.runtime.runner import run_benchmark
-
-    if protocol not in ("strict", "official"):
-        raise InputError(None, f"got {protocol!r}", field="--protocol", expected="strict or official")
-    options = parse_model_args(model_args)
-    if base_url:
-        options["base_url"] = base_url
-    safe = model.replace(":", "-").replace("/", "-")
-    run_dir = out or default_run_dir(f"{benchmark}-{safe}", DEFAULT_RUNS_ROOT)
-    source = make_source(benchmark, **source_kwargs)
-    outcome = run_benchmark(
-        source, model, run_dir, model_options=options, tasks=tasks, limit=limit, seed=seed, protocol=protocol,
-        backend=make_backend(backend, address, scenes_per_task, max_retries), overwrite=overwrite, progress=progress,
-        score_options=score_options,
-    )
-    typer.echo(f"predictions: {outcome.predicted_now} new, {outcome.reused} reused from the run folder")
-    return outcome
 
 
 def _print_surprise3d(res: Any) -> None:
@@ -144,6 +80,9 @@ def run_surprise3d(
     progress: bool = PROGRESS,
 ) -> None:
     """Run a model on SURPRISE3D (masks or boxes), then score mIoU/A25/A50 per question type."""
+    from scenebench.protocol import check_protocol
+
+    check_protocol(protocol)
     kwargs = {"data": str(data), "annotations": str(annotations) if annotations else None, "scenes": str(scenes) if scenes else None,
               "train": str(train) if train else None, "labels_dir": str(labels_dir) if labels_dir else None}
     task_list = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
@@ -182,7 +121,9 @@ def run_3dbench(
     from scenebench.benchmarks.bench3d.run import make_judge_or_none
     from scenebench.benchmarks.bench3d.tasks import parse_task_list
     from scenebench.errors import InputError
+    from scenebench.protocol import check_protocol
 
+    check_protocol(protocol)  # before a judge server is started
     try:
         task_list = parse_task_list(tasks) if tasks else None
     except ValueError as exc:

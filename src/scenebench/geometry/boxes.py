@@ -11,6 +11,8 @@ All functions broadcast over leading axes; the last axis holds the six numbers.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 
@@ -43,12 +45,12 @@ def points_in_minmax(points: np.ndarray, box: np.ndarray) -> np.ndarray:
     """(N,) bool: points inside the min-max box, boundaries included."""
     p = np.asarray(points)
     b = np.asarray(box, dtype=float)
-    return np.all((p >= b[:3]) & (p <= b[3:6]), axis=-1)
+    return cast(np.ndarray, np.all((p >= b[:3]) & (p <= b[3:6]), axis=-1))
 
 
 def volume_minmax(boxes: np.ndarray) -> np.ndarray:
     b = np.asarray(boxes, dtype=float)
-    return np.prod(np.clip(b[..., 3:6] - b[..., :3], 0.0, None), axis=-1)
+    return cast(np.ndarray, np.prod(np.clip(b[..., 3:6] - b[..., :3], 0.0, None), axis=-1))
 
 
 def iou_minmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ Conventions (used by every caller; change nothing here without the metric cards)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 
@@ -101,13 +102,13 @@ def rotation_defect(R: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):  # NaN input gives a NaN defect, which is_rotation rejects
         gram = np.swapaxes(R, -1, -2) @ R
         ortho = np.abs(gram - np.eye(3)).max(axis=(-1, -2))
-        return np.maximum(ortho, np.abs(np.linalg.det(R) - 1.0))
+        return cast(np.ndarray, np.maximum(ortho, np.abs(np.linalg.det(R) - 1.0)))
 
 
 def is_rotation(R: np.ndarray, tol: float = ROTATION_TOL) -> np.ndarray:
     """True where (..., 3, 3) is orthonormal with det +1 within ``tol`` (see :data:`ROTATION_TOL`)."""
     d = rotation_defect(R)
-    return np.isfinite(d) & (d <= tol)
+    return cast(np.ndarray, np.isfinite(d) & (d <= tol))
 
 
 def quaternion_to_matrix(q: np.ndarray) -> np.ndarray:
@@ -133,7 +134,7 @@ def axis_angle_matrix(axis: np.ndarray, angle_rad: float) -> np.ndarray:
     a = np.asarray(axis, dtype=float)
     a = a / np.linalg.norm(a)
     K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-    return np.eye(3) + np.sin(angle_rad) * K + (1 - np.cos(angle_rad)) * (K @ K)
+    return cast(np.ndarray, np.eye(3) + np.sin(angle_rad) * K + (1 - np.cos(angle_rad)) * (K @ K))
 
 
 def is_identity(T: np.ndarray, *, rot_tol_deg: float = 1e-3, trans_tol_m: float = 1e-6) -> np.ndarray:
@@ -141,4 +142,4 @@ def is_identity(T: np.ndarray, *, rot_tol_deg: float = 1e-3, trans_tol_m: float 
     T = np.asarray(T, dtype=float)
     tr = np.trace(T[..., :3, :3], axis1=-2, axis2=-1)
     ang = np.degrees(np.arccos(np.clip((tr - 1.0) / 2.0, -1.0, 1.0)))
-    return (ang <= rot_tol_deg) & (np.linalg.norm(T[..., :3, 3], axis=-1) <= trans_tol_m)
+    return cast(np.ndarray, (ang <= rot_tol_deg) & (np.linalg.norm(T[..., :3, 3], axis=-1) <= trans_tol_m))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,25 +137,16 @@ def agreement(a: dict[str, JudgedItem], b: dict[str, JudgedItem]) -> dict[str, A
     return result
 
 
-def load_judged(path: str | Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
-    """Judged items and a description (kind, judge model ids, prompt versions) from a run folder or JSONL."""
-    p = Path(path)
-    if p.is_dir():
-        return _load_run(p)
-    return _load_jsonl(p)
+def judged_from_records(records: Iterable[Any], folder: str | Path, store_path: str | Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
+    """Judged items and a description from a run's score records (``detail.judge`` of each record).
 
-
-def _load_run(folder: Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
-    from scenebench.runtime.rundir import RunDir
-    from scenebench.runtime.scoring import load_scores
-
-    run = RunDir(folder)
-    if not run.store_path.exists():
-        raise InputError(folder, "not a run folder (no samples.sqlite)", expected="a scored run folder or a JSONL of {sample_id, score}")
+    The records are read by the caller (:func:`scenebench.judges.cli.load_judged`), which keeps this
+    module below the runtime that owns run folders.
+    """
     items: dict[str, JudgedItem] = {}
     models: set[str] = set()
     prompts: set[str] = set()
-    for rec in load_scores(run):
+    for rec in records:
         j = rec.detail.get("judge")
         if not isinstance(j, dict):
             continue
@@ -162,7 +154,7 @@ def _load_run(folder: Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
         value = j.get("value")
         valid = bool(j.get("valid", value is not None))
         if valid and not is_finite_number(value):
-            raise InputError(run.store_path, "judge verdict marked valid has no numeric value", where=where, field="detail.judge.value", expected="a number")
+            raise InputError(store_path, "judge verdict marked valid has no numeric value", where=where, field="detail.judge.value", expected="a number")
         if j.get("model_id"):
             models.add(str(j["model_id"]))
         if j.get("prompt_version"):
@@ -173,7 +165,7 @@ def _load_run(folder: Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
     return items, {"source": str(folder), "kind": "run", "model_ids": sorted(models), "prompt_versions": sorted(prompts)}
 
 
-def _load_jsonl(path: Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
+def load_judged_jsonl(path: str | Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
     items: dict[str, JudgedItem] = {}
     for lineno, rec in iter_jsonl(path):
         where = f"line {lineno}"

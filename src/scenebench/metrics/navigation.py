@@ -2,11 +2,21 @@
 
 Paths are (n, 2) arrays of ``[x, z]`` waypoints in metres (the floor plane of a y-up world).
 Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``.
+
+References:
+
+- Path loss and success (loss < 1 m per ground-truth waypoint): Zhang et al., "3DBench", IJCAI 2024,
+  arXiv 2404.14678 (navigation task).
+- SPL (success weighted by path length): Anderson et al., "On Evaluation of Embodied Navigation
+  Agents", 2018, arXiv 1807.06757.
+- nDTW (normalised dynamic time warping): Ilharco et al., "General Evaluation for Instruction
+  Conditioned Navigation using Dynamic Time Warping", NeurIPS ViGIL Workshop 2019, arXiv 1907.05446.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -14,7 +24,7 @@ LOSS_PER_WAYPOINT_M = 1.0
 NDTW_DIST_M = 1.0
 
 
-def _pts(p: np.ndarray | list) -> np.ndarray:
+def _pts(p: np.ndarray | list[Any]) -> np.ndarray:
     return np.asarray(p, dtype=float).reshape(-1, 2)
 
 
@@ -23,6 +33,7 @@ def path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
 
     When both lists have the same length, L is the ground truth (the released code's tie rule).
     An empty prediction has infinite loss.
+    Reference: Zhang et al., 3DBench, IJCAI 2024, arXiv 2404.14678 (navigation path loss).
     """
     p, g = _pts(pred), _pts(gt)
     if len(p) == 0 or len(g) == 0:
@@ -73,7 +84,10 @@ def path_length(path: np.ndarray) -> float:
 
 
 def spl(success: bool, pred: np.ndarray, gt: np.ndarray) -> float:
-    """SPL-style efficiency: ``success * L_gt / max(L_pred, L_gt)``; 1·success when both lengths are 0."""
+    """SPL-style efficiency: ``success * L_gt / max(L_pred, L_gt)``; 1·success when both lengths are 0.
+
+    Reference: Anderson et al., "On Evaluation of Embodied Navigation Agents", 2018, arXiv 1807.06757.
+    """
     if not success:
         return 0.0
     with np.errstate(invalid="ignore", over="ignore"):
@@ -103,7 +117,10 @@ def dtw(pred: np.ndarray, gt: np.ndarray) -> float:
 
 
 def ndtw(pred: np.ndarray, gt: np.ndarray, d_th: float = NDTW_DIST_M) -> float:
-    """Normalised DTW ``exp(-DTW / (len(gt) * d_th))`` in [0, 1]; 0 for an empty prediction."""
+    """Normalised DTW ``exp(-DTW / (len(gt) * d_th))`` in [0, 1]; 0 for an empty prediction.
+
+    Reference: Ilharco et al., 2019, arXiv 1907.05446 (nDTW).
+    """
     g = _pts(gt)
     with np.errstate(invalid="ignore", over="ignore"):
         d = dtw(pred, g)

@@ -17,17 +17,27 @@ The scene-level functions never build an (N,) boolean mask per sample: they gath
 id of each *predicted* point and look up whether it is one of the sample's targets, so the cost is
 O(N) once per scene plus O(|P|) per sample. ``reference_*`` functions are the plain per-sample
 boolean-mask formulation the vectorised ones are tested against.
+
+References:
+
+- mIoU, A25, A50 on point masks: Huang et al., "SURPRISE3D: A Dataset for Spatial Understanding
+  and Reasoning in Complex 3D Scenes", 2025, arXiv 2507.07781 (evaluation section; the published
+  scoring script's ``+1e-6`` and ``>`` are the ``official`` protocol).
+- Box detection at IoU 0.25 / 0.5 (``box_detection``): the Acc@kIoU convention of Chen et al.,
+  "ScanRefer: 3D Object Localization in RGB-D Scans using Natural Language", ECCV 2020,
+  arXiv 1912.08830.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import cast
 
 import numpy as np
 
-Protocol = Literal["official", "strict"]
+from scenebench.protocol import Protocol
+
 OFFICIAL_EPS = 1e-6
 ACC_THRESHOLDS = (0.25, 0.5)
 
@@ -37,13 +47,14 @@ def iou_from_counts(inter: np.ndarray, n_pred: np.ndarray, n_gt: np.ndarray, *, 
 
     ``union = n_pred + n_gt - inter``. official: ``inter / (union + 1e-6)``; strict: ``inter / union``
     with 0 where the union is empty.
+    Reference: Huang et al., SURPRISE3D, 2025, arXiv 2507.07781 (mask IoU).
     """
     if protocol == "official":
         return official_iou_f32(inter, n_pred, n_gt).astype(np.float64)
     inter = np.asarray(inter, dtype=np.float64)
     union = np.asarray(n_pred, dtype=np.float64) + np.asarray(n_gt, dtype=np.float64) - inter
     if protocol == "strict":
-        return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+        return cast(np.ndarray, np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
     raise ValueError(f"unknown protocol {protocol!r}")
 
 
@@ -106,7 +117,10 @@ def torch_sigmoid_f32(x: np.ndarray) -> np.ndarray:
 
 
 def acc_at(iou: np.ndarray, threshold: float, *, protocol: Protocol) -> np.ndarray:
-    """(K,) float 0/1: official ``iou > threshold``, strict ``iou >= threshold``."""
+    """(K,) float 0/1: official ``iou > threshold``, strict ``iou >= threshold``.
+
+    Reference: Huang et al., SURPRISE3D, 2025, arXiv 2507.07781 (A25 / A50).
+    """
     iou = np.asarray(iou, dtype=np.float64)
     if protocol == "official":
         return (iou > threshold).astype(np.float64)

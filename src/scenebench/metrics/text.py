@@ -7,6 +7,16 @@ own rule (lower case, punctuation to spaces; no Java PTB tokenizer), so names ca
 differently in another subset. METEOR needs ``java`` and a METEOR 1.5 jar (env
 ``SCENEBENCH_METEOR_JAR``); without them it is reported unavailable with the reason.
 Metric cards: ``docs/metrics/bench3d_{bleu4,rouge_l,cider_d,meteor}.md``.
+
+References:
+
+- BLEU: Papineni et al., "BLEU: a Method for Automatic Evaluation of Machine Translation", ACL 2002.
+- ROUGE-L: Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL Workshop Text
+  Summarization Branches Out, 2004.
+- CIDEr-D: Vedantam, Zitnick, Parikh, "CIDEr: Consensus-based Image Description Evaluation",
+  CVPR 2015, arXiv 1411.5726.
+- METEOR 1.5: Denkowski, Lavie, "Meteor Universal: Language Specific Translation Evaluation for Any
+  Target Language", WMT 2014.
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def ngrams(tokens: Sequence[str], n: int) -> Counter:
+def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
@@ -42,7 +52,7 @@ def bleu_stats(hyp: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = 4
     out: dict[str, float] = {}
     for n in range(1, max_n + 1):
         h = ngrams(hyp, n)
-        maxref: Counter = Counter()
+        maxref: Counter[tuple[str, ...]] = Counter()
         for r in refs:
             for g, c in ngrams(r, n).items():
                 if c > maxref[g]:
@@ -55,12 +65,16 @@ def bleu_stats(hyp: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = 4
 
 
 def bleu_from_sums(p: Sequence[float | None], hyp_len: float, ref_len: float) -> float | None:
-    """Corpus BLEU-N from precisions ``p`` (Σm/Σg) and summed lengths; 0 when any precision is 0 or None."""
+    """Corpus BLEU-N from precisions ``p`` (Σm/Σg) and summed lengths; 0 when any precision is 0 or None.
+
+    Reference: Papineni et al., ACL 2002 (BLEU).
+    """
     if hyp_len <= 0:
         return 0.0 if ref_len > 0 else None
-    if any(x is None or x <= 0 for x in p):
+    known = [x for x in p if x is not None]
+    if len(known) < len(p) or any(x <= 0 for x in known):
         return 0.0
-    logp = sum(math.log(x) for x in p) / len(p)  # type: ignore[arg-type]
+    logp = sum(math.log(x) for x in known) / len(known)
     bp = 1.0 if hyp_len >= ref_len else math.exp(1.0 - ref_len / hyp_len)
     return math.exp(logp) * bp
 
@@ -83,7 +97,10 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2) -> float:
-    """pycocoevalcap ROUGE-L: best precision and best recall over references, F_β of the two; in [0, 1]."""
+    """pycocoevalcap ROUGE-L: best precision and best recall over references, F_β of the two; in [0, 1].
+
+    Reference: Lin, 2004 (ROUGE-L).
+    """
     if not hyp or not refs:
         return 0.0
     lcs = [lcs_length(r, hyp) for r in refs]
@@ -98,8 +115,11 @@ def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2
 # CIDEr-D (corpus IDF)
 
 
-def _vec(counts: Counter, df: Counter, log_n_docs: float, n: int) -> tuple[list[dict], list[float], int]:
-    vec: list[dict] = [{} for _ in range(n)]
+Gram = tuple[str, ...]
+
+
+def _vec(counts: Counter[Gram], df: Counter[Gram], log_n_docs: float, n: int) -> tuple[list[dict[Gram, float]], list[float], int]:
+    vec: list[dict[Gram, float]] = [{} for _ in range(n)]
     norm = [0.0] * n
     length = 0
     for g, tf in counts.items():
@@ -116,15 +136,16 @@ def cider_d(hyps: Iterable[Sequence[str]], refs: Sequence[Sequence[Sequence[str]
     """Per-sample CIDEr-D scores (the corpus score is their mean); IDF from ``refs`` of this corpus.
 
     Needs at least one sample; a single-sample corpus has IDF 0 everywhere and scores 0.
+    Reference: Vedantam et al., CVPR 2015, arXiv 1411.5726 (CIDEr-D).
     """
-    def grams(toks: Sequence[str]) -> Counter:
-        c: Counter = Counter()
+    def grams(toks: Sequence[str]) -> Counter[tuple[str, ...]]:
+        c: Counter[tuple[str, ...]] = Counter()
         for k in range(1, n + 1):
             c.update(ngrams(toks, k))
         return c
 
     ref_counts = [[grams(r) for r in rs] for rs in refs]
-    df: Counter = Counter()
+    df: Counter[tuple[str, ...]] = Counter()
     for rc in ref_counts:
         df.update({g for c in rc for g in c})
     log_docs = math.log(float(len(refs))) if refs else 0.0
@@ -163,12 +184,18 @@ def meteor_unavailable_reason(jar: str | None = None) -> str | None:
 
 
 def meteor_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], jar: str | None = None, timeout: float = 600.0) -> list[float]:
-    """Per-sample METEOR 1.5 scores through the jar's ``-stdio`` protocol (as pycocoevalcap drives it)."""
+    """Per-sample METEOR 1.5 scores through the jar's ``-stdio`` protocol (as pycocoevalcap drives it).
+
+    Reference: Denkowski, Lavie, WMT 2014 (METEOR 1.5).
+    """
     jar = jar or os.environ.get("SCENEBENCH_METEOR_JAR")
     reason = meteor_unavailable_reason(jar)
     if reason:
         raise RuntimeError(reason)
-    clean = lambda s: " ".join(s.replace("|||", " ").split())  # noqa: E731 - the protocol's field separator
+
+    def clean(s: str) -> str:  # the protocol's field separator must not appear inside a field
+        return " ".join(s.replace("|||", " ").split())
+
     lines = []
     for h, rs in zip(hyps, refs):
         lines.append("SCORE ||| " + " ||| ".join(clean(r) for r in rs) + " ||| " + clean(h))

@@ -51,25 +51,54 @@ def model_factory_path(spec: str) -> str:
     return MODELS.path(spec)
 
 
-def _accepted(factory: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """Keep the options the factory takes (all of them if it takes ``**kwargs``)."""
+# Given to every model by the runner; a model that does not take it simply does not get it.
+IMPLICIT_OPTIONS = ("seed",)
+
+
+def accepted_options(factory: Any) -> list[str] | None:
+    """The keyword options ``factory`` takes, or ``None`` when it takes any (``**kwargs``) or cannot be inspected."""
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
-        return dict(options)
+        return None
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [n for n, p in params.items() if p.kind in kinds and n != "self"]
+
+
+def _accepted(spec: str, factory: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The options for ``factory``; an option it does not take is an error naming the ones it does.
+
+    A misspelled ``--model-arg`` must not be dropped silently: it would change the run's
+    fingerprint while changing nothing else.
+    """
+    names = accepted_options(factory)
+    if names is None:
         return dict(options)
-    return {k: v for k, v in options.items() if k in params}
+    unknown = sorted(k for k in options if k not in names and k not in IMPLICIT_OPTIONS)
+    if unknown:
+        shown = [n for n in names if n != "model" or not spec.startswith("openai:")]
+        raise ScenebenchError(
+            f"model '{spec}' takes no option {', '.join(repr(k) for k in unknown)} (--model-arg / --base-url); "
+            f"accepted: {', '.join(shown) or 'none'}"
+        )
+    return {k: v for k, v in options.items() if k in names}
+
+
+def check_model_options(spec: str, options: dict[str, Any]) -> None:
+    """Fail before any data is read when ``options`` has a key the model named by ``spec`` does not take."""
+    _accepted(spec, load_object(model_factory_path(spec)), options)
 
 
 def make_model(spec: str, **options: Any) -> Any:
-    """Build the model named by ``spec``; ``options`` (seed, base_url, ...) go to the constructor if it takes them."""
+    """Build the model named by ``spec``; ``options`` go to the constructor (``seed`` only if it takes one)."""
     factory = load_object(model_factory_path(spec))
     if spec.startswith("openai:"):
         options = {**options, "model": spec[len("openai:") :]}
     elif spec.startswith(VISION_PREFIX):
         options = {**options, "model": spec[len(VISION_PREFIX) :]}
-    model = factory(**_accepted(factory, options))
+    model = factory(**_accepted(spec, factory, options))
     if not callable(getattr(model, "predict", None)):
         raise ScenebenchError(f"model '{spec}' ({type(model).__name__}) has no predict(batch) method; see docs/model-template.md")
     if not getattr(model, "name", None):

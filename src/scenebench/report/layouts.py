@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from scenebench.benchmarks.catalog import table
+
 
 @dataclass(frozen=True)
 class Block:
@@ -80,8 +82,8 @@ RIO = Layout(
     metric_labels={"recall_10cm_10deg": "R@10cm,10°", "recall_20cm_20deg": "R@20cm,20°", "MRE": "MRE (°)", "MTE": "MTE (m)"},
 )
 
-LAYOUTS: dict[str, Layout] = {"surprise3d": SURPRISE3D, "3dbench": BENCH3D, "rio": RIO}
-
-
 def layout_for(benchmark: str) -> Layout | None:
-    return LAYOUTS.get(benchmark.lower())
+    """The paper layout a benchmark declares (``BenchmarkSpec.layout``), or ``None``."""
+    layouts = table("layout")
+    name = benchmark.lower()
+    return layouts.get(name) if name in layouts else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scenebench.models.execution import build_model, predict_units
 from scenebench.models.sources.base import RunSource
 
 
@@ -13,8 +14,6 @@ class LocalBackend:
 
     def run(self, source: RunSource, spec: Any, units: Sequence[Any], save: Any, *, model: Any = None) -> None:
         """Predict ``units`` and call ``save(unit, predictions)`` after each scene."""
-        from scenebench.runtime.runner import build_model, predict_units
-
         if model is None:
             model = build_model(spec, source)
         for unit, preds in predict_units(model, source, units):

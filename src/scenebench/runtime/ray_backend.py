@@ -29,20 +29,21 @@ _WORKER_CACHE: dict[str, Any] = {}
 
 def _worker_state(source_factory: str, source_kwargs: dict[str, Any], spec: Any) -> tuple[Any, Any]:
     """Source and model built once per worker process and reused by later shards (models are costly to load)."""
+    from scenebench.models.execution import build_model
     from scenebench.registry import load_object
-    from scenebench.runtime.runner import build_model
 
     key = json.dumps([source_factory, source_kwargs, spec.name, dict(spec.options)], sort_keys=True, default=str)
     if key not in _WORKER_CACHE:
         source = load_object(source_factory)(**source_kwargs)
         _WORKER_CACHE.clear()
         _WORKER_CACHE[key] = (source, build_model(spec, source))
-    return _WORKER_CACHE[key]
+    source, model = _WORKER_CACHE[key]
+    return source, model
 
 
 def predict_shard(source_factory: str, source_kwargs: dict[str, Any], spec: Any, units: Sequence[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     """Run in a Ray worker: ``[(scene_id, [prediction JSON, ...]), ...]`` for the shard's units."""
-    from scenebench.runtime.runner import predict_units
+    from scenebench.models.execution import predict_units
 
     source, model = _worker_state(source_factory, source_kwargs, spec)
     return [(unit.scene_id, [p.to_json() for p in preds]) for unit, preds in predict_units(model, source, units)]

@@ -15,22 +15,17 @@ samples scored under different settings would silently corrupt the numbers.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 from scenebench.errors import InputError, RunMismatchError
 from scenebench.io.files import atomic_write_json, read_json
+from scenebench.io.fingerprints import fingerprint
 from scenebench.runtime.store import SampleStore
 
 DEFAULT_RUNS_ROOT = Path("runs")
-
-
-def fingerprint(obj: Any) -> str:
-    """Stable hash of a JSON-able description of a run's inputs and settings."""
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+__all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
 
 
 def default_run_dir(benchmark: str, root: Path = DEFAULT_RUNS_ROOT) -> Path:

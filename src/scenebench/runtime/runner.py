@@ -12,41 +12,25 @@ into the same run folder.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
-from scenebench.models.base import ModelSample, SceneBatch, model_settings
+from scenebench.models.base import ModelSample, model_settings
+from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predict_units, seeded_rng
 from scenebench.models.predictions import Prediction, prediction_from_json
-from scenebench.models.sources.base import RunSource, check_prediction_kind, make_source
+from scenebench.models.sources.base import RunSource, make_source
+from scenebench.protocol import check_protocol
+from scenebench.runtime.local_backend import LocalBackend
 from scenebench.runtime.rundir import RunDir, fingerprint
+from scenebench.runtime.scoring import SCORE_KIND, score_job
 
 PREDICTION_KIND = "prediction"
 NOT_IDENTITY = ("base_url",)  # model options recorded in run.json but not part of the run's fingerprint
 STATE_KIND = "run-state"  # bookkeeping records in the same store (e.g. what the stored scores were computed from)
-
-
-@dataclass(frozen=True)
-class WorkUnit:
-    """The pending samples of one scene: the unit of work given to a backend."""
-
-    scene_id: str
-    samples: tuple[ModelSample, ...]
-
-    @property
-    def sample_ids(self) -> list[str]:
-        return [s.sample_id for s in self.samples]
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """How to build the model anywhere (here or in a Ray worker): a CLI name plus constructor options."""
-
-    name: str
-    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def plan_units(samples: Sequence[ModelSample], done: set[str]) -> list[WorkUnit]:
@@ -75,48 +59,6 @@ def select_samples(samples: Sequence[ModelSample], tasks: Sequence[str] | None =
     if not out:
         raise ScenebenchError("no samples to run (check --tasks / --limit and the data folder)")
     return out
-
-
-def build_model(spec: ModelSpec, source: RunSource) -> Any:
-    """Construct the model and give it the train split if it wants one (``fit``)."""
-    from scenebench.models.registry import make_model
-
-    model = make_model(spec.name, **dict(spec.options))
-    fit = getattr(model, "fit", None)
-    if callable(fit):
-        fit(source.train())
-    return model
-
-
-def predict_units(model: Any, source: RunSource, units: Iterable[WorkUnit]) -> Iterator[tuple[WorkUnit, list[Prediction]]]:
-    """Ask the model about each unit (one scene loaded once); check one valid prediction per sample."""
-    wants_truth = bool(getattr(model, "needs_ground_truth", False))
-    for unit in units:
-        scene = source.scene(unit.scene_id)
-        truth = {s.sample_id: source.truth(s) for s in unit.samples} if wants_truth else None
-        preds = list(model.predict(SceneBatch(scene, unit.samples, truth)))
-        yield unit, check_unit_predictions(unit, preds, getattr(model, "name", type(model).__name__))
-
-
-def check_unit_predictions(unit: WorkUnit, preds: Sequence[Prediction], model_name: str) -> list[Prediction]:
-    by_id = {s.sample_id: s for s in unit.samples}
-    seen: dict[str, Prediction] = {}
-    for p in preds:
-        if not isinstance(p, Prediction):
-            raise ScenebenchError(f"model {model_name} returned {type(p).__name__} for scene {unit.scene_id}; expected Prediction objects")
-        if p.sample_id not in by_id:
-            raise ScenebenchError(f"model {model_name} returned a prediction for unknown sample '{p.sample_id}' (scene {unit.scene_id})")
-        if p.sample_id in seen:
-            raise ScenebenchError(f"model {model_name} returned two predictions for sample '{p.sample_id}'")
-        check_prediction_kind(by_id[p.sample_id], p)
-        seen[p.sample_id] = p
-    lost = [sid for sid in by_id if sid not in seen]
-    if lost:
-        raise ScenebenchError(
-            f"model {model_name} returned no prediction for {len(lost)} sample(s) of scene {unit.scene_id} "
-            f"(first: {lost[:3]}); a model that abstains must return TextPrediction(sample_id, text='')"
-        )
-    return [seen[s.sample_id] for s in unit.samples]
 
 
 @dataclass
@@ -177,7 +119,6 @@ def predict_into_run(
     builds its own copies from ``spec`` in each worker.
     """
     from scenebench.progress import progress_bar
-    from scenebench.runtime.local_backend import LocalBackend
 
     backend = backend or LocalBackend()
     wanted = [s.sample_id for s in samples]
@@ -233,6 +174,7 @@ def run_benchmark(
     ``source`` comes from :func:`scenebench.models.sources.base.make_source`; ``score_options`` go to
     its scorer (3DBench: ``judge``).
     """
+    protocol = check_protocol(protocol)
     spec = ModelSpec(model_name, {"seed": seed, **dict(model_options or {})})
     samples = select_samples(source.samples(), tasks, limit)
     if model is None:
@@ -251,14 +193,14 @@ def run_benchmark(
         judge = opts.get("judge")
         judge_id = None if judge is None else {"model_id": getattr(judge, "model_id", None), "prompts": getattr(judge, "prompt_versions", None)}
         _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, "judge": judge_id})
-        outcome.results = source.score(run, outcome.predictions_path, samples, protocol=protocol, progress=progress, **opts)
+        job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **opts)
+        outcome.results = add_run_info(score_job(job, run, progress=progress), run)
     return outcome
 
 
 def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[ModelSample], scoring: Mapping[str, Any]) -> None:
     """Stored scores are reused only if computed from this prediction file, sample set, protocol and judge."""
     from scenebench.io.files import sha256_file
-    from scenebench.runtime.scoring import SCORE_KIND
 
     key = {"predictions": sha256_file(predictions_path), "samples": fingerprint([s.sample_id for s in samples]), "scoring": fingerprint(dict(scoring))}
     with run.store() as store:
@@ -267,18 +209,13 @@ def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[
             store.put_many(STATE_KIND, [("scored-from", key)])
 
 
-def seeded_rng(seed: int, *keys: str) -> Any:
-    """A numpy Generator that depends only on ``seed`` and ``keys`` (e.g. the sample id).
-
-    Seeded baselines draw per sample, so their answers do not depend on batching, sharding or the
-    backend: the Ray and local backends then produce identical predictions.
-    """
-    import hashlib
-
-    import numpy as np
-
-    h = hashlib.sha256(("\x1f".join([str(seed), *keys])).encode()).digest()
-    return np.random.default_rng(int.from_bytes(h[:8], "little"))
+def add_run_info(res: Any, run: RunDir) -> Any:
+    """Add what the run was (model, seed, samples) to the results and save them in the run folder."""
+    meta = run.read_meta()
+    res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
+    res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    res.save(run.results_json)
+    return res
 
 
 SaveFn = Callable[[WorkUnit, Sequence[Prediction]], None]

@@ -1,64 +1,28 @@
-"""The scoring engine every benchmark uses: resumable, scene-batched, with counts and CIs.
+"""The one scoring driver every benchmark uses: RunDir -> :func:`score_into_run` -> Results.
 
-A benchmark scorer yields :class:`SampleScore` batches (one per scene, so a scene's points are
-loaded once). The engine writes each batch to the run's store as soon as it is computed, skips
-samples already stored when a run is resumed, shows progress, and hands the complete list back for
-summarising. Summaries (:func:`summarize_scores`) turn records into the shared results schema.
+A benchmark declares ``prepare_scoring(*, protocol, **options) -> ScoringJob``
+(:mod:`scenebench.benchmarks.catalog`); :func:`score_benchmark` checks the protocol, prepares the
+job, opens (or resumes) the run folder and calls :func:`score_job`, which the run loop
+(``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
+scene's points are loaded once); :func:`score_into_run` writes each batch to the run's store as soon
+as it is computed, skips samples already stored when a run is resumed, shows progress, and hands
+the complete list to the job's ``summarize``; the driver saves ``results.json``.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol
+from pathlib import Path
+from typing import Any
 
+from scenebench.benchmarks.catalog import get_spec
 from scenebench.errors import ScenebenchError
-from scenebench.metrics.aggregate import MetricSpec, metric_info, summarize
-from scenebench.results import ConfidenceIntervals, Counts
-from scenebench.runtime.rundir import RunDir
+from scenebench.metrics.records import SampleScore, Scorer, ScoringJob, Summary, count, summarize_scores
+from scenebench.protocol import check_protocol
+from scenebench.registry import load_object
+from scenebench.results import Results
+from scenebench.runtime.rundir import RunDir, default_run_dir
 
-Status = Literal["scored", "missing", "invalid", "excluded"]
 SCORE_KIND = "score"
-
-
-@dataclass
-class SampleScore:
-    """What a scorer knows about one ground-truth sample after scoring it.
-
-    ``values`` are the per-sample inputs of the metrics (e.g. ``iou``, ``a25``); ``groups`` the
-    breakdown keys (``{"question_type": "cs"}``); ``detail`` small JSON for reports (the parsed
-    prediction, why it was invalid).
-    """
-
-    sample_id: str
-    scene_id: str
-    status: Status
-    values: dict[str, float] = field(default_factory=dict)
-    groups: dict[str, str] = field(default_factory=dict)
-    detail: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["values"] = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in self.values.items()}
-        return d
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "SampleScore":
-        vals = {k: (math.nan if v is None else float(v)) for k, v in d.get("values", {}).items()}
-        return cls(d["sample_id"], d["scene_id"], d["status"], vals, dict(d.get("groups", {})), dict(d.get("detail", {})))
-
-
-class Scorer(Protocol):
-    benchmark: str
-    protocol: str
-
-    def sample_ids(self) -> list[str]:
-        """Every ground-truth sample id, in order: the denominator."""
-
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
-        """Yield batches (one per scene) of scores for samples not in ``skip``."""
 
 
 def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label: str | None = None) -> list[SampleScore]:
@@ -88,57 +52,74 @@ def load_scores(run: RunDir) -> list[SampleScore]:
         return [SampleScore.from_json(body) for _, body in store.iter(SCORE_KIND)]
 
 
-def count(records: Sequence[SampleScore]) -> Counts:
-    c = Counter(r.status for r in records)
-    return Counts(
-        n_samples=len(records),
-        n_scored=c["scored"],
-        n_missing=c["missing"],
-        n_invalid=c["invalid"],
-        n_excluded=c["excluded"],
-    )
 
 
-@dataclass
-class Summary:
-    metrics: dict[str, Any]
-    intervals: ConfidenceIntervals
-    counts: Counts
-    counts_by_group: dict[str, dict[str, Counts]]
-    metric_info: dict[str, dict[str, Any]]
+def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
+    """True when ``run`` already holds every sample of these exact inputs and settings."""
+    if not run.exists() or run.read_meta().get("fingerprint") != meta.get("fingerprint"):
+        return False
+    with run.store() as store:
+        done = store.ids(SCORE_KIND)
+    return all(i in done for i in ids)
 
 
-def summarize_scores(
-    records: Sequence[SampleScore],
-    specs: Sequence[MetricSpec],
+def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results:
+    """The one scoring driver: store every record as computed (resumable), summarise, save ``results.json``."""
+    if job.on_open is not None:
+        job.on_open(job.scorer)
+    try:
+        records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
+    finally:
+        if job.on_stop is not None:
+            job.on_stop(run)
+    res = job.summarize(records, run)
+    res.save(run.results_json)
+    return res
+
+
+def score_benchmark(
+    benchmark: str,
+    out: str | Path | None = None,
     *,
-    groups: Sequence[str] = (),
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> Summary:
-    """Overall and per-group metrics with scene-clustered CIs. Excluded samples enter no metric."""
-    used = [r for r in records if r.status != "excluded"]
+    protocol: str = "strict",
+    overwrite: bool = False,
+    progress: bool = True,
+    **options: Any,
+) -> tuple[Results, RunDir, ScoringJob]:
+    """``scenebench score BENCHMARK``: RunDir -> :func:`score_into_run` -> Results, for every benchmark.
 
-    def block(rs: Sequence[SampleScore]) -> tuple[dict, dict]:
-        return summarize(specs, [r.values for r in rs], [r.scene_id for r in rs], n_resamples=n_resamples, seed=seed, level=level)
+    ``options`` go to the benchmark's ``prepare_scoring`` (its declared ``scorer``), which loads the
+    ground truth and returns a :class:`ScoringJob`. The protocol is checked before anything is read.
+    """
+    checked = check_protocol(protocol)
+    prepare = load_object(get_spec(benchmark).scorer)
+    job: ScoringJob = prepare(protocol=checked, **options)
+    res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
+    return res, run, job
 
-    metrics: dict[str, Any] = {}
-    ci = ConfidenceIntervals(level=level, n_resamples=n_resamples, seed=seed)
-    metrics["overall"], ci.overall = block(used)
-    counts_by_group: dict[str, dict[str, Counts]] = {}
-    for g in groups:
-        by_val: dict[str, list[SampleScore]] = defaultdict(list)
-        all_by_val: dict[str, list[SampleScore]] = defaultdict(list)
-        for r in records:
-            v = str(r.groups.get(g, "unknown"))
-            all_by_val[v].append(r)
-            if r.status != "excluded":
-                by_val[v].append(r)
-        key = f"by_{g}"
-        metrics[key], cis = {}, {}
-        for v in sorted(all_by_val):
-            metrics[key][v], cis[v] = block(by_val.get(v, []))
-        setattr(ci, key, cis)
-        counts_by_group[key] = {v: count(rs) for v, rs in sorted(all_by_val.items())}
-    return Summary(metrics, ci, count(records), counts_by_group, metric_info(specs))
+
+def score_prepared(job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True) -> tuple[Results, RunDir]:
+    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
+    run = RunDir(out or default_run_dir(job.benchmark))
+    if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
+        # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
+        job.check_inputs()
+    run.open(job.meta, overwrite=overwrite)
+    return score_job(job, run, progress=progress), run
+
+
+__all__ = [
+    "SCORE_KIND",
+    "SampleScore",
+    "Scorer",
+    "ScoringJob",
+    "Summary",
+    "count",
+    "holds_all_scores",
+    "load_scores",
+    "score_benchmark",
+    "score_into_run",
+    "score_job",
+    "score_prepared",
+    "summarize_scores",
+]

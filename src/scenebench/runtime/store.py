@@ -76,7 +76,7 @@ class SampleStore:
 
     def count(self, kind: str) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM records WHERE kind=?", (kind,)).fetchone()[0]
+            return int(self._db.execute("SELECT COUNT(*) FROM records WHERE kind=?", (kind,)).fetchone()[0])
 
     def clear(self, kind: str | None = None) -> None:
         with self._lock:

@@ -32,13 +32,16 @@ def score_command(
 ) -> None:
     """Score free-text answers on 3DBench (ten tasks + visual grounding plus)."""
     from scenebench.benchmarks.bench3d.report import print_3dbench
-    from scenebench.benchmarks.bench3d.run import make_judge_or_none, score_3dbench
+    from scenebench.benchmarks.bench3d.run import make_judge_or_none
+    from scenebench.protocol import check_protocol
+    from scenebench.runtime.scoring import score_benchmark
 
+    check_protocol(protocol)  # before a judge server is started
     j = make_judge_or_none(judge, judge_base_url, judge_cache, judge_concurrency)
     try:
-        res = score_3dbench(data, predictions, tasks=tasks, protocol=protocol, judge=j, out=out, circular=circular,
-                            allow_missing=allow_missing, limit=limit, overwrite=overwrite, n_resamples=n_resamples, seed=seed, progress=True,
-                            houses=houses, objects_gt=objects_gt)
+        res, _, _ = score_benchmark("3dbench", out, protocol=protocol, overwrite=overwrite, progress=True, data=data, predictions=predictions,
+                                    tasks=tasks, judge=j, circular=circular, allow_missing=allow_missing, limit=limit,
+                                    n_resamples=n_resamples, seed=seed, houses=houses, objects_gt=objects_gt)
     finally:
         if j is not None:
             j.close()

@@ -1,6 +1,6 @@
 """The one place where 3DBench free-text answers become numbers, boxes, waypoints and options.
 
-Two protocols (``protocols.md`` §3, metric card ``docs/metrics/bench3d_parsing.md``):
+Two protocols (``docs/protocols.md`` (3DBench), metric card ``docs/metrics/bench3d_parsing.md``):
 
 ``official`` reproduces the released LAMM/3DBench parser (``parse_num`` + ``parse_bbox_3d``):
 
@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
-Protocol = Literal["official", "strict"]
+from scenebench.protocol import Protocol
 
 # ---------------------------------------------------------------------------------------------
 # official: the released parser, reproduced

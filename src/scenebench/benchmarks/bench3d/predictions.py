@@ -5,7 +5,7 @@ every later answer onto the wrong question. scenebench pairs by ``(task, questio
 ids restart at 1 in every released task file; a record without one is ``row<i>``) and refuses a file
 that does not cover the records unless missing answers are explicitly allowed (scored as wrong
 and counted). With circular evaluation a multiple-choice question ``q`` expects one answer per
-rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.metrics.choice.rotate`).
+rotation, ids ``q#rot0`` .. ``q#rot{n-1}`` (see :func:`scenebench.benchmarks.bench3d.choice.rotate`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from scenebench.benchmarks.bench3d.choice import circular_id
 from scenebench.benchmarks.bench3d.loader import Bench
 from scenebench.benchmarks.bench3d.records import record_key
 from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
 from scenebench.errors import InputError
 from scenebench.io.files import iter_jsonl_offsets, read_jsonl_at
-from scenebench.metrics.choice import circular_id
 
 
 @dataclass

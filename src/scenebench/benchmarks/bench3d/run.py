@@ -11,12 +11,13 @@ from scenebench.benchmarks.bench3d.predictions import Answers, expected_ids, rea
 from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate
 from scenebench.benchmarks.bench3d.specs import task_specs
 from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
-from scenebench.errors import InputError, ScenebenchError
+from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
+from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import metric_info
+from scenebench.metrics.records import SampleScore, ScoringJob, count, summarize_scores
+from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
-from scenebench.runtime.rundir import RunDir, default_run_dir, fingerprint
-from scenebench.runtime.scoring import SampleScore, count, score_into_run, summarize_scores
 
 AGGREGATE_RULE = (
     "mean over the tasks of the group of each task's primary metric in percent (judge scores x10); "
@@ -42,6 +43,53 @@ def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None,
     return bench, read_answers(predictions, bench, circular=circular, allow_missing=allow_missing, not_scored=cut)
 
 
+def prepare_scoring(
+    *,
+    data: str | Path,
+    predictions: str | Path,
+    protocol: str = "strict",
+    tasks: str | None = None,
+    judge: Any | None = None,
+    circular: bool = False,
+    allow_missing: bool = False,
+    limit: int | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    houses: str | Path | None = None,
+    objects_gt: str | Path | None = None,
+) -> ScoringJob:
+    """The 3DBench scoring job for the shared driver; ``judge`` is a built Judge or None.
+
+    ``houses`` / ``objects_gt``: house JSON folder and ``GT/Classification.json`` for scene text tasks
+    (defaults: ``<data>/houses``, ``<data>/GT/Classification.json``; see :mod:`.loader`).
+    """
+    checked = check_protocol(protocol)
+    bench, answers = load_inputs(data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit,
+                                 houses=houses, objects_gt=objects_gt)
+    settings = Settings(protocol=checked, circular=circular, n_resamples=n_resamples, seed=seed)
+    judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
+    inputs = {"predictions": file_fingerprint(predictions), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()},
+              **bench.metadata_fingerprints()}
+    knobs = {"tasks": list(bench.records), "circular": circular, "allow_missing": allow_missing, "limit": limit, "judge": judge_id,
+             **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None}}
+    meta = {"benchmark": "3dbench", "protocol": checked, "settings": knobs, "inputs": inputs,
+            "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": checked})}
+    return job_for(bench, answers, settings, judge, inputs, knobs, meta=meta)
+
+
+def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | None, inputs: dict, knobs: dict,
+            meta: dict[str, Any] | None = None) -> ScoringJob:
+    """A scoring job over ``bench`` (also used by ``scenebench run 3dbench``); judge usage is saved per invocation."""
+    scorer = Bench3DScorer(bench, answers, settings, judge)
+
+    def summarize(records: list[SampleScore], run: Any) -> Results:
+        usage = total_judge_usage(run, judge)
+        return build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
+
+    return ScoringJob("3dbench", settings.protocol, scorer, summarize, meta=dict(meta or {}), label="scoring 3dbench",
+                      on_stop=lambda run: save_judge_usage(run, judge))
+
+
 def score_3dbench(
     data: str | Path,
     predictions: str | Path,
@@ -60,57 +108,54 @@ def score_3dbench(
     houses: str | Path | None = None,
     objects_gt: str | Path | None = None,
 ) -> Results:
-    """Score ``predictions`` against the 3DBench folder ``data``; ``judge`` is a built Judge or None.
+    """Score ``predictions`` against the 3DBench folder ``data`` (the v1 entry point); ``judge`` is a built Judge or None."""
+    from scenebench.runtime.scoring import score_benchmark
 
-    ``houses`` / ``objects_gt``: house JSON folder and ``GT/Classification.json`` for scene text tasks
-    (defaults: ``<data>/houses``, ``<data>/GT/Classification.json``; see :mod:`.loader`).
-    """
-    if protocol not in ("strict", "official"):
-        raise InputError(None, f"got {protocol!r}", field="--protocol", expected="strict or official")
-    bench, answers = load_inputs(data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit, houses=houses, objects_gt=objects_gt)
-    settings = Settings(protocol=protocol, circular=circular, n_resamples=n_resamples, seed=seed)
-    judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
-    inputs = {"predictions": file_fingerprint(predictions), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}, **bench.metadata_fingerprints()}
-    knobs = {"tasks": list(bench.records), "circular": circular, "allow_missing": allow_missing, "limit": limit, "judge": judge_id,
-             **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None}}
-    meta = {"benchmark": "3dbench", "protocol": protocol, "settings": knobs, "inputs": inputs,
-            "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": protocol})}
-    run = RunDir(out or default_run_dir("3dbench")).open(meta, overwrite=overwrite)
-    scorer = Bench3DScorer(bench, answers, settings, judge)
-    try:
-        records = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
-    finally:
-        usage = record_judge_usage(run, judge)
-    res = build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
-    res.save(run.results_json)
+    res, _, _ = score_benchmark(
+        "3dbench", out, protocol=protocol, overwrite=overwrite, progress=progress, data=data, predictions=predictions, tasks=tasks,
+        judge=judge, circular=circular, allow_missing=allow_missing, limit=limit, n_resamples=n_resamples, seed=seed,
+        houses=houses, objects_gt=objects_gt,
+    )
     return res
 
 
 JUDGE_USAGE_KIND = "judge_usage"
 
 
-def record_judge_usage(run: RunDir, judge: Any | None) -> dict[str, Any] | None:
-    """Save this invocation's judge usage in the run and return the totals over all invocations.
+def save_judge_usage(run: Any, judge: Any | None) -> None:
+    """Save this invocation's judge usage in the run (also when scoring stopped on an error).
 
     A resumed run asks the judge only what is left, so the last invocation's counters alone would
-    under-report what the run cost; each invocation's counters are kept (also when it stops on an
-    error) and summed. An invocation killed with SIGKILL cannot save its counters.
+    under-report what the run cost; each invocation's counters are kept and summed by
+    :func:`total_judge_usage`. An invocation killed with SIGKILL cannot save its counters.
     """
     if judge is None:
-        return None
+        return
     import os
     import time
 
-    mine = judge.usage()
     with run.store() as st:
-        st.put_many(JUDGE_USAGE_KIND, [(f"{time.time_ns()}-{os.getpid()}", mine)])
+        st.put_many(JUDGE_USAGE_KIND, [(f"{time.time_ns()}-{os.getpid()}", judge.usage())])
+
+
+def total_judge_usage(run: Any, judge: Any | None) -> dict[str, Any] | None:
+    """The judge usage summed over every invocation of the run, with this invocation's own counters."""
+    if judge is None:
+        return None
+    with run.store() as st:
         all_usage = [u for _, u in st.iter(JUDGE_USAGE_KIND)]
     total: dict[str, Any] = {}
     for u in all_usage:
         for k, v in u.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 total[k] = total.get(k, 0) + v
-    return {**total, "invocations": len(all_usage), "this_invocation": mine}
+    return {**total, "invocations": len(all_usage), "this_invocation": judge.usage()}
+
+
+def record_judge_usage(run: Any, judge: Any | None) -> dict[str, Any] | None:
+    """Save this invocation's judge usage in the run and return the totals over all invocations."""
+    save_judge_usage(run, judge)
+    return total_judge_usage(run, judge)
 
 
 def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records: list[SampleScore], settings: Settings,
@@ -206,10 +251,7 @@ def _warnings(bench: Bench, answers: Answers, scorer: Bench3DScorer, settings: S
 
 
 def make_judge_or_none(spec: str | None, base_url: str | None, cache: str | None, concurrency: int) -> Any | None:
-    if spec is None or spec.lower() == "none":
-        return None
-    try:
-        from scenebench.judges.api import make_judge
-    except ImportError as exc:  # pragma: no cover - the judge package ships with scenebench
-        raise ScenebenchError(f"LLM judges are unavailable in this installation: {exc}") from None
-    return make_judge(spec, base_url=base_url, cache_path=cache, concurrency=concurrency)
+    """``--judge`` options -> a judge, or None for ``none``."""
+    from scenebench.judges.factory import build_judge
+
+    return build_judge(spec, base_url=base_url, cache_path=cache, concurrency=concurrency)

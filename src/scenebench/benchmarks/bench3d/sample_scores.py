@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from scenebench.benchmarks.bench3d import parsing as P
+from scenebench.benchmarks.bench3d.choice import rotate, score_choice
 from scenebench.benchmarks.bench3d.records import Record
 from scenebench.geometry.boxes import room_box_to_center_size
 from scenebench.metrics import localization as L
 from scenebench.metrics import navigation as N
-from scenebench.metrics.choice import rotate, score_choice
 
 Outcome = tuple[str, dict[str, float], dict[str, Any]]
 

@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 
 from scenebench.benchmarks.bench3d import sample_scores as S
+from scenebench.benchmarks.bench3d.choice import circular_id, rotate
 from scenebench.benchmarks.bench3d.loader import Bench
 from scenebench.benchmarks.bench3d.predictions import Answers
 from scenebench.benchmarks.bench3d.records import Record
 from scenebench.benchmarks.bench3d.specs import Primary
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.metrics import text as T
-from scenebench.metrics.choice import circular_id, rotate
-from scenebench.runtime.scoring import SampleScore
+from scenebench.metrics.records import SampleScore
 
 
 @dataclass

@@ -60,15 +60,12 @@ def score_command(
     progress: bool = PROGRESS,
 ) -> None:
     """Score RIO pose predictions: Recall(0.1 m, 10 deg), Recall(0.2 m, 20 deg), MRE, MTE with 95% CIs."""
-    from scenebench.errors import ScenebenchError
+    from scenebench.protocol import check_protocol
+    from scenebench.runtime.scoring import score_benchmark
 
-    from .scorer import score_rio
-
-    if protocol not in ("strict", "official"):
-        raise ScenebenchError(f"unknown protocol {protocol!r}; choose strict or official")
-    res, run = score_rio(
-        data, predictions, split=split, protocol=protocol, out=out, overwrite=overwrite, units=units,
-        symmetry_codes=_symmetry_codes(symmetry_code), n_resamples=bootstrap, seed=seed, progress=progress,
+    res, run, _ = score_benchmark(
+        "rio", out, protocol=check_protocol(protocol), overwrite=overwrite, progress=progress, data=data, predictions=predictions,
+        split=split, units=units, symmetry_codes=_symmetry_codes(symmetry_code), n_resamples=bootstrap, seed=seed,
     )
     _print(res, run)
 
@@ -113,42 +110,38 @@ def validate_command(
 
 def run_command(
     data: Path = DATA,
-    model: str = typer.Option("baseline:fpfh", "--model", "-m", help="baseline:fpfh (FPFH + RANSAC + ICP, open3d extra)."),
-    out: Path | None = OUT,
+    model: str = typer.Option(..., "--model", "-m", help="oracle, random, baseline:prior (identity pose), baseline:fpfh (FPFH + RANSAC + ICP, "
+                              "open3d extra; --model-arg voxel=0.03), plugin:package.module:Class or an entry-point name."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/rio-<model>-<time>). Rerun the same command to resume."),
     split: str = SPLIT,
     protocol: str = PROTOCOL,
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N rescans of the split."),
-    voxel: float = typer.Option(0.03, "--voxel", help="Voxel size (m) for features and ICP."),
-    overwrite: bool = OVERWRITE,
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N instances (in rescan order). A larger limit later extends the run."),
     units: str = UNITS,
     symmetry_code: list[str] | None = SYMMETRY,
+    seed: int = typer.Option(0, "--seed", help="Seed given to the model (recorded; part of the run's identity)."),
+    backend: str = typer.Option("local", "--backend", help="local (this process) or ray (shards rescans across a Ray cluster)."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster to join; default: a private local cluster on 127.0.0.1."),
+    scenes_per_task: int = typer.Option(1, "--scenes-per-task", min=1, help="Ray: rescans per task."),
+    max_retries: int = typer.Option(3, "--max-retries", min=0, help="Ray: retries of a failed task before the run stops with an error."),
+    model_arg: list[str] | None = typer.Option(None, "--model-arg", help="KEY=VALUE passed to the model's constructor (repeatable; JSON values)."),
     bootstrap: int = BOOTSTRAP,
-    seed: int = SEED,
+    overwrite: bool = OVERWRITE,
     progress: bool = PROGRESS,
 ) -> None:
-    """Re-localize every reference instance with a baseline (saved per rescan, resumable), then score."""
-    from rich.console import Console
+    """Re-localize every reference instance with a model (saved per rescan, resumable, local or Ray), then score."""
+    from scenebench.runtime.execute import execute
 
-    from .fpfh_baseline import FpfhSettings
-    from .run import run_rio
-
-    res, run, _ = run_rio(
-        data, model=model, out=out, split=split, protocol=protocol, settings=FpfhSettings(voxel=voxel, seed=seed), limit=limit,
-        overwrite=overwrite, units=units, symmetry_codes=_symmetry_codes(symmetry_code), n_resamples=bootstrap, seed=seed, progress=progress,
+    kwargs: dict[str, object] = {"data": str(data), "split": split, "units": units}
+    codes = _symmetry_codes(symmetry_code)
+    if codes:
+        kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}
+    outcome = execute(
+        "rio", kwargs, model=model, out=out, tasks=None, limit=limit, seed=seed,
+        protocol=protocol, backend=backend, address=address, scenes_per_task=scenes_per_task, max_retries=max_retries, base_url=None,
+        model_args=model_arg, overwrite=overwrite, progress=progress, score_options={"n_resamples": bootstrap}, echo=typer.echo,
     )
-    _print(res, run)
-    b = res.extra["baseline"]
-    console = Console()
-    console.print(f"seconds per rescan: mean {b['mean_seconds_per_rescan']:.2f}, max {b['max_seconds_per_rescan']:.2f}")
-    console.print(f"baseline status: {b['status_counts']}  methods: {b['method_counts']}")
-    if b["failures"]:
-        console.print(f"[yellow]{len(b['failures'])} instances missed Recall(0.1 m, 10 deg)[/yellow] (first 15; all in results.json extra.baseline.failures):")
-        for f in b["failures"][:15]:
-            console.print(
-                f"  {f['sample_id']} {f['label']} ({f['motion']}): status {f['status']}, method {f['method']}, "
-                f"fitness {f['fitness'] if f['fitness'] is None else round(f['fitness'], 3)}, r_err {f['r_err']}, t_err {f['t_err']}",
-                highlight=False,
-            )
+    _print(outcome.results, outcome.run)
+    typer.echo(f"predictions file: {outcome.predictions_path}")
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

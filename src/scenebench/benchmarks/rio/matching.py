@@ -20,16 +20,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import sha256_file
+from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Ratio
+from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.results import Results
-from scenebench.runtime.rundir import RunDir, default_run_dir, fingerprint
-from scenebench.runtime.scoring import SampleScore, score_into_run, summarize_scores
 
 N_NEGATIVES = 50
 SPECS = (Ratio("top1_accuracy", "correct", "n_keypoints", scale=100.0, unit="%", description="share of keypoints whose positive is nearest among 1 + 50 candidates"),)
@@ -144,6 +145,31 @@ class MatchingScorer:
             yield [SampleScore(name, name, "scored", {"correct": float(ok.sum()), "n_keypoints": float(len(ok))}, {"pair": name}, {"dim": int(ref.shape[1])})]
 
 
+def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int = N_NEGATIVES, n_resamples: int = 1000) -> ScoringJob:
+    """The matching scoring job for the shared driver; every pair is validated before anything is scored."""
+    pairs = find_pairs(descriptors)
+    for _, folder in pairs:
+        load_pair(folder, n_negatives)
+    settings = {"seed": seed, "n_negatives": n_negatives, "distance": "L2", "ties": "failure", "rng": "numpy default_rng([seed, sha256(pair name)[:8]])"}
+    inputs = {
+        "descriptors": str(Path(descriptors)),
+        "pairs": {n: {f: sha256_file(folder / f) for f in ("reference.npy", "rescan.npy")} for n, folder in pairs},
+    }
+    meta = {"benchmark": "rio-matching", "protocol": "strict", "settings": settings, "inputs": inputs}
+    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": inputs})
+
+    def summarize(records: list[SampleScore], run: Any) -> Results:
+        summary = summarize_scores(records, SPECS, n_resamples=n_resamples, seed=seed)
+        return Results(
+            benchmark="rio-matching", protocol="strict", metrics=summary.metrics, confidence_intervals=summary.intervals,
+            counts=summary.counts, metric_info=summary.metric_info, settings=settings, inputs=inputs,
+            extra={"per_pair": {r.sample_id: 100.0 * r.values["correct"] / r.values["n_keypoints"] for r in records},
+                   "n_keypoints": int(sum(r.values["n_keypoints"] for r in records))},
+        )
+
+    return ScoringJob("rio-matching", "strict", MatchingScorer(pairs, seed, n_negatives), summarize, meta=meta, label="scoring rio-matching")
+
+
 def score_matching(
     descriptors: str | Path,
     *,
@@ -153,25 +179,9 @@ def score_matching(
     overwrite: bool = False,
     n_resamples: int = 1000,
     progress: bool = True,
-) -> tuple[Results, RunDir]:
-    pairs = find_pairs(descriptors)
-    for _, folder in pairs:  # validate everything before anything is scored
-        load_pair(folder, n_negatives)
-    settings = {"seed": seed, "n_negatives": n_negatives, "distance": "L2", "ties": "failure", "rng": "numpy default_rng([seed, sha256(pair name)[:8]])"}
-    inputs = {
-        "descriptors": str(Path(descriptors)),
-        "pairs": {n: {f: sha256_file(folder / f) for f in ("reference.npy", "rescan.npy")} for n, folder in pairs},
-    }
-    meta = {"benchmark": "rio-matching", "protocol": "strict", "settings": settings, "inputs": inputs}
-    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": inputs})
-    run = RunDir(out or default_run_dir("rio-matching")).open(meta, overwrite=overwrite)
-    records = score_into_run(MatchingScorer(pairs, seed, n_negatives), run, progress=progress, label="scoring rio-matching")
-    summary = summarize_scores(records, SPECS, n_resamples=n_resamples, seed=seed)
-    res = Results(
-        benchmark="rio-matching", protocol="strict", metrics=summary.metrics, confidence_intervals=summary.intervals,
-        counts=summary.counts, metric_info=summary.metric_info, settings=settings, inputs=inputs,
-        extra={"per_pair": {r.sample_id: 100.0 * r.values["correct"] / r.values["n_keypoints"] for r in records},
-               "n_keypoints": int(sum(r.values["n_keypoints"] for r in records))},
-    )
-    res.save(run.results_json)
-    return res, run
+) -> tuple[Results, Any]:
+    """Score a descriptor folder into a run folder (the v1 entry point of ``score rio-matching``)."""
+    from scenebench.runtime.scoring import score_prepared
+
+    job = prepare_matching(descriptors, seed=seed, n_negatives=n_negatives, n_resamples=n_resamples)
+    return score_prepared(job, out, overwrite=overwrite, progress=progress)

@@ -35,11 +35,12 @@ import numpy as np
 
 from scenebench.geometry.poses import symmetry_class_name
 from scenebench.io.files import file_fingerprint
+from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
+from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
+from scenebench.protocol import check_protocol
 from scenebench.results import Results
-from scenebench.runtime.rundir import RunDir, default_run_dir, fingerprint
-from scenebench.runtime.scoring import SampleScore, score_into_run, summarize_scores
 
 from .loader import GroundTruthInstance, Rescan, ThreeRScan
 from .predictions import PosePredictions, read_pose_predictions
@@ -61,8 +62,7 @@ class RioScorer:
     benchmark = "rio"
 
     def __init__(self, data: ThreeRScan, predictions: PosePredictions, rescans: list[Rescan], protocol: str = "strict") -> None:
-        if protocol not in ("strict", "official"):
-            raise ValueError(f"unknown protocol {protocol!r}")
+        check_protocol(protocol, field="protocol")
         self.data = data
         self.preds = predictions
         self.rescans = rescans
@@ -184,6 +184,46 @@ def build_results(
     )
 
 
+def prepare_scoring(
+    *,
+    data: str | Path,
+    predictions: str | Path,
+    protocol: str = "strict",
+    split: str = "validation",
+    units: str = "auto",
+    symmetry_codes: Mapping[int, int] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    extra: Mapping[str, Any] | None = None,
+) -> ScoringJob:
+    """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
+    checked = check_protocol(protocol)
+    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
+    rescans = loaded.split_rescans(split)
+    preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    settings = {
+        "split": split,
+        "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
+        "units": loaded.unit_decision,
+        "symmetry_codes": {str(k): v for k, v in sorted((symmetry_codes or {}).items())},
+        "missing": "infinite error (strict)" if checked == "strict" else "miss for recalls, left out of medians (official)",
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed},
+    }
+    inputs = {"index": file_fingerprint(loaded.index_path), "predictions": file_fingerprint(predictions)}
+    if loaded.objects_path.exists():
+        inputs["objects"] = file_fingerprint(loaded.objects_path)
+    meta = {"benchmark": "rio", "protocol": checked, "settings": settings, "inputs": inputs}
+    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
+
+    def summarize(records: list[SampleScore], run: Any) -> Results:
+        return build_results(
+            records, protocol=checked, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed,
+            extra={"n_rescans": len(rescans), "ignored_predictions_other_split": preds.ignored_other_split, **dict(extra or {})},
+        )
+
+    return ScoringJob("rio", checked, RioScorer(loaded, preds, rescans, checked), summarize, meta=meta, label="scoring rio")
+
+
 def score_rio(
     data_root: str | Path,
     predictions_path: str | Path,
@@ -198,30 +238,12 @@ def score_rio(
     seed: int = 0,
     progress: bool = True,
     extra: Mapping[str, Any] | None = None,
-) -> tuple[Results, RunDir]:
-    """Score a predictions file against a 3RScan folder; returns the results and the run folder."""
-    data = ThreeRScan(data_root, units=units, symmetry_codes=symmetry_codes)
-    rescans = data.split_rescans(split)
-    preds = read_pose_predictions(predictions_path, data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
-    settings = {
-        "split": split,
-        "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
-        "units": data.unit_decision,
-        "symmetry_codes": {str(k): v for k, v in sorted((symmetry_codes or {}).items())},
-        "missing": "infinite error (strict)" if protocol == "strict" else "miss for recalls, left out of medians (official)",
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed},
-    }
-    inputs = {"index": file_fingerprint(data.index_path), "predictions": file_fingerprint(predictions_path)}
-    if data.objects_path.exists():
-        inputs["objects"] = file_fingerprint(data.objects_path)
-    meta = {"benchmark": "rio", "protocol": protocol, "settings": settings, "inputs": inputs}
-    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": protocol})
-    run = RunDir(out or default_run_dir("rio")).open(meta, overwrite=overwrite)
-    scorer = RioScorer(data, preds, rescans, protocol)
-    records = score_into_run(scorer, run, progress=progress, label="scoring rio")
-    res = build_results(
-        records, protocol=protocol, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed,
-        extra={"n_rescans": len(rescans), "ignored_predictions_other_split": preds.ignored_other_split, **dict(extra or {})},
+) -> tuple[Results, Any]:
+    """Score a predictions file against a 3RScan folder; returns the results and the run folder (the v1 entry point)."""
+    from scenebench.runtime.scoring import score_benchmark
+
+    res, run, _ = score_benchmark(
+        "rio", out, protocol=protocol, overwrite=overwrite, progress=progress, data=data_root, predictions=predictions_path,
+        split=split, units=units, symmetry_codes=symmetry_codes, n_resamples=n_resamples, seed=seed, extra=extra,
     )
-    res.save(run.results_json)
     return res, run

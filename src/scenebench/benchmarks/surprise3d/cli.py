@@ -30,15 +30,17 @@ def score_command(
     """Score SURPRISE3D predictions: mIoU, A25, A50 overall and per question_type, with 95% CIs."""
     from rich.console import Console
 
+    from scenebench.protocol import check_protocol
     from scenebench.report.console import print_results, results_table
     from scenebench.runtime.rundir import default_run_dir
+    from scenebench.runtime.scoring import score_benchmark
 
-    from .scorer import MASK_METRICS, box_detection_results, score_run
+    from .scorer import MASK_METRICS, box_detection_results
 
-    run_dir = out or default_run_dir("surprise3d")
-    res, run, _ = score_run(
-        annotations, scenes, predictions, run_dir, protocol=protocol, score_threshold=score_threshold,
-        overwrite=overwrite, n_resamples=bootstrap, seed=seed, progress=progress,
+    check_protocol(protocol)
+    res, run, _ = score_benchmark(
+        "surprise3d", out or default_run_dir("surprise3d"), protocol=protocol, overwrite=overwrite, progress=progress,
+        annotations=annotations, scenes=scenes, predictions=predictions, score_threshold=score_threshold, n_resamples=bootstrap, seed=seed,
     )
     console = Console()
     if res.extra.get("masks_from_boxes"):

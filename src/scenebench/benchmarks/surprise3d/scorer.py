@@ -24,12 +24,14 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.errors import ScenebenchError
 from scenebench.io.files import file_fingerprint
+from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean
+from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.metrics.segmentation import OFFICIAL_EPS, box_detection, gt_aabbs, official_mean_f32, points_in_boxes, score_scene
+from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
-from scenebench.runtime.rundir import RunDir, fingerprint
-from scenebench.runtime.scoring import SCORE_KIND, SampleScore, score_into_run, summarize_scores
 
 from .annotations import Annotations, Sample, load_annotations
 from .predictions import DEFAULT_SCORE_THRESHOLD, Prediction, PredictionSet, read_predictions
@@ -295,13 +297,32 @@ def box_detection_results(res: Results) -> Results | None:
     )
 
 
-def _finished(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
-    """True when ``run`` already holds every sample of these exact inputs and settings."""
-    if not run.exists() or run.read_meta().get("fingerprint") != meta["fingerprint"]:
-        return False
-    with run.store() as store:
-        done = store.ids(SCORE_KIND)
-    return all(i in done for i in ids)
+def prepare_scoring(
+    *,
+    annotations: str | Path,
+    scenes: str | Path,
+    predictions: str | Path,
+    protocol: str = "strict",
+    score_threshold: float = DEFAULT_SCORE_THRESHOLD,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    scorer_hook: Callable[[Surprise3DScorer], None] | None = None,
+) -> ScoringJob:
+    """The SURPRISE3D scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
+    checked = check_protocol(protocol)
+    if not 0.0 <= score_threshold <= 1.0:
+        raise ScenebenchError(f"--score-threshold {score_threshold} is outside [0, 1]")
+    ann = load_annotations(annotations)
+    inputs = input_fingerprints(ann, scenes, predictions)
+    settings = protocol_settings(checked, score_threshold)
+    scorer = Surprise3DScorer(ann, scenes, predictions, protocol=checked, score_threshold=score_threshold)
+
+    def summarize(records: list[SampleScore], run: Any) -> Results:
+        return build_results(records, annotations=ann, protocol=checked, settings=settings, inputs=inputs,
+                             n_resamples=n_resamples, seed=seed)
+
+    return ScoringJob(BENCHMARK, checked, scorer, summarize, meta=run_meta(checked, settings, inputs), label="scoring surprise3d",
+                      check_inputs=scorer.predictions, on_open=scorer_hook)  # type: ignore[arg-type]
 
 
 def score_run(
@@ -317,30 +338,12 @@ def score_run(
     seed: int = 0,
     progress: bool = True,
     scorer_hook: Callable[[Surprise3DScorer], None] | None = None,
-) -> tuple[Results, RunDir, Surprise3DScorer]:
-    """Score (or resume, or re-report) a run in ``out``; write and return its results."""
-    if protocol not in ("strict", "official"):
-        from scenebench.errors import ScenebenchError
+) -> tuple[Results, Any, Surprise3DScorer]:
+    """Score (or resume, or re-report) a run in ``out``; write and return its results (the v1 entry point)."""
+    from scenebench.runtime.scoring import score_benchmark
 
-        raise ScenebenchError(f"unknown protocol '{protocol}' (expected strict or official)")
-    if not 0.0 <= score_threshold <= 1.0:
-        from scenebench.errors import ScenebenchError
-
-        raise ScenebenchError(f"--score-threshold {score_threshold} is outside [0, 1]")
-    ann = load_annotations(annotations_path)
-    inputs = input_fingerprints(ann, scenes_dir, predictions_path)
-    settings = protocol_settings(protocol, score_threshold)
-    meta = run_meta(protocol, settings, inputs)
-    scorer = Surprise3DScorer(ann, scenes_dir, predictions_path, protocol=protocol, score_threshold=score_threshold)
-    if not _finished(RunDir(out), meta, scorer.sample_ids()):
-        # Read (and so validate) the predictions before a run folder exists: a bad file must not
-        # leave behind a folder whose fingerprint blocks the corrected rerun.
-        scorer.predictions()
-    run = RunDir(out).open(meta, overwrite=overwrite)
-    if scorer_hook is not None:
-        scorer_hook(scorer)
-    records = score_into_run(scorer, run, progress=progress, label="scoring surprise3d")
-    res = build_results(records, annotations=ann, protocol=protocol, settings=settings, inputs=inputs,
-                        n_resamples=n_resamples, seed=seed)
-    res.save(run.results_json)
-    return res, run, scorer
+    res, run, job = score_benchmark(
+        BENCHMARK, out, protocol=protocol, overwrite=overwrite, progress=progress, annotations=annotations_path, scenes=scenes_dir,
+        predictions=predictions_path, score_threshold=score_threshold, n_resamples=n_resamples, seed=seed, scorer_hook=scorer_hook,
+    )
+    return res, run, job.scorer  # type: ignore[return-value]

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.models.base import ModelSample, SceneBatch
+from scenebench.models.execution import seeded_rng
 from scenebench.models.predictions import (
     BoxesPrediction,
     BoxPrediction,
@@ -32,7 +33,6 @@ from scenebench.models.predictions import (
     WaypointsPrediction,
     option_prediction,
 )
-from scenebench.runtime.runner import seeded_rng
 
 
 def yaw_pose(angle: float, center: np.ndarray, target: np.ndarray, up: int = 2) -> list[list[float]]:
@@ -50,7 +50,7 @@ def yaw_pose(angle: float, center: np.ndarray, target: np.ndarray, up: int = 2) 
 class RandomModel:
     name = "random"
 
-    def __init__(self, seed: int = 0, **_: Any) -> None:
+    def __init__(self, seed: int = 0) -> None:
         self.seed = int(seed)
         self._texts: dict[str, list[str]] = defaultdict(list)
         self._labels: dict[str, set[str]] = defaultdict(set)

@@ -23,7 +23,7 @@ from scenebench.models.predictions import PosePrediction, Prediction
 class FPFHModel:
     name = "baseline:fpfh"
 
-    def __init__(self, seed: int = 0, voxel: float = 0.03, **_: Any) -> None:
+    def __init__(self, seed: int = 0, voxel: float = 0.03) -> None:
         from scenebench.benchmarks.rio.fpfh_baseline import FpfhSettings
 
         self.settings_ = replace(FpfhSettings(), voxel=float(voxel), seed=int(seed))

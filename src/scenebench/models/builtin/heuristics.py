@@ -137,7 +137,7 @@ def nearest_option(options: tuple[str, ...], value: float) -> int | None:
 class NearestObjectModel:
     name = "baseline:nearest"
 
-    def __init__(self, seed: int = 0, **_: Any) -> None:
+    def __init__(self, seed: int = 0) -> None:
         self.prior = PriorModel(seed=seed)
 
     def settings(self) -> dict[str, Any]:
@@ -258,7 +258,7 @@ def cluster_cloud(
 class ClusterModel:
     name = "baseline:cluster"
 
-    def __init__(self, seed: int = 0, voxel: float = 0.1, **_: Any) -> None:
+    def __init__(self, seed: int = 0, voxel: float = 0.1) -> None:
         self.prior = PriorModel(seed=seed)
         self.voxel = float(voxel)
         self.prototypes: dict[str, np.ndarray] = {}

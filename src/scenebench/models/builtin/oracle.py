@@ -15,9 +15,6 @@ class OracleModel:
     name = "oracle"
     needs_ground_truth = True
 
-    def __init__(self, **_: Any) -> None:
-        pass
-
     def settings(self) -> dict[str, Any]:
         return {}
 

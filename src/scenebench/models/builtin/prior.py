@@ -60,7 +60,7 @@ def mentions(text: str, label: str) -> bool:
 class PriorModel:
     name = "baseline:prior"
 
-    def __init__(self, seed: int = 0, **_: Any) -> None:
+    def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.option_text: dict[str, Counter[str]] = defaultdict(Counter)
         self.option_pos: dict[str, Counter[int]] = defaultdict(Counter)

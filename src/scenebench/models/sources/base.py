@@ -11,15 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from scenebench.benchmarks.catalog import table
 from scenebench.errors import ScenebenchError
+from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import Prediction
-from scenebench.registry import Registry
 
-SOURCES = Registry("run source")
-SOURCES.register("surprise3d", "scenebench.models.sources.surprise3d:Surprise3DSource")
-SOURCES.register("3dbench", "scenebench.models.sources.bench3d:Bench3DSource")
-SOURCES.register("rio", "scenebench.models.sources.rio:RIOSource")
+SOURCES = table("source")  # derived from the benchmark declarations
 
 
 class RunSource(Protocol):
@@ -46,8 +44,8 @@ class RunSource(Protocol):
     def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
         """Write the benchmark's own prediction file for ``samples``; return its path."""
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, **options: Any) -> Any:
-        """Score the prediction file into ``run`` (a RunDir) over exactly ``samples``; return Results."""
+    def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, **options: Any) -> ScoringJob:
+        """The benchmark's scoring job over exactly ``samples`` (the shared driver scores it into the run)."""
 
 
 def make_source(benchmark: str, **kwargs: Any) -> RunSource:
@@ -62,11 +60,3 @@ def check_prediction_kind(sample: ModelSample, pred: Prediction) -> None:
             f"(or free 'text'), the model returned '{pred.kind}'"
         )
 
-
-def finish_results(res: Any, run: Any) -> Any:
-    """Add what the run was (model, seed, samples) to the results and save them in the run folder."""
-    meta = run.read_meta()
-    res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
-    res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
-    res.save(run.results_json)
-    return res

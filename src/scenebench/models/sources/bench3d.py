@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.errors import InputError
+from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
-from scenebench.models.sources.base import finish_results
 from scenebench.models.predictions import (
     BoxesPrediction,
     BoxPrediction,
@@ -244,28 +244,23 @@ class Bench3DSource:
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, judge: Any = None) -> Any:
-        """Score ``answers.jsonl`` over exactly ``samples`` with the 3DBench scorer (``judge``: a built Judge or None)."""
+    def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, judge: Any = None, **options: Any) -> ScoringJob:
+        """``answers.jsonl`` over exactly ``samples`` with the 3DBench scorer (``judge``: a built Judge or None)."""
         from scenebench.benchmarks.bench3d.loader import Bench
         from scenebench.benchmarks.bench3d.predictions import read_answers
-        from scenebench.benchmarks.bench3d.run import build_results, record_judge_usage
-        from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings
-        from scenebench.runtime.scoring import score_into_run
+        from scenebench.benchmarks.bench3d.run import job_for
+        from scenebench.benchmarks.bench3d.scorer import Settings
 
+        if options:
+            raise ScenebenchError(f"3DBench scoring takes no option(s) {', '.join(sorted(options))}; accepted: judge")
         chosen = {s.sample_id for s in samples}
         records = {t: [r for r in rs if r.key in chosen] for t, rs in self.bench.records.items()}
         records = {t: rs for t, rs in records.items() if rs}
         bench = Bench(self.bench.root, records, {t: self.bench.files[t] for t in records}, metadata=self.bench.metadata)
         answers = read_answers(predictions_path, bench)
-        settings = Settings(protocol=protocol)
-        scorer = Bench3DScorer(bench, answers, settings, judge)
-        try:
-            scored = score_into_run(scorer, run, progress=progress, label="scoring 3dbench")
-        finally:
-            usage = record_judge_usage(run, judge)
         judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
-        inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()}, **bench.metadata_fingerprints()}
+        inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()},
+                  **bench.metadata_fingerprints()}
         knobs = {"tasks": list(records), "circular": False, "allow_missing": False, "limit": None, "judge": judge_id,
                  **{k: self._kwargs[k] for k in ("houses", "objects_gt") if self._kwargs[k] is not None}}
-        res = build_results(bench, answers, scorer, scored, settings, judge, inputs, knobs, judge_usage=usage)
-        return finish_results(res, run)
+        return job_for(bench, answers, Settings(protocol=protocol), judge, inputs, knobs)

@@ -29,9 +29,9 @@ from scenebench.benchmarks.rio.loader import ThreeRScan
 from scenebench.benchmarks.rio.predictions import read_pose_predictions
 from scenebench.benchmarks.rio.scorer import THRESHOLDS, RioScorer, build_results
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import PosePrediction, Prediction
-from scenebench.models.sources.base import finish_results
 
 TASK = "relocalization"
 
@@ -40,10 +40,13 @@ class RIOSource:
     benchmark = "rio"
     predictions_name = "rio_predictions.jsonl"
 
-    def __init__(self, data: str, split: str = "validation", units: str = "auto") -> None:
-        self.data = ThreeRScan(data, units=units)
+    def __init__(self, data: str, split: str = "validation", units: str = "auto", symmetry_codes: Mapping[str, int] | None = None) -> None:
+        codes = {int(k): int(v) for k, v in (symmetry_codes or {}).items()}
+        self.data = ThreeRScan(data, units=units, symmetry_codes=codes)
         self.split = split
-        self._kwargs = {"data": str(data), "split": split, "units": units}
+        self._kwargs: dict[str, Any] = {"data": str(data), "split": split, "units": units}
+        if codes:  # JSON-able, so Ray workers rebuild the same source
+            self._kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}
         self.rescans = self.data.split_rescans(split)
         self._gt = {r.scan_id: self.data.ground_truth(r) for r in self.rescans}
         self._by_id = {g.sample_id: g for gts in self._gt.values() for g in gts}
@@ -133,27 +136,29 @@ class RIOSource:
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, **options: Any) -> Any:
-        from scenebench.runtime.scoring import score_into_run
-
+    def scoring_job(
+        self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, n_resamples: int = 1000, seed: int = 0
+    ) -> ScoringJob:
         chosen_rescans = {s.scene_id for s in samples}
         rescans = [r for r in self.rescans if r.scan_id in chosen_rescans]
         # Excluded instances of the chosen rescans stay in the denominator bookkeeping (listed, never scored).
         chosen = {s.sample_id for s in samples} | {g.sample_id for r in rescans for g in self._gt[r.scan_id] if g.excluded is not None}
         preds = read_pose_predictions(predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
         scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, chosen, self._gt)
-        records = score_into_run(scorer, run, progress=progress, label="scoring rio")
         settings = {
             "split": self.split,
             "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
             "units": self.data.unit_decision,
+            "symmetry_codes": dict(self._kwargs.get("symmetry_codes", {})),
+            "bootstrap": {"n_resamples": n_resamples, "seed": seed},
         }
-        res = build_results(
-            records, protocol=protocol, settings=settings,
-            inputs={**self.inputs(), "predictions": file_fingerprint(predictions_path)},
-            extra={"n_rescans": len(rescans)},
-        )
-        return finish_results(res, run)
+        inputs = {**self.inputs(), "predictions": file_fingerprint(predictions_path)}
+
+        def summarize(records: list[Any], run: Any) -> Any:
+            return build_results(records, protocol=protocol, settings=settings, inputs=inputs, extra={"n_rescans": len(rescans)},
+                                 n_resamples=n_resamples, seed=seed)
+
+        return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring rio")
 
 
 class _SubsetRioScorer(RioScorer):

@@ -31,9 +31,9 @@ import numpy as np
 
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_text, file_fingerprint, read_json
+from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import BoxPrediction, MaskPrediction, Prediction, TextPrediction
-from scenebench.models.sources.base import finish_results
 
 TASK_KIND = "mask"
 LABELS_FOLDER = "scannetpp"  # default labels_dir inside the data folder
@@ -198,16 +198,18 @@ class Surprise3DSource:
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def score(self, run: Any, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, progress: bool, **options: Any) -> Any:
+    def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, **options: Any) -> ScoringJob:
         from scenebench.benchmarks.surprise3d.annotations import Annotations
         from scenebench.benchmarks.surprise3d.scorer import Surprise3DScorer, build_results, input_fingerprints, protocol_settings
-        from scenebench.runtime.scoring import score_into_run
 
         chosen = {s.sample_id for s in samples}
         ann = Annotations(self.ann_path, [s for s in self.annotations.samples if s.sample_id in chosen])
         scorer = Surprise3DScorer(ann, self.scenes_dir, predictions_path, protocol=protocol)
-        records = score_into_run(scorer, run, progress=progress, label="scoring surprise3d")
         settings = protocol_settings(protocol, scorer.score_threshold)
-        res = build_results(records, annotations=ann, protocol=protocol, settings=settings, inputs=input_fingerprints(ann, self.scenes_dir, predictions_path))
-        return finish_results(res, run)
+        inputs = input_fingerprints(ann, self.scenes_dir, predictions_path)
+
+        def summarize(records: list[Any], run: Any) -> Any:
+            return build_results(records, annotations=ann, protocol=protocol, settings=settings, inputs=inputs)
+
+        return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring surprise3d")
 

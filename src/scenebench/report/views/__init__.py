@@ -16,19 +16,15 @@ written (tables, charts, samples) and says why the 3D views are missing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from pathlib import Path
-
+from scenebench.benchmarks.catalog import table
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import sha256_file
-from scenebench.registry import Registry
 from scenebench.report.runs import LoadedRun
 
-VIEW_BUILDERS = Registry("3D view builder")
-VIEW_BUILDERS.register("surprise3d", "scenebench.report.views.surprise3d:build_views")
-VIEW_BUILDERS.register("3dbench", "scenebench.report.views.bench3d:build_views")
-VIEW_BUILDERS.register("rio", "scenebench.report.views.rio:build_views")
+VIEW_BUILDERS = table("view")  # derived from the benchmark declarations
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.bench3d.choice import circular_id
 from scenebench.benchmarks.bench3d.loader import load_bench
 from scenebench.benchmarks.bench3d.parsing import parse_box_spans, parse_boxes, parse_point, parse_waypoints
 from scenebench.benchmarks.bench3d.predictions import read_answers
@@ -23,9 +24,8 @@ from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.geometry.boxes import center_size_to_minmax, room_box_to_center_size
 from scenebench.io.arrays import load_npy
-from scenebench.metrics.choice import circular_id
-from scenebench.report import viewer as vw
 from scenebench.io.files import to_plain
+from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scenebench.benchmarks.bench3d import parsing as P
+from . import parsing as P
 
 CIRCULAR_SEP = "#rot"
 

@@ -1,0 +1,165 @@
+"""The fuzz harness's valid dataset ("context"): a small synthetic copy of each benchmark, and work folders.
+
+Generated once with ``scenebench.synth`` (two tiny houses) and reused: set ``SCENEBENCH_FUZZ_CONTEXT``
+to a folder to share it between processes. :func:`overlay` mirrors it with one file replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+CONTEXT_ENV = "SCENEBENCH_FUZZ_CONTEXT"
+CONTEXT_VERSION = "1"
+# Every n-th point of a generated scene is kept: small seeds make byte-level mutation land in the data.
+SCENE_STRIDE = 25
+
+
+# ------------------------------------------------------------------------------------------------
+# Context: one small valid copy of each benchmark plus valid prediction files.
+
+
+@dataclass(frozen=True)
+class Context:
+    root: Path
+
+    @property
+    def s3d(self) -> Path:
+        return self.root / "s3d"
+
+    @property
+    def b3d(self) -> Path:
+        return self.root / "b3d"
+
+    @property
+    def rio(self) -> Path:
+        return self.root / "rio"
+
+    def scene_ids(self) -> list[str]:
+        return sorted(p.stem for p in (self.s3d / "scenes").glob("*.npz"))
+
+    def rio_scan(self, kind: str) -> str:
+        """A scan id of the validation split: ``reference`` or ``rescan``."""
+        idx = json.loads((self.rio / "3RScan.json").read_text())
+        scene = next(s for s in idx if s["type"] == "validation")
+        return scene["reference"] if kind == "reference" else scene["scans"][0]["reference"]
+
+
+def build_context(root: str | Path) -> Context:
+    """Generate (once) the small valid dataset every target mutates; return it."""
+    root = Path(root)
+    ctx = Context(root)
+    stamp = root / "context.json"
+    if stamp.exists() and json.loads(stamp.read_text()).get("version") == CONTEXT_VERSION:
+        return ctx
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    from scenebench.synth.pipeline import GenerateSettings, run
+
+    gen = root / "generated"
+    run(gen, GenerateSettings(seed=3, houses=2, min_rooms=2, max_rooms=2, test_every=2, width=32, height=24, density=0.1), workers=1, progress=False)
+    _make_surprise3d(gen / "surprise3d", ctx.s3d)
+    shutil.copytree(gen / "3dbench", ctx.b3d, ignore=shutil.ignore_patterns("train"))
+    _make_bench3d_answers(ctx.b3d)
+    shutil.copytree(gen / "3rscan", ctx.rio)
+    _make_rio_predictions(ctx)
+    _make_run_json(ctx)
+    _make_pth_scene(ctx)
+    stamp.write_text(json.dumps({"version": CONTEXT_VERSION}))
+    return ctx
+
+
+def default_context() -> Context:
+    root = os.environ.get(CONTEXT_ENV) or str(Path(tempfile.gettempdir()) / f"scenebench-fuzz-context-{os.getuid()}")
+    return build_context(root)
+
+
+def _make_surprise3d(src: Path, dst: Path) -> None:
+    from scenebench.io.arrays import load_npz
+
+    (dst / "scenes").mkdir(parents=True)
+    shutil.copy(src / "surprise-3d-val.json", dst / "annotations.json")
+    for p in sorted((src / "scenes").glob("*.npz")):
+        arrays = {k: v[::SCENE_STRIDE] for k, v in load_npz(p).items()}
+        np.savez(dst / "scenes" / p.name, **arrays)  # uncompressed: byte mutations hit the numbers
+    ann = json.loads((dst / "annotations.json").read_text())
+    lines = [json.dumps({"index": i, "mask_indices": [0, 1, 2, i + 3]}) for i in range(len(ann))]
+    (dst / "predictions.jsonl").write_text("\n".join(lines) + "\n")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"index": list(range(len(ann))), "mask_indices": [[0, 1, 2, i + 3] for i in range(len(ann))]})
+    pq.write_table(table, dst / "predictions.parquet")
+
+
+def _make_pth_scene(ctx: Context) -> None:
+    """A ``.pth`` twin of the first scene (only when torch is installed)."""
+    try:
+        import torch
+    except ImportError:
+        return
+    from scenebench.io.arrays import load_npz
+
+    sid = ctx.scene_ids()[0]
+    arrays = load_npz(ctx.s3d / "scenes" / f"{sid}.npz")
+    (ctx.root / "pth").mkdir()
+    torch.save({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}, ctx.root / "pth" / f"{sid}.pth")
+
+
+def _make_bench3d_answers(b3d: Path) -> None:
+    from scenebench.benchmarks.bench3d.loader import load_bench
+    from scenebench.benchmarks.bench3d.predictions import expected_ids
+
+    bench = load_bench(b3d)
+    rows = [{"question_id": q, "task": t, "text": "The answer is (A). [1.0, 0.5, 1.0, 0.4, 0.4, 0.4]"} for q, t in expected_ids(bench, False).items()]
+    (b3d / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _make_rio_predictions(ctx: Context) -> None:
+    from scenebench.benchmarks.rio.loader import ThreeRScan
+
+    data = ThreeRScan(ctx.rio)
+    rows = []
+    for r in data.split_rescans("validation"):
+        for iid in sorted(data.reference_instances()[r.scan_id]):
+            rows.append({"rescan": r.scan_id, "instance": iid, "pose": np.eye(4).tolist()})
+    (ctx.root / "rio_predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _make_run_json(ctx: Context) -> None:
+    from scenebench.benchmarks.surprise3d.scorer import score_run
+
+    run = ctx.root / "seed_run"
+    score_run(ctx.s3d / "annotations.json", ctx.s3d / "scenes", ctx.s3d / "predictions.jsonl", run, n_resamples=0, progress=False)
+    shutil.copy(run / "run.json", ctx.root / "run.json")
+    shutil.rmtree(run)
+
+
+# ------------------------------------------------------------------------------------------------
+# Work folders: the context with one file replaced.
+
+
+def overlay(src: Path, dst: Path, replace: dict[str, bytes]) -> None:
+    """Mirror ``src`` into ``dst`` with hard links (symlinks would leave the folder when resolved),
+    writing ``replace[rel]`` bytes instead of the file ``rel``."""
+    for dirpath, _, files in os.walk(src):
+        rel_dir = Path(dirpath).relative_to(src)
+        (dst / rel_dir).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            rel = (rel_dir / f).as_posix()
+            if rel in replace:
+                continue
+            try:
+                os.link(Path(dirpath) / f, dst / rel_dir / f)
+            except OSError:  # another filesystem
+                shutil.copy(Path(dirpath) / f, dst / rel_dir / f)
+    for rel, data in replace.items():
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dst / rel).write_bytes(data)

@@ -1,0 +1,84 @@
+"""Every benchmark scenebench knows, declared once. Adding a benchmark = one entry here + its package.
+
+The tables other layers need are derived from :data:`SPECS` (never written by hand):
+
+- ``scenebench list`` and the docs: :data:`BENCHMARKS` (``info``);
+- the CLI's command modules: :func:`command_modules`;
+- ``scenebench run``'s run sources: ``table("source")`` (:mod:`scenebench.models.sources.base`);
+- the report's 3D views and paper layouts: ``table("view")``, ``table("layout")``.
+
+Only strings live here: nothing is imported until a benchmark is used.
+"""
+
+from __future__ import annotations
+
+from scenebench.benchmarks.base import BenchmarkSpec
+from scenebench.errors import ScenebenchError
+from scenebench.registry import Registry
+
+SPECS: tuple[BenchmarkSpec, ...] = (
+    BenchmarkSpec(
+        name="surprise3d",
+        info="scenebench.benchmarks.surprise3d.info:INFO",
+        loader="scenebench.benchmarks.surprise3d.annotations:load_annotations",
+        predictions="scenebench.benchmarks.surprise3d.predictions:read_predictions",
+        scorer="scenebench.benchmarks.surprise3d.scorer:prepare_scoring",
+        commands="scenebench.benchmarks.surprise3d.cli",
+        source="scenebench.models.sources.surprise3d:Surprise3DSource",
+        view="scenebench.report.views.surprise3d:build_views",
+        layout="scenebench.report.layouts:SURPRISE3D",
+    ),
+    BenchmarkSpec(
+        name="3dbench",
+        info="scenebench.benchmarks.bench3d.info:INFO",
+        loader="scenebench.benchmarks.bench3d.loader:load_bench",
+        predictions="scenebench.benchmarks.bench3d.predictions:read_answers",
+        scorer="scenebench.benchmarks.bench3d.run:prepare_scoring",
+        commands="scenebench.benchmarks.bench3d.cli",
+        source="scenebench.models.sources.bench3d:Bench3DSource",
+        view="scenebench.report.views.bench3d:build_views",
+        layout="scenebench.report.layouts:BENCH3D",
+    ),
+    BenchmarkSpec(
+        name="rio",
+        info="scenebench.benchmarks.rio.info:INFO",
+        loader="scenebench.benchmarks.rio.loader:ThreeRScan",
+        predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
+        scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
+        commands="scenebench.benchmarks.rio.cli",
+        source="scenebench.models.sources.rio:RIOSource",
+        view="scenebench.report.views.rio:build_views",
+        layout="scenebench.report.layouts:RIO",
+    ),
+)
+
+_BY_NAME = {s.name: s for s in SPECS}
+_KINDS = {"info": "benchmark", "scorer": "benchmark scorer", "source": "run source", "view": "3D view builder",
+          "layout": "results layout", "loader": "benchmark loader", "predictions": "prediction reader"}
+
+
+def names() -> list[str]:
+    return [s.name for s in SPECS]
+
+
+def get_spec(name: str) -> BenchmarkSpec:
+    if name not in _BY_NAME:
+        raise ScenebenchError(f"unknown benchmark '{name}'; known: {', '.join(names())}")
+    return _BY_NAME[name]
+
+
+def table(field: str) -> Registry:
+    """A lazy registry ``benchmark name -> the object at its spec's ``field`` path`` (benchmarks without one are absent)."""
+    reg = Registry(_KINDS.get(field, field))
+    for s in SPECS:
+        path = getattr(s, field)
+        if path is not None:
+            reg.register(s.name, path)
+    return reg
+
+
+def command_modules() -> list[str]:
+    return [s.commands for s in SPECS]
+
+
+BENCHMARKS = table("info")

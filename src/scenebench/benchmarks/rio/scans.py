@@ -1,0 +1,140 @@
+"""Per-scan files of a 3RScan folder, read lazily: ``semseg.v2.json``, the labelled PLY, the mesh.
+
+- ``semseg.v2.json`` of a scan the first time an instance centroid or label of it is asked for.
+- ``labels.instances.annotated.v2.ply`` / ``mesh.refined.v2.obj`` only when a task needs geometry
+  (an instance without an ``obb``, a model that looks at points); one scan's points are cached at a time.
+
+:class:`ScanFiles` needs ``root`` and ``objects`` (``objects.json`` records, from :class:`.index.RioIndex`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.files import is_finite_number, read_json
+
+from .index import ObjectInfo, _as_int
+from .writer import OBJ_NAME, PLY_NAME, SEMSEG_NAME
+
+
+class ScanFiles:
+    """Lazy access to the files of each scan folder under ``root``."""
+
+    root: Path
+    objects: dict[str, dict[int, ObjectInfo]]
+
+    def __init__(self) -> None:
+        self._semseg_cache: dict[str, dict[int, dict[str, Any]]] = {}
+        self._points_cache: tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+
+    def scan_dir(self, scan_id: str) -> Path:
+        return self.root / scan_id
+
+    def semseg(self, scan_id: str) -> dict[int, dict[str, Any]]:
+        """``objectId -> segGroup`` of a scan; {} when the scan has no semseg.v2.json."""
+        if scan_id not in self._semseg_cache:
+            p = self.scan_dir(scan_id) / SEMSEG_NAME
+            groups: dict[int, dict[str, Any]] = {}
+            if p.exists():
+                raw = read_json(p, what="semseg.v2.json")
+                if not isinstance(raw, dict) or not isinstance(raw.get("segGroups"), list):
+                    raise InputError(p, "has no 'segGroups' list", field="segGroups")
+                for gi, g in enumerate(raw["segGroups"]):
+                    w = f"segGroups[{gi}]"
+                    if not isinstance(g, dict):
+                        raise InputError(p, f"is a {type(g).__name__}", where=w)
+                    iid = _as_int(g.get("objectId", g.get("id")), p, w, "objectId")
+                    obb = g.get("obb")
+                    if obb is not None:
+                        c = obb.get("centroid") if isinstance(obb, dict) else None
+                        if not isinstance(c, list) or len(c) != 3 or not all(is_finite_number(x) for x in c):
+                            raise InputError(p, f"is {str(c)[:60]}", where=f"{w} (objectId {iid})", field="obb.centroid", expected="3 finite numbers")
+                    groups[iid] = g
+            self._semseg_cache[scan_id] = groups
+        return self._semseg_cache[scan_id]
+
+    def instance_ids(self, scan_id: str) -> set[int] | None:
+        """Instance ids annotated in a scan (objects.json, else semseg.v2.json); None if neither exists."""
+        if scan_id in self.objects:
+            return {i for i in self.objects[scan_id] if i != 0}
+        sem = self.semseg(scan_id)
+        if sem:
+            return {i for i in sem if i != 0}
+        return None
+
+    def label(self, scan_id: str, iid: int) -> str:
+        o = self.objects.get(scan_id, {}).get(iid)
+        if o is not None and o.label:
+            return o.label
+        g = self.semseg(scan_id).get(iid)
+        return str(g.get("label", "")) if g else "unknown"
+
+    def points(self, scan_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(xyz (N,3) float, rgb (N,3) uint8, objectId (N,) int)`` of a scan's labelled PLY, own frame."""
+        if self._points_cache and self._points_cache[0] == scan_id:
+            return self._points_cache[1]
+        from plyfile import PlyData
+
+        p = self.scan_dir(scan_id) / PLY_NAME
+        if not p.exists():
+            raise InputError(p, "labelled instance mesh is missing", expected=f"{PLY_NAME} in the scan folder")
+        try:
+            ply = PlyData.read(str(p))
+            v = ply["vertex"].data
+            xyz = np.stack([v["x"], v["y"], v["z"]], axis=1).astype(float)
+            names = v.dtype.names or ()
+            rgb = np.stack([v["red"], v["green"], v["blue"]], axis=1).astype(np.uint8) if "red" in names else np.zeros((len(v), 3), np.uint8)
+            if "objectId" not in names:
+                raise InputError(p, "vertices have no objectId property", field="objectId")
+            ids = np.asarray(v["objectId"]).astype(np.int64)
+        except InputError:
+            raise
+        except Exception as exc:  # plyfile raises several types for malformed files
+            raise InputError(p, f"not a readable PLY: {type(exc).__name__}: {str(exc)[:200]}") from None
+        if not np.isfinite(xyz).all():
+            raise InputError(p, "vertex coordinates contain NaN or infinity", field="x/y/z")
+        self._points_cache = (scan_id, (xyz, rgb, ids))
+        return xyz, rgb, ids
+
+    def mesh(self, scan_id: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(vertices (N,3), faces (F,3) 0-based)`` of ``mesh.refined.v2.obj`` (polygons fan-triangulated)."""
+        p = self.scan_dir(scan_id) / OBJ_NAME
+        if not p.exists():
+            raise InputError(p, "mesh is missing")
+        verts: list[list[float]] = []
+        faces: list[list[int]] = []
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.startswith("v "):
+                    parts = line.split()
+                    try:
+                        verts.append([float(parts[1]), float(parts[2]), float(parts[3])])
+                    except (IndexError, ValueError):
+                        raise InputError(p, "bad vertex line", where=f"line {lineno}", expected="v x y z") from None
+                elif line.startswith("f "):
+                    try:
+                        idx = [int(tok.split("/")[0]) for tok in line.split()[1:]]
+                    except ValueError:
+                        raise InputError(p, "bad face line", where=f"line {lineno}", expected="f a b c (1-based)") from None
+                    idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
+                    faces.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
+        V = np.array(verts, dtype=float).reshape(-1, 3)
+        F = np.array(faces, dtype=np.int64).reshape(-1, 3)
+        if F.size and (F.min() < 0 or F.max() >= len(V)):
+            raise InputError(p, "a face indexes a vertex that does not exist")
+        return V, F
+
+    def centroid(self, scan_id: str, iid: int) -> tuple[np.ndarray, str]:
+        """Instance centroid in its scan's frame: the obb centre, else the mean of its PLY vertices."""
+        g = self.semseg(scan_id).get(iid)
+        if g is not None and isinstance(g.get("obb"), dict):
+            return np.array(g["obb"]["centroid"], dtype=float), "obb"
+        xyz, _, ids = self.points(scan_id)
+        m = ids == iid
+        if not m.any():
+            raise InputError(self.scan_dir(scan_id) / PLY_NAME, f"instance {iid} has no obb and no vertices, so it has no centroid", field="objectId")
+        return xyz[m].mean(axis=0), "vertices"
