@@ -15,14 +15,12 @@ from __future__ import annotations
 import base64
 import re
 import struct
-import sys
 import zlib
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
-from fake_openai import FakeOpenAI  # noqa: E402
+from fake_openai import FakeOpenAI
 
 MARK_FILL = (255, 255, 0)
 

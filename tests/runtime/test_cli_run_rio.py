@@ -3,15 +3,13 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from scenebench.cli import app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from fixtures import make_rio  # noqa: E402
+from fixtures import make_rio
 
 
 @pytest.fixture(scope="module")

@@ -98,10 +98,6 @@ def test_ray_and_local_backends_agree(ray_cluster, tmp_path):
 @pytest.mark.ray
 def test_rio_runs_on_ray_like_locally(ray_cluster, tmp_path):
     # RIO goes through the same runner: its source is rebuilt in the workers from JSON kwargs
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(HERE).parent / "models"))
     from fixtures import make_rio
 
     from scenebench.models.sources.base import make_source
