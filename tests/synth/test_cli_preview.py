@@ -12,7 +12,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from scenebench.cli import app
-from scenebench.synth.preview import png_bytes
+from scenebench.io.png import png_bytes
 
 
 def _decode_png(data: bytes) -> np.ndarray:

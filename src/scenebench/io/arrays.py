@@ -15,7 +15,7 @@ import tokenize
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
@@ -104,8 +104,8 @@ class _StorageType:
         return 2 if self.code == "bf16" else np.dtype(self.code).itemsize
 
 
-def _safe_dtype(*args: Any) -> np.dtype:
-    dt = np.dtype(*args)
+def _safe_dtype(*args: Any) -> np.dtype[Any]:
+    dt: np.dtype[Any] = np.dtype(*args)
     if dt.hasobject:
         raise pickle.UnpicklingError("an array of Python objects (dtype object) is not allowed")
     return dt
@@ -138,7 +138,7 @@ def _empty_bytes(*args: Any) -> bytes:
     return b""
 
 
-def _ordered_dict(*args: Any) -> dict:
+def _ordered_dict(*args: Any) -> dict[Any, Any]:
     if args and not isinstance(args[0], (list, tuple, dict)):
         raise pickle.UnpicklingError("OrderedDict from something other than pairs")
     return collections.OrderedDict(*args)
@@ -150,7 +150,9 @@ class _Tensor:
     def __init__(self, storage: Any, offset: Any, size: Any, stride: Any, *_rest: Any) -> None:
         if not isinstance(storage, _StorageRef):
             raise pickle.UnpicklingError("tensor rebuilt from something other than a saved storage")
-        ints = lambda v: isinstance(v, (tuple, list)) and len(v) <= _MAX_DIMS and all(isinstance(x, int) and x >= 0 for x in v)
+        def ints(v: Any) -> bool:
+            return isinstance(v, (tuple, list)) and len(v) <= _MAX_DIMS and all(isinstance(x, int) and x >= 0 for x in v)
+
         if not isinstance(offset, int) or offset < 0 or not ints(size) or not ints(stride) or len(size) != len(stride):
             raise pickle.UnpicklingError(f"tensor with offset {offset!r}, size {size!r}, stride {stride!r}")
         self.storage, self.offset, self.size, self.stride = storage, offset, tuple(size), tuple(stride)
@@ -221,7 +223,7 @@ def _storage_array(ref: _StorageRef, raw: bytes, byteorder: str, path: Path) -> 
     need = ref.numel * ref.stype.itemsize
     if len(raw) < need:
         raise InputError(path, f"storage '{ref.key}' holds {len(raw)} bytes, the pickle says {ref.numel} elements ({need} bytes)")
-    end = "<" if byteorder == "little" else ">"
+    end: Literal["<", ">"] = "<" if byteorder == "little" else ">"
     if code == "bf16":  # bfloat16 = the high 16 bits of a float32
         half = np.frombuffer(raw, dtype=f"{end}u2", count=ref.numel)
         return (half.astype(np.uint32) << 16).view(np.float32)

@@ -43,7 +43,7 @@ def path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
     return float(d.min(axis=1).sum())
 
 
-def official_path_loss(pred: np.ndarray | list, gt: np.ndarray | list) -> float | None:
+def official_path_loss(pred: np.ndarray | list[Any], gt: np.ndarray | list[Any]) -> float | None:
     """The released ``cal_path_3d`` loss in its own arithmetic, or None where the released code crashes.
 
     Same long/short rule as :func:`path_loss`, but: each distance is

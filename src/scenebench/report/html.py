@@ -280,7 +280,7 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
             }
         )
         # Views a vision model (openai-vision:) saw, as thumbnails in the sample panel.
-        from scenebench.models.vision.report_hook import attach
+        from scenebench.report.vision_thumbs import attach
 
         attach(payload, payload["runs"][-1], run.path)
     return payload

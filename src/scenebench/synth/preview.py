@@ -8,33 +8,18 @@ No plotting library is needed.
 
 from __future__ import annotations
 
-import struct
-import zlib
 from pathlib import Path
 
 import numpy as np
 
 from scenebench.io.files import atomic_write_bytes
+from scenebench.io.png import png_bytes
 from scenebench.synth.categories import CATEGORIES, PALETTE
 
 ROOM_TINT = {
     "living room": (0.98, 0.92, 0.80), "kitchen": (0.85, 0.95, 0.85), "bedroom": (0.86, 0.88, 0.98),
     "bathroom": (0.82, 0.95, 0.97), "dining room": (0.98, 0.88, 0.88), "office": (0.93, 0.90, 0.97),
 }
-
-
-def png_bytes(img: np.ndarray) -> bytes:
-    """Encode an (H, W, 3) float [0, 1] or uint8 image as an 8-bit RGB PNG."""
-    if img.dtype != np.uint8:
-        img = (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
-    h, w, _ = img.shape
-    raw = np.concatenate([np.zeros((h, 1), np.uint8), img.reshape(h, w * 3)], 1).tobytes()
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
 def write_png(path: str | Path, img: np.ndarray) -> None:

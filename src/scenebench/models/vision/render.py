@@ -17,7 +17,7 @@ Each view also keeps, per pixel, the index of the point drawn there (``point_id`
 background): marks are placed where their segment is actually visible.
 
 Text (mark numbers, grid coordinates) is drawn with a built-in 5x7 bitmap font; PNG encoding is
-:func:`scenebench.synth.preview.png_bytes` (zlib, no imaging library needed).
+:func:`scenebench.io.png.png_bytes` (zlib, no imaging library needed).
 """
 
 from __future__ import annotations

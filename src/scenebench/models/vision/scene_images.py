@@ -83,7 +83,7 @@ def _load(folder: Path) -> SceneImages | None:
 def scene_images(scene_id: str, points: np.ndarray, colors: np.ndarray | None, up: int, view: ViewSettings, seg_settings: SegmentSettings,
                  cache_dir: str | Path | None = None) -> SceneImages:
     """The scene's marked views, from the cache or rendered now (and cached)."""
-    from scenebench.synth.preview import png_bytes
+    from scenebench.io.png import png_bytes
 
     root = Path(cache_dir) if cache_dir else default_cache_dir()
     key = cache_key(scene_id, cloud_digest(points, colors), up, view, seg_settings)
