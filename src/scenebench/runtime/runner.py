@@ -29,7 +29,7 @@ from scenebench.runtime.rundir import RunDir, fingerprint
 from scenebench.runtime.scoring import SCORE_KIND, score_job
 
 PREDICTION_KIND = "prediction"
-NOT_IDENTITY = ("base_url",)  # model options recorded in run.json but not part of the run's fingerprint
+NOT_IDENTITY = ("base_url", "cache_dir")  # model options recorded in run.json but not part of the run's fingerprint: where a server or an image cache lives changes no prediction
 STATE_KIND = "run-state"  # bookkeeping records in the same store (e.g. what the stored scores were computed from)
 
 
