@@ -11,7 +11,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -163,6 +163,50 @@ def iter_jsonl_offsets(path: str | Path, *, allow_empty: bool = False) -> Iterat
             yield lineno, start, rec
     if n == 0 and not allow_empty:
         raise InputError(p, "file holds no records", expected="one JSON object per line")
+
+
+def iter_jsonl_decoded(
+    path: str | Path, decode: Callable[[bytes], Any], *, allow_empty: bool = False
+) -> Iterator[tuple[int, Any]]:
+    """Like :func:`iter_jsonl`, but each line goes through a fast decoder first (``decode(raw)``,
+    e.g. a typed ``msgspec`` decoder that builds numpy arrays): the hot path of large prediction files.
+
+    A line that ``decode`` refuses (it raises anything) is read again by the standard-library path
+    of :func:`iter_jsonl`, which raises the usual :class:`InputError` naming the file and line (bad
+    JSON, NaN, not an object, ...); when that path accepts the line, its plain ``dict`` is yielded
+    instead, for the caller's own checks to name the field. So the caller gets either what
+    ``decode`` returns or a dict, and every error message is the one the slow path gives.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "file does not exist")
+    if p.is_dir():
+        raise InputError(p, "is a folder, not a JSONL file")
+    n = 0
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if len(raw) > MAX_JSONL_LINE_BYTES:
+                raise InputError(p, f"record of {len(raw)} bytes is too large", where=f"line {lineno}")
+            if not raw.strip():
+                continue
+            try:
+                rec = decode(raw)
+            except Exception:  # noqa: BLE001 - any refusal: the slow path names the problem
+                rec = _parse_jsonl_line(p, raw, lineno)
+            n += 1
+            yield lineno, rec
+    if n == 0 and not allow_empty:
+        raise InputError(p, "file holds no records", expected="one JSON object per line")
+
+
+def read_jsonl_line(path: str | Path, lineno: int) -> dict[str, Any]:
+    """Line ``lineno`` of a JSONL file, read by the standard-library path (error messages only)."""
+    p = Path(path)
+    with open(p, "rb") as fh:
+        for i, raw in enumerate(fh, start=1):
+            if i == lineno:
+                return _parse_jsonl_line(p, raw, lineno)
+    raise InputError(p, f"has no line {lineno}")
 
 
 def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:

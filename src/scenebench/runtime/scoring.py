@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from scenebench.errors import ScenebenchError
@@ -40,9 +40,17 @@ class SampleScore:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["values"] = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in self.values.items()}
-        return d
+        """The record as plain JSON types, built directly (``dataclasses.asdict`` deep-copies every
+        nested list and dict of ``detail``: it was a third of the time of scoring 3,000 samples).
+        The dict shares ``groups`` and ``detail`` with the record: serialise it, do not mutate it."""
+        return {
+            "sample_id": self.sample_id,
+            "scene_id": self.scene_id,
+            "status": self.status,
+            "values": {k: (None if v != v else v) for k, v in self.values.items()},  # NaN -> null
+            "groups": self.groups,
+            "detail": self.detail,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "SampleScore":
@@ -69,11 +77,15 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
     with run.store() as store:
         done = store.ids(SCORE_KIND)
         todo = len([i for i in ids if i not in done])
+        fresh: dict[str, SampleScore] = {}
         with progress_bar(total=todo, label=label or f"scoring {scorer.benchmark}", enabled=progress) as advance:
             for batch in scorer.iter_scores(skip=done):
                 store.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in batch])
+                fresh.update((r.sample_id, r) for r in batch)
                 advance(len(batch))
-        stored = {sid: SampleScore.from_json(body) for sid, body in store.iter(SCORE_KIND)}
+        # Records scored now are used as they are; only those of an earlier (resumed) run are read back.
+        stored = {sid: SampleScore.from_json(body) for sid, body in store.iter(SCORE_KIND) if sid not in fresh} if done else {}
+        stored.update(fresh)
     missing = [i for i in ids if i not in stored]
     if missing:
         raise ScenebenchError(
