@@ -190,6 +190,8 @@ def iter_jsonl_decoded(
             if not raw.strip():
                 continue
             try:
+                if not raw.isascii():
+                    raw.decode("utf-8")  # a decoder may skip the bytes of fields it ignores
                 rec = decode(raw)
             except Exception:  # noqa: BLE001 - any refusal: the slow path names the problem
                 rec = _parse_jsonl_line(p, raw, lineno)

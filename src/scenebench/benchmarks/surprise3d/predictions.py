@@ -403,8 +403,7 @@ def read_predictions(
         try:
             pred = _parse_field(p, where, kind, rec[kind], score_threshold)
         except InputError:
-            if jsonl and isinstance(rec[kind], np.ndarray):
-                # Decoded by the fast path: the standard-library record gives the usual message.
+            if jsonl:  # decoded by the fast path: the standard-library record gives the usual message
                 _parse_field(p, where, kind, read_jsonl_line(p, int(where.split()[1]))[kind], score_threshold)
             raise
         family = "box" if kind == "box" else "mask"
