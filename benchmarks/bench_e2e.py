@@ -191,10 +191,23 @@ def rio_data(root: Path, n_rescans: int, per_scan: int) -> dict[str, Path]:
         objects[ref] = [{"id": i, "label": ["chair", "table", "lamp"][i % 3]} for i in range(1, per_scan + 1)]
     (root / "rio").mkdir()
     write_index(root / "rio", scenes, objects)
+    rio_semseg(root / "rio", n_rescans, per_scan)
     with open(root / "poses.jsonl", "w") as fh:
         for p in preds:
             fh.write(json.dumps(p) + "\n")
     return {"data": root / "rio", "preds": root / "poses.jsonl"}
+
+
+def rio_semseg(root: Path, n_rescans: int, per_scan: int) -> None:
+    """``<reference>/semseg.v2.json`` with each instance's oriented box (its centroid is the pivot of
+    symmetric rotations), so no scan geometry is needed."""
+    rng = np.random.default_rng(19)
+    for s in range(n_rescans):
+        groups = [{"objectId": i, "id": i, "label": ["chair", "table", "lamp"][i % 3],
+                   "obb": {"centroid": [round(float(x), 4) for x in rng.normal(size=3)], "axesLengths": [0.5, 0.5, 0.8],
+                           "normalizedAxes": [1, 0, 0, 0, 1, 0, 0, 0, 1]}} for i in range(1, per_scan + 1)]
+        (root / f"ref-{s:05d}").mkdir(exist_ok=True)
+        (root / f"ref-{s:05d}" / "semseg.v2.json").write_text(json.dumps({"segGroups": groups}))
 
 
 PLAIN_RIO = r"""
@@ -207,16 +220,18 @@ objects = json.load(open(f"{data}/objects.json"))
 order_of = {0: 1, 1: 2, 2: 4}
 gt = {}
 for scene in index:
+    obb = {g["objectId"]: g["obb"]["centroid"] for g in json.load(open(f"{data}/{scene['reference']}/semseg.v2.json"))["segGroups"]}
     for scan in scene["scans"]:
         for r in scan["rigid"]:
             T = np.array(r["transform"], dtype=float).reshape(4, 4).T
-            gt[(scan["reference"], r["instance_reference"])] = (T, order_of[r["symmetry"]])
+            i = r["instance_reference"]
+            gt[(scan["reference"], i)] = (T, order_of[r["symmetry"]], np.array(obb[i], dtype=float))
 r_errs, t_errs, h10, h20 = [], [], [], []
 for line in open(preds):
     rec = json.loads(line)
-    T_gt, order = gt[(rec["rescan"], rec["instance"])]
+    T_gt, order, centroid = gt[(rec["rescan"], rec["instance"])]
     T_pred = np.array(rec["pose"], dtype=float)
-    r, t = instance_errors_reference(T_pred, [T_gt], np.zeros(3), order, "strict")
+    r, t, _ = instance_errors_reference(T_pred, [T_gt], centroid, order, "strict")
     r_errs.append(r); t_errs.append(t)
     h10.append(r <= 10 and t <= 0.1); h20.append(r <= 20 and t <= 0.2)
 res = {"recall_10cm_10deg": 100 * float(np.mean(h10)), "recall_20cm_20deg": 100 * float(np.mean(h20)),

@@ -95,3 +95,50 @@ def test_fast_path_decodes_into_arrays_without_a_python_list(dataset):
     assert rec["mask_indices"].dtype == np.int64 and rec["mask_indices"].tolist() == [7, 1]
     assert rec["scores"].dtype == np.float64 and rec["scores"].tolist() == [0.5, 1.0]
     assert rec["box"] == [0, 0, 0, 1, 1, 1]
+
+
+def _refuse(raw):
+    raise ValueError("standard-library path")
+
+
+@pytest.mark.parametrize("form", ["mask_indices", "mask_rle", "scores", "box"])
+def test_results_json_equal_with_and_without_the_fast_paths(dataset, monkeypatch, form):
+    """results.json of a run through the fast paths (msgspec decoding, records kept in memory)
+    equals the one through the standard-library paths (the way it was read before)."""
+    import json
+
+    import scenebench.io.files as F
+    from scenebench.benchmarks.surprise3d.scorer import score_run
+
+    rng = np.random.default_rng(7)
+    ann = load_annotations(dataset.annotations)
+    recs = []
+    for k, s in enumerate(ann.samples):
+        if k == 2:
+            continue  # one missing prediction
+        n = dataset.inst[s.scene_id].size
+        gt = np.flatnonzero(np.isin(dataset.inst[s.scene_id], s.targets))
+        idx = np.unique(np.concatenate([gt[rng.random(gt.size) < 0.7], rng.integers(0, n, 20)]))
+        if form == "mask_indices":
+            recs.append({"index": s.index, "mask_indices": idx.tolist()})
+        elif form == "mask_rle":
+            recs.append({"sample_id": s.sample_id, "mask_rle": [v for i in idx.tolist() for v in (i, 1)]})
+        elif form == "scores":
+            sc = rng.random(n) * 0.5
+            sc[idx] += 0.5
+            recs.append({"index": s.index, "scores": sc.tolist()})
+        else:
+            c = dataset.coords[s.scene_id][idx]
+            recs.append({"index": s.index, "box": [*c.min(0).tolist(), *c.max(0).tolist()]})
+    pfile = dataset.write_preds(recs)
+    args = (dataset.annotations, dataset.scenes, pfile)
+    fast, _, _ = score_run(*args, dataset.root / "fast", progress=False, n_resamples=200)
+    monkeypatch.setattr(P, "_fast_decoder", lambda: _slow_only)
+    monkeypatch.setattr(F, "_dict_decoder", lambda: _refuse)
+    monkeypatch.setattr(F, "_fast_json", lambda raw: F._REFUSED)
+    slow, _, _ = score_run(*args, dataset.root / "slow", progress=False, n_resamples=200)
+    a = json.loads((dataset.root / "fast" / "results.json").read_text())
+    b = json.loads((dataset.root / "slow" / "results.json").read_text())
+    for key in ("metrics", "confidence_intervals", "counts", "counts_by_group", "extra", "warnings"):
+        assert a[key] == b[key], key
+    assert a["counts"]["n_missing"] == 1 and a["metrics"]["overall"]["mIoU"] > 10
