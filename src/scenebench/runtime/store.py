@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 
+# What json.dumps(body, ensure_ascii=False, allow_nan=True) gives, without building an encoder per record.
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
+
+
 class SampleStore:
     """A table of JSON records keyed by ``(kind, sample_id)``; ``kind`` separates predictions from scores."""
 
@@ -42,7 +46,7 @@ class SampleStore:
         self.close()
 
     def put_many(self, kind: str, items: Iterable[tuple[str, dict[str, Any]]]) -> int:
-        rows = [(kind, sid, json.dumps(body, ensure_ascii=False, allow_nan=True)) for sid, body in items]
+        rows = [(kind, sid, _encode(body)) for sid, body in items]
         if not rows:
             return 0
         with self._lock:
