@@ -49,19 +49,22 @@ import resource, subprocess, sys, time
 t = time.perf_counter()
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 dt = time.perf_counter() - t
-print(f"{r.returncode} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} {dt:.4f}")
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{r.returncode} {u.ru_maxrss} {dt:.4f} {u.ru_utime + u.ru_stime:.4f}")
 if r.returncode:
     sys.stderr.write(r.stderr[-3000:])
 """
 
 
-def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(seconds, peak RSS MB) of ``cmd`` run as the only child of a fresh driver process."""
+def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MB, CPU seconds user + system) of ``cmd`` run as the only child of a
+    fresh driver process. CPU time is printed beside wall time: on a shared machine other jobs
+    stretch the wall clock far more than the CPU time a command needs."""
     out = subprocess.run([sys.executable, "-c", DRIVER, *cmd], capture_output=True, text=True, env=env)
-    rc, kb, dt = out.stdout.split()
+    rc, kb, dt, cpu = out.stdout.split()
     if rc != "0":
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr}")
-    return float(dt), int(kb) / 1024
+    return float(dt), int(kb) / 1024, float(cpu)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -248,10 +251,10 @@ def rio_cmds(files: dict[str, Path], run: Path) -> tuple[list[str], list[str]]:
 # ------------------------------------------------------------------------------------------------
 
 
-def run_rounds(name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None) -> dict[str, list[tuple[float, float]]]:  # noqa: ANN001
+def run_rounds(name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None) -> dict[str, list[tuple[float, float, float]]]:  # noqa: ANN001
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO / "src")}
     base_env = {**env, "PYTHONPATH": str(baseline)} if baseline else None
-    got: dict[str, list[tuple[float, float]]] = {"scenebench": [], "plain": [], "baseline": []}
+    got: dict[str, list[tuple[float, float, float]]] = {"scenebench": [], "plain": [], "baseline": []}
     for k in range(rounds):
         run = root / f"run_{name}_{k}"
         ours, plain = cmds(files, run)
@@ -260,7 +263,7 @@ def run_rounds(name: str, cmds, files: dict[str, Path], root: Path, rounds: int,
             got["plain"].append(measure([sys.executable, *plain], env))
         if base_env is not None:
             got["baseline"].append(measure([sys.executable, *cmds(files, root / f"run_{name}_base_{k}")[0]], base_env))
-        shown = ", ".join(f"{w} {v[-1][0]:.2f} s / {v[-1][1]:.0f} MB" for w, v in got.items() if v)
+        shown = ", ".join(f"{w} {v[-1][0]:.2f} s ({v[-1][2]:.2f} CPU-s) / {v[-1][1]:.0f} MB" for w, v in got.items() if v)
         print(f"  [{name}] round {k + 1}: {shown}  (load {os.getloadavg()[0]:.1f})", flush=True)
     same = compare_results(name, root, rounds, baseline is not None)
     if same is not None:
@@ -277,16 +280,16 @@ def compare_results(name: str, root: Path, rounds: int, has_base: bool) -> bool 
     return all(a[k] == b[k] for k in keys)
 
 
-def report(name: str, got: dict[str, list[tuple[float, float]]], n: int, unit: str) -> None:
-    med = {w: (statistics.median(t for t, _ in v), max(m for _, m in v)) for w, v in got.items() if v}
-    t, m = med["scenebench"]
-    line = f"{name}: scenebench score {t:.2f} s ({n / t:,.0f} {unit}/s), peak RSS {m:.0f} MB"
-    if "plain" in med:
-        tp, mp = med["plain"]
-        line += f"; plain script {tp:.2f} s, {mp:.0f} MB -> {tp / t:.1f}x"
-    if "baseline" in med:
-        tb, mb = med["baseline"]
-        line += f"; baseline tree {tb:.2f} s, {mb:.0f} MB -> {tb / t:.1f}x"
+def report(name: str, got: dict[str, list[tuple[float, float, float]]], n: int, unit: str) -> None:
+    """Medians of wall and CPU seconds, the largest peak RSS, and ratios against scenebench."""
+    med = {w: (statistics.median(x[0] for x in v), max(x[1] for x in v), statistics.median(x[2] for x in v))
+           for w, v in got.items() if v}
+    t, m, c = med["scenebench"]
+    line = f"{name}: scenebench score {t:.2f} s wall / {c:.2f} CPU-s ({n / t:,.0f} {unit}/s), peak RSS {m:.0f} MB"
+    for who in ("plain", "baseline"):
+        if who in med:
+            tw, mw, cw = med[who]
+            line += f"; {who} {tw:.2f} s / {cw:.2f} CPU-s, {mw:.0f} MB -> {tw / t:.1f}x wall, {cw / c:.1f}x CPU"
     print(line, flush=True)
 
 
