@@ -148,7 +148,7 @@ def _weighted_median_sorted(xs: np.ndarray, w: np.ndarray) -> float:
     return float((lo + hi) / 2.0)
 
 
-def _weighted_medians_sorted(xs: np.ndarray, weights: np.ndarray, sample_cluster: np.ndarray, chunk: int = 4_000_000) -> np.ndarray:
+def _weighted_medians_sorted(xs: np.ndarray, weights: np.ndarray, sample_cluster: np.ndarray, chunk: int = 1_000_000) -> np.ndarray:
     """:func:`_weighted_median_sorted` for every resample (row of ``weights``, per cluster), the
     same numbers without a Python loop over resamples.
 
