@@ -58,3 +58,22 @@ def test_summarize_constant_values_have_degenerate_interval():
 def test_empty_subset_gives_none():
     point, ci = summarize([Mean("m", "x")], [], [], n_resamples=10)
     assert point["m"] is None and ci["m"] is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vectorised_bootstrap_medians_equal_the_per_resample_loop(seed):
+    from scenebench.metrics.aggregate import _weighted_median_sorted, _weighted_medians_sorted, cluster_weights
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    x = np.round(rng.normal(size=n), 1)  # ties
+    x[rng.random(n) < 0.1] = np.inf       # unbounded errors (missing at the strict protocol)
+    clusters = rng.integers(0, int(rng.integers(1, 12)), n)
+    cid, weights = cluster_weights(clusters, n_resamples=300, seed=seed)
+    weights[::7] = 0                      # rows without any draw give NaN
+    order = np.argsort(x, kind="stable")
+    xs, sc = x[order], cid[order]
+    loop = np.array([_weighted_median_sorted(xs, weights[b, sc]) for b in range(len(weights))])
+    got = _weighted_medians_sorted(xs, weights, sc, chunk=max(1, n * 7))  # several chunks
+    np.testing.assert_array_equal(got, loop)
+    assert np.isnan(got[::7]).all()

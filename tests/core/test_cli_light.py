@@ -19,3 +19,40 @@ def test_help_runs():
     out = subprocess.run([sys.executable, "-m", "scenebench", "--help"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "score" in out.stdout and "list" in out.stdout
+
+
+def test_command_index_names_the_module_that_registers_each_command():
+    import importlib
+
+    import typer
+
+    from scenebench import cli
+
+    for (group, name), mod in cli.COMMAND_INDEX.items():
+        groups = {g: typer.Typer() for g in cli.GROUPS}
+        importlib.import_module(mod).register(groups)
+        names = [c.name for c in groups[group].registered_commands]
+        assert name in names, f"{mod} does not register `scenebench {group} {name}`"
+
+
+def test_score_command_imports_only_its_own_command_module():
+    # `scenebench score rio --help` runs through main(): only the RIO command module is imported.
+    code = (
+        "import sys\n"
+        "from scenebench.cli import main\n"
+        "try:\n"
+        "    main(['score', 'rio', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('scenebench') and m.endswith('.cli'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "scenebench.benchmarks.rio.cli,scenebench.cli"
+    assert "--predictions" in out.stdout
+
+
+def test_app_attribute_has_every_command():
+    from scenebench.cli import app
+
+    names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
+    assert {"demo", "list", "report", "compare", "generate", "score", "validate", "run", "judge"} <= names

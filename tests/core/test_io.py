@@ -77,3 +77,75 @@ def test_arrays_truncated(tmp_path):
     p.write_bytes(p.read_bytes()[:60])
     with pytest.raises(InputError, match="t.npy"):
         load_npy(p)
+
+
+READ_JSON_CASES = [
+    b'{"a": [1, 2.5, -0.0, 1e308, 5e-324, "caf\\u00e9"], "b": {"c": null, "d": true}}',
+    b'\xef\xbb\xbf[1, 2]',
+    b'{"a": 1, "a": 2}',
+    b'[1e999]',
+    b'{"x": [0, NaN]}',
+    b'{"x": {"y": -Infinity}}',
+    b'[' + b'9' * 4300 + b']',
+    b'[' + b'9' * 4301 + b']',
+    b'[' * 5000 + b']' * 5000,
+    b'["\xff"]',
+    b'{"a": 1,}',
+    b'[1] [2]',
+    '["é"]'.encode("utf-8"),
+]
+
+
+@pytest.mark.parametrize("raw", READ_JSON_CASES)
+def test_read_json_fast_path_gives_what_the_standard_library_path_gives(tmp_path, monkeypatch, raw):
+    import scenebench.io.files as F
+
+    p = tmp_path / "doc.json"
+    p.write_bytes(raw)
+
+    def outcome():
+        try:
+            return ("ok", F.read_json(p))
+        except InputError as exc:
+            return ("error", str(exc))
+
+    fast = outcome()
+    monkeypatch.setattr(F, "_fast_json", lambda raw: F._REFUSED)
+    assert fast == outcome()
+
+
+def test_read_json_floats_equal_the_standard_library_ones(tmp_path):
+    import json
+    import random
+
+    rng = random.Random(0)
+    xs = [repr(rng.uniform(-1e6, 1e6)) for _ in range(20000)] + [repr(rng.random() * 10.0 ** rng.randint(-300, 300)) for _ in range(20000)]
+    xs += ["%.3f" % rng.random() for _ in range(20000)] + ["%.25e" % rng.random() for _ in range(2000)]
+    text = "[" + ",".join(xs) + "]"
+    (tmp_path / "f.json").write_text(text)
+    assert read_json(tmp_path / "f.json") == json.loads(text)
+
+
+JSONL_LINES = READ_JSON_CASES + [b'{"a": 1}', b'[1, 2]', b'"text"', b'{"a": "\xff"}', b'{"a": 1} {"b": 2}', b'{"t": "x\\ny", "n": -12.5e-3}']
+
+
+@pytest.mark.parametrize("raw", JSONL_LINES)
+def test_jsonl_fast_path_gives_what_the_standard_library_path_gives(tmp_path, monkeypatch, raw):
+    import scenebench.io.files as F
+
+    p = tmp_path / "r.jsonl"
+    p.write_bytes(b'{"first": 1}\n' + raw + b"\n")
+
+    def outcome():
+        try:
+            return ("ok", list(F.iter_jsonl(p)))
+        except InputError as exc:
+            return ("error", str(exc))
+
+    fast = outcome()
+
+    def refuse(raw):
+        raise ValueError("standard-library path")
+
+    monkeypatch.setattr(F, "_dict_decoder", lambda: refuse)
+    assert fast == outcome()

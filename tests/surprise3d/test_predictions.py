@@ -189,14 +189,14 @@ def test_jsonl_is_streamed_not_loaded_whole(dataset, monkeypatch):
     import scenebench.benchmarks.surprise3d.predictions as P
 
     seen = []
-    real = P.iter_jsonl
+    real = P.iter_jsonl_decoded
 
-    def spy(path, **kw):
-        for item in real(path, **kw):
+    def spy(path, decode, **kw):
+        for item in real(path, decode, **kw):
             seen.append(item[0])
             yield item
 
-    monkeypatch.setattr(P, "iter_jsonl", spy)
+    monkeypatch.setattr(P, "iter_jsonl_decoded", spy)
     _read(dataset, [{"index": i, "mask_indices": [i]} for i in range(3)])
     assert seen == [1, 2, 3]
 

@@ -3,7 +3,7 @@
 The tables other layers need are derived from :data:`SPECS` (never written by hand):
 
 - ``scenebench list`` and the docs: :data:`BENCHMARKS` (``info``);
-- the CLI's command modules: :func:`command_modules`;
+- the CLI's command modules: :func:`command_modules`, :func:`command_index`;
 - ``scenebench run``'s run sources: ``table("source")`` (:mod:`scenebench.models.sources.base`);
 - the report's 3D views and paper layouts: ``table("view")``, ``table("layout")``.
 
@@ -49,6 +49,7 @@ SPECS: tuple[BenchmarkSpec, ...] = (
         source="scenebench.models.sources.rio:RIOSource",
         view="scenebench.report.views.rio:build_views",
         layout="scenebench.report.layouts:RIO",
+        extra_commands=("rio-matching",),
     ),
 )
 
@@ -79,6 +80,12 @@ def table(field: str) -> Registry:
 
 def command_modules() -> list[str]:
     return [s.commands for s in SPECS]
+
+
+def command_index() -> dict[tuple[str, str], str]:
+    """``(group, command) -> module`` for ``score``/``validate`` of each benchmark: the CLI imports only
+    that module for such a command line (start-up is part of every scoring run)."""
+    return {(group, cmd): s.commands for s in SPECS for cmd in (s.name, *s.extra_commands) for group in ("score", "validate")}
 
 
 BENCHMARKS = table("info")

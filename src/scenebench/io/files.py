@@ -6,12 +6,13 @@ reader (or a resumed run) never sees half a file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -85,6 +86,9 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
     raw = p.read_bytes()
     if not raw.strip():
         raise InputError(p, f"{what} is empty", expected="a JSON document")
+    doc = _fast_json(raw)
+    if doc is not _REFUSED:
+        return doc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -103,6 +107,25 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
         where, token = bad
         raise InputError(p, f"non-finite number {token}", where=f"at {where}", expected="finite numbers (NaN/Infinity are not JSON)")
     return doc
+
+
+_REFUSED = object()
+
+
+def _fast_json(raw: bytes) -> Any:
+    """``msgspec`` decoding of a whole document, or ``_REFUSED`` when it refuses it.
+
+    It accepts exactly what :func:`read_json` accepts: it refuses NaN/Infinity tokens, numbers out
+    of float range (1e999) and integers of more than 4300 digits, invalid UTF-8 and very deep
+    nesting, and its floats are the correctly rounded ones ``json`` gives. Whatever it refuses is
+    read again by the standard-library path, which names the problem (and where it is).
+    """
+    import msgspec
+
+    try:
+        return msgspec.json.decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError, ValueError):
+        return _REFUSED
 
 
 class _NonFinite:
@@ -165,7 +188,69 @@ def iter_jsonl_offsets(path: str | Path, *, allow_empty: bool = False) -> Iterat
         raise InputError(p, "file holds no records", expected="one JSON object per line")
 
 
+def iter_jsonl_decoded(
+    path: str | Path, decode: Callable[[bytes], Any], *, allow_empty: bool = False
+) -> Iterator[tuple[int, Any]]:
+    """Like :func:`iter_jsonl`, but each line goes through a fast decoder first (``decode(raw)``,
+    e.g. a typed ``msgspec`` decoder that builds numpy arrays): the hot path of large prediction files.
+
+    A line that ``decode`` refuses (it raises anything) is read again by the standard-library path
+    of :func:`iter_jsonl`, which raises the usual :class:`InputError` naming the file and line (bad
+    JSON, NaN, not an object, ...); when that path accepts the line, its plain ``dict`` is yielded
+    instead, for the caller's own checks to name the field. So the caller gets either what
+    ``decode`` returns or a dict, and every error message is the one the slow path gives.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "file does not exist")
+    if p.is_dir():
+        raise InputError(p, "is a folder, not a JSONL file")
+    n = 0
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if len(raw) > MAX_JSONL_LINE_BYTES:
+                raise InputError(p, f"record of {len(raw)} bytes is too large", where=f"line {lineno}")
+            if not raw.strip():
+                continue
+            try:
+                if not raw.isascii():
+                    raw.decode("utf-8")  # a decoder may skip the bytes of fields it ignores
+                rec = decode(raw)
+            except Exception:  # noqa: BLE001 - any refusal: the slow path names the problem
+                rec = _parse_jsonl_line(p, raw, lineno)
+            n += 1
+            yield lineno, rec
+    if n == 0 and not allow_empty:
+        raise InputError(p, "file holds no records", expected="one JSON object per line")
+
+
+def read_jsonl_line(path: str | Path, lineno: int) -> dict[str, Any]:
+    """Line ``lineno`` of a JSONL file, read by the standard-library path (error messages only)."""
+    p = Path(path)
+    with open(p, "rb") as fh:
+        for i, raw in enumerate(fh, start=1):
+            if i == lineno:
+                return _parse_jsonl_line(p, raw, lineno)
+    raise InputError(p, f"has no line {lineno}")
+
+
+@functools.lru_cache(maxsize=1)
+def _dict_decoder() -> Callable[[bytes], dict[str, Any]]:
+    import msgspec
+
+    return msgspec.json.Decoder(dict).decode
+
+
 def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
+    """One JSONL record as ``json.loads`` gives it. ``msgspec`` decodes it (several times faster);
+    a line it refuses (bad JSON, NaN, 1e999, an integer of more than 4300 digits, deep nesting,
+    not an object) is read by the standard-library path, which names the problem."""
+    try:
+        if not raw.isascii():
+            raw.decode("utf-8")
+        return _dict_decoder()(raw)
+    except Exception:  # noqa: BLE001 - refused: the standard-library path below says why
+        pass
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

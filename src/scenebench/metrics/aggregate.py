@@ -155,6 +155,30 @@ def _weighted_median_sorted(xs: np.ndarray, w: np.ndarray) -> float:
     return float((lo + hi) / 2.0)
 
 
+def _weighted_medians_sorted(xs: np.ndarray, weights: np.ndarray, sample_cluster: np.ndarray, chunk: int = 1_000_000) -> np.ndarray:
+    """:func:`_weighted_median_sorted` for every resample (row of ``weights``, per cluster), the
+    same numbers without a Python loop over resamples.
+
+    Identical rows are computed once (a group of one scene draws that scene every time: its 1,000
+    resamples are one), the others in chunks of (rows x samples) <= ``chunk`` elements:
+    ``searchsorted(cs, pos, side="right")`` of a non-decreasing ``cs`` is the count of ``cs <= pos``.
+    """
+    n_resamples = weights.shape[0]
+    if xs.size == 0:
+        return np.full(n_resamples, math.nan)
+    rows, inverse = np.unique(weights, axis=0, return_inverse=True)
+    vals = np.empty(len(rows))
+    step = max(1, chunk // xs.size)
+    for a in range(0, len(rows), step):
+        cs = np.cumsum(rows[a:a + step][:, sample_cluster], axis=1)
+        total = cs[:, -1]
+        last = xs.size - 1  # a row of zero weights (total 0) points past the end: NaN below
+        lo = xs[np.minimum((cs <= ((total - 1) // 2)[:, None]).sum(axis=1), last)]
+        hi = xs[np.minimum((cs <= (total // 2)[:, None]).sum(axis=1), last)]
+        vals[a:a + step] = np.where(total > 0, (lo + hi) / 2.0, math.nan)
+    return vals[inverse.reshape(-1)]
+
+
 def cluster_weights(clusters: np.ndarray, *, n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Cluster index per sample (n,) and how often each cluster is drawn per resample (n_resamples, n_clusters).
 
@@ -199,10 +223,7 @@ def bootstrap_replicates(
             order = np.argsort(x[ok], kind="stable")
             xs = x[ok][order]
             sample_cluster = cid[ok][order]
-            vals = np.empty(n_resamples)
-            for r in range(n_resamples):
-                vals[r] = _weighted_median_sorted(xs, weights[r, sample_cluster]) if xs.size else math.nan
-            boot[s.name] = vals * s.scale
+            boot[s.name] = _weighted_medians_sorted(xs, weights, sample_cluster) * s.scale
         elif isinstance(s, Derived):
             args = [boot.get(m) for m in s.metrics]
             present = [x for x in args if x is not None]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from scenebench.metrics.aggregate import MetricSpec, metric_info, summarize
@@ -41,9 +41,17 @@ class SampleScore:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["values"] = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in self.values.items()}
-        return d
+        """The record as plain JSON types, built directly (``dataclasses.asdict`` deep-copies every
+        nested list and dict of ``detail``: it was a third of the time of scoring 3,000 samples).
+        The dict shares ``groups`` and ``detail`` with the record: serialise it, do not mutate it."""
+        return {
+            "sample_id": self.sample_id,
+            "scene_id": self.scene_id,
+            "status": self.status,
+            "values": {k: (None if v != v else v) for k, v in self.values.items()},  # NaN -> null
+            "groups": self.groups,
+            "detail": self.detail,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SampleScore:

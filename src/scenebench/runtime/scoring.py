@@ -33,11 +33,15 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
     with run.store() as store:
         done = store.ids(SCORE_KIND)
         todo = len([i for i in ids if i not in done])
+        fresh: dict[str, SampleScore] = {}
         with progress_bar(total=todo, label=label or f"scoring {scorer.benchmark}", enabled=progress) as advance:
             for batch in scorer.iter_scores(skip=done):
                 store.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in batch])
+                fresh.update((r.sample_id, r) for r in batch)
                 advance(len(batch))
-        stored = {sid: SampleScore.from_json(body) for sid, body in store.iter(SCORE_KIND)}
+        # Records scored now are used as they are; only those of an earlier (resumed) run are read back.
+        stored = {sid: SampleScore.from_json(body) for sid, body in store.iter(SCORE_KIND) if sid not in fresh} if done else {}
+        stored.update(fresh)
     missing = [i for i in ids if i not in stored]
     if missing:
         raise ScenebenchError(

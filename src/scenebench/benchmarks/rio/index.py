@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError, ScenebenchError
-from scenebench.geometry.poses import invert, is_rotation, matrix_from_column_major, symmetry_order
+from scenebench.geometry.poses import invert, is_rotation, matrix_from_column_major, rotation_defect, symmetry_order
 from scenebench.io.files import is_finite_number, read_json
 
 from .writer import INDEX_NAME, OBJECTS_NAME
@@ -123,6 +123,46 @@ def _list_field(rec: Mapping[str, Any], key: str, path: Path, where: str) -> lis
     return value
 
 
+class _Slow(Exception):
+    """The batch path of :meth:`RioIndex._parse_index` gives way to the one-at-a-time path."""
+
+
+def _index_transforms(raw: Any) -> list[Any]:
+    """Every ``transform`` value of the index, in the order :meth:`RioIndex._parse_scene` reads them."""
+    if not isinstance(raw, list):
+        raise _Slow
+    out: list[Any] = []
+    for s in raw:
+        if not isinstance(s, dict):
+            raise _Slow
+        groups = s.get("ambiguity") or []
+        if not isinstance(groups, list):
+            raise _Slow
+        for g in groups:
+            for e in g if isinstance(g, list) else [g]:
+                if not isinstance(e, dict):
+                    raise _Slow
+                out.append(e.get("transform"))
+        scans = s.get("scans") or []
+        if not isinstance(scans, list):
+            raise _Slow
+        for r in scans:
+            if not isinstance(r, dict):
+                raise _Slow
+            if r.get("transform") is not None:
+                out.append(r["transform"])
+            rigid = r.get("rigid")
+            if rigid is None:
+                continue
+            if not isinstance(rigid, list):
+                raise _Slow
+            for rg in rigid:
+                if not isinstance(rg, dict):
+                    raise _Slow
+                out.append(rg.get("transform"))
+    return out
+
+
 def _matrix16(value: Any, path: Path, where: str, fld: str) -> np.ndarray:
     if not isinstance(value, list) or len(value) != 16 or not all(is_finite_number(x) for x in value):
         raise InputError(path, f"is {str(value)[:80]}", where=where, field=fld, expected="16 finite numbers (4x4, column-major)")
@@ -152,9 +192,10 @@ class RioIndex:
         raw = read_json(self.index_path, what="3RScan index (3RScan.json)")
         if not isinstance(raw, list):
             raise InputError(self.index_path, f"top level is a {type(raw).__name__}", expected="a list of scenes")
-        self.scale, self.unit_decision = self._decide_units(raw, units)
+        self._batch: tuple[list[Any], np.ndarray] | None = None
+        self._batch_next = 0
+        self.scenes: list[Scene] = self._parse_index(raw, units)
         log.info("3RScan units: %s", self.unit_decision)
-        self.scenes: list[Scene] = [self._parse_scene(s, i) for i, s in enumerate(raw)]
         self.rescans: dict[str, Rescan] = {}
         for sc in self.scenes:
             for r in sc.rescans:
@@ -165,6 +206,40 @@ class RioIndex:
         self.objects = self._read_objects()
 
     # --- index ---------------------------------------------------------------------------------
+
+    def _parse_index(self, raw: list[Any], units: str) -> list[Scene]:
+        """Units and scenes of the index. Every transform is converted and checked in one batch
+        (a 3RScan.json holds one per rigid instance: 200,000 checked one by one took most of the
+        time of scoring); any problem parses the index again one transform at a time, so the error
+        names the first problem in file order, as it always did."""
+        try:
+            values = _index_transforms(raw)
+            import msgspec
+
+            M = np.array(msgspec.convert(values, list[list[float]]), dtype=float).reshape(len(values), -1)
+            if M.shape[1:] != (16,):
+                raise _Slow
+            biggest = float(np.abs(M[:, 12:15]).max()) if len(values) else 0.0
+            self.scale, self.unit_decision = self._units_from(biggest, units)
+            T = matrix_from_column_major(M)
+            if self.scale != 1.0:
+                T[:, :3, 3] *= self.scale
+            defect = rotation_defect(T[:, :3, :3])
+            if not (np.isfinite(defect) & (defect < INDEX_ROTATION_TOL * (1 - 1e-9))).all():  # borderline: one at a time
+                raise _Slow
+            if not np.isclose(T[:, 3], [0, 0, 0, 1], atol=1e-6).all():
+                raise _Slow
+            self._batch, self._batch_next = (values, T), 0
+            scenes = [self._parse_scene(s, i) for i, s in enumerate(raw)]
+            if self._batch_next != len(values):
+                raise _Slow
+            return scenes
+        except Exception:  # noqa: BLE001 - any problem (bad record, a transform that is not 16 numbers): one at a time
+            pass
+        finally:
+            self._batch = None
+        self.scale, self.unit_decision = self._decide_units(raw, units)
+        return [self._parse_scene(s, i) for i, s in enumerate(raw)]
 
     def _decide_units(self, raw: list[Any], units: str) -> tuple[float, str]:
         mags: list[float] = []
@@ -186,7 +261,10 @@ class RioIndex:
                     for rg in _list_or_none(r.get("rigid")):
                         if isinstance(rg, dict):
                             grab(rg.get("transform"))
-        biggest = max(mags, default=0.0)
+        return self._units_from(max(mags, default=0.0), units)
+
+    @staticmethod
+    def _units_from(biggest: float, units: str) -> tuple[float, str]:
         if units == "m":
             return 1.0, f"metres (set by the user; largest |translation| in the file {biggest:.3g})"
         if units == "mm":
@@ -202,6 +280,13 @@ class RioIndex:
         return T
 
     def _pose(self, value: Any, where: str, fld: str) -> np.ndarray:
+        if self._batch is not None:  # converted and checked already (_parse_index)
+            values, T_all = self._batch
+            k = self._batch_next
+            if k >= len(values) or values[k] is not value:
+                raise _Slow
+            self._batch_next = k + 1
+            return T_all[k]
         T = self._to_metres(_matrix16(value, self.index_path, where, fld))
         if not bool(is_rotation(T[:3, :3], tol=INDEX_ROTATION_TOL)) or not np.allclose(T[3], [0, 0, 0, 1], atol=1e-6):
             raise InputError(self.index_path, "is not a rigid transform (rotation part not orthonormal or last row not 0 0 0 1)", where=where, field=fld)

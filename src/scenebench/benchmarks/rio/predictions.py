@@ -23,16 +23,18 @@ rescans and score one split at a time).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from msgspec import UNSET
 
 from scenebench.errors import InputError
 from scenebench.geometry.poses import QUAT_NORM_TOL, ROTATION_TOL, compose, quaternion_to_matrix, rotation_defect
-from scenebench.io.files import atomic_write_text, is_finite_number, iter_jsonl
+from scenebench.io.files import atomic_write_text, is_finite_number, iter_jsonl, iter_jsonl_decoded
 
 ROTATION_KEYS = ("pose", "R", "quaternion")
 
@@ -88,6 +90,28 @@ def _parse_pose(rec: Mapping[str, Any], path: Path, lineno: int) -> tuple[np.nda
     return compose(quaternion_to_matrix(q), t), "quaternion"
 
 
+class _Slow(Exception):
+    """Raised by the fast path for anything unusual: the file is read again by the plain path."""
+
+
+@lru_cache(maxsize=1)
+def _fast_decoder() -> Callable[[bytes], Any]:
+    """msgspec decoder of an ordinary line (rescan, instance and one pose form, numbers only, no
+    other key): element types are checked in C. Anything else (a ``score`` key, a float instance,
+    a null, a string among the numbers) is refused, and the line is read as a plain dict."""
+    import msgspec
+
+    matrix = list[list[float]] | msgspec.UnsetType
+    vector = list[float] | msgspec.UnsetType
+    line = msgspec.defstruct(
+        "PoseLine",
+        [("rescan", str), ("instance", int), ("pose", matrix, msgspec.UNSET), ("R", matrix, msgspec.UNSET),
+         ("t", vector, msgspec.UNSET), ("quaternion", vector, msgspec.UNSET)],
+        forbid_unknown_fields=True,
+    )
+    return msgspec.json.Decoder(line).decode
+
+
 def read_pose_predictions(
     path: str | Path,
     known: Mapping[str, set[int]],
@@ -97,10 +121,59 @@ def read_pose_predictions(
 ) -> PosePredictions:
     """Read and validate a predictions file.
 
+    Ordinary lines are decoded by msgspec and their poses checked and built in batches; any
+    error (or anything unusual) reads the file again by the plain per-line path, so the error
+    message and the line it names are the ones that path gives (the first problem in file order).
+
     Args:
         known: every rescan id of the dataset -> its reference instance ids (what may be named).
         evaluated: rescans being scored; predictions for other known rescans are counted, not kept.
     """
+    try:
+        return _read_pose_predictions(path, known, evaluated=evaluated, allow_empty=allow_empty, fast=True)
+    except (InputError, _Slow):
+        return _read_pose_predictions(path, known, evaluated=evaluated, allow_empty=allow_empty, fast=False)
+
+
+def _batch_poses(pending: dict[str, list], n: int) -> np.ndarray:
+    """(n, 4, 4) poses of the fast lines, by form; ``_Slow`` for any shape or value the plain path would refuse."""
+    T = np.zeros((n, 4, 4))
+    if pending["pose"]:
+        rows, mats = zip(*pending["pose"])
+        try:
+            P = np.array(mats, dtype=float)
+        except ValueError:  # ragged
+            raise _Slow from None
+        if P.shape != (len(rows), 4, 4) or (np.abs(P[:, 3] - [0, 0, 0, 1]).max(axis=1) > 1e-6).any():
+            raise _Slow
+        T[list(rows)] = P
+    for form, shape in (("R", (3, 3)), ("quaternion", (4,))):
+        if not pending[form]:
+            continue
+        rows, rots, ts = zip(*pending[form])
+        try:
+            A, t = np.array(rots, dtype=float), np.array(ts, dtype=float)
+        except ValueError:
+            raise _Slow from None
+        if A.shape != (len(rows), *shape) or t.shape != (len(rows), 3):
+            raise _Slow
+        if form == "quaternion":
+            norm = np.sqrt((A * A).sum(axis=1))
+            if (np.abs(norm - 1.0) > QUAT_NORM_TOL * (1 - 1e-9)).any():  # borderline ones: the plain path decides
+                raise _Slow
+            A = quaternion_to_matrix(A)
+        T[list(rows)] = compose(A, t)
+    return T
+
+
+def _read_pose_predictions(
+    path: str | Path,
+    known: Mapping[str, set[int]],
+    *,
+    evaluated: Iterable[str] | None,
+    allow_empty: bool,
+    fast: bool,
+) -> PosePredictions:
     p = Path(path)
     evaluated_set = set(known) if evaluated is None else set(evaluated)
     poses: dict[tuple[str, int], np.ndarray] = {}
@@ -108,7 +181,34 @@ def read_pose_predictions(
     meta: dict[tuple[str, int], dict[str, Any]] = {}
     fields: dict[tuple[str, int], str] = {}
     ignored = 0
-    for lineno, rec in iter_jsonl(p, allow_empty=allow_empty):
+    pending: dict[str, list] = {"pose": [], "R": [], "quaternion": []}
+    slots: list[tuple[tuple[str, int], bool]] = []  # fast lines in order: key, kept
+    records = iter_jsonl_decoded(p, _fast_decoder(), allow_empty=allow_empty) if fast else iter_jsonl(p, allow_empty=allow_empty)
+    for lineno, rec in records:
+        if not isinstance(rec, dict):
+            key = (rec.rescan, rec.instance)
+            if rec.rescan not in known or rec.instance not in known[rec.rescan] or key in lines:
+                raise _Slow
+            if rec.pose is not UNSET:
+                if rec.R is not UNSET or rec.quaternion is not UNSET:
+                    raise _Slow
+                pending["pose"].append((len(slots), rec.pose))
+                how = "pose"
+            else:
+                how = "R" if rec.R is not UNSET else "quaternion"
+                rot = rec.R if how == "R" else rec.quaternion
+                if rot is UNSET or rec.t is UNSET or (how == "R" and rec.quaternion is not UNSET):
+                    raise _Slow
+                pending[how].append((len(slots), rot, rec.t))
+            lines[key] = lineno
+            kept = rec.rescan in evaluated_set
+            slots.append((key, kept))
+            if kept:
+                poses[key] = None  # type: ignore[assignment]  # filled from the batch below, in file order
+                fields[key] = how
+            else:
+                ignored += 1
+            continue
         where = f"line {lineno}"
         rescan = rec.get("rescan")
         if not isinstance(rescan, str) or not rescan:
@@ -134,6 +234,11 @@ def read_pose_predictions(
         extra = {k: v for k, v in rec.items() if k not in ("rescan", "instance", "pose", "R", "t", "quaternion")}
         if extra:
             meta[key] = extra
+    if slots:
+        T_fast = _batch_poses(pending, len(slots))
+        for i, (key, kept) in enumerate(slots):
+            if kept:
+                poses[key] = T_fast[i]
     # Orthonormality checked in one batch; the message names the first offending line.
     if poses:
         keys = list(poses)

@@ -27,15 +27,16 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import iter_jsonl
+from scenebench.io.files import iter_jsonl_decoded, read_jsonl_line
 
 from .annotations import Annotations
 
@@ -285,9 +286,43 @@ def _locate_nonfinite(path: Path, lineno: int) -> str | None:
     return None
 
 
+# Fast JSONL path: msgspec decodes each line into the known fields, lists of ints or floats checked in
+# C (no bools, strings or nulls inside) and turned into numpy arrays at once; other fields (a box, any
+# field added later) decode as plain JSON. A line it refuses is read by the standard-library path,
+# whose record then meets the checks below, so every error message is the one that path gives.
+_TYPED_LISTS: dict[str, tuple[Any, Any]] = {
+    "mask_indices": (list[int], np.int64),
+    "mask_rle": (list[int], np.int64),
+    "scores": (list[float], np.float64),
+}
+
+
+@lru_cache(maxsize=1)
+def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
+    import msgspec
+
+    keys = {"sample_id": str, "index": int}
+    names = (*KEY_FIELDS, *PRED_FIELDS)
+    spec = [(f, (_TYPED_LISTS[f][0] if f in _TYPED_LISTS else keys.get(f, Any)) | None, None) for f in names]
+    decoder = msgspec.json.Decoder(msgspec.defstruct("PredictionLine", spec, forbid_unknown_fields=False))
+    arrays = [(f, dtype) for f, (_, dtype) in _TYPED_LISTS.items() if f in names]
+    plain = [f for f in names if f not in _TYPED_LISTS]
+
+    def decode(raw: bytes) -> dict[str, Any]:
+        line = decoder.decode(raw)
+        rec = {f: v for f in plain if (v := getattr(line, f)) is not None}
+        for f, dtype in arrays:
+            v = getattr(line, f)
+            if v is not None:
+                rec[f] = np.array(v, dtype=dtype)  # OverflowError (int beyond int64): the slow path says so
+        return rec
+
+    return decode
+
+
 def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
-        for lineno, rec in iter_jsonl(path):
+        for lineno, rec in iter_jsonl_decoded(path, _fast_decoder()):
             yield f"line {lineno}", rec
     except InputError as exc:
         if exc.reason.startswith("non-finite") and exc.where and exc.where.startswith("line "):
@@ -375,6 +410,18 @@ def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> s
     return by_index
 
 
+def _parse_field(path: Path, where: str, kind: str, value: Any, threshold: float, protocol: str) -> Prediction:
+    if kind == "mask_indices":
+        return parse_mask_indices(path, where, value)
+    if kind == "mask_rle":
+        return parse_mask_rle(path, where, value)
+    if kind == "scores":
+        return parse_scores(path, where, value, threshold, protocol)
+    if kind == "logits":
+        return parse_logits(path, where, value, threshold, protocol)
+    return parse_box(path, where, value)
+
+
 def read_predictions(
     path: str | Path, annotations: Annotations, *, score_threshold: float = DEFAULT_SCORE_THRESHOLD,
     protocol: str = "strict",
@@ -386,6 +433,7 @@ def read_predictions(
     by_sample: dict[str, Prediction] = {}
     kinds: Counter = Counter()
     first_kind_where: dict[str, str] = {}
+    jsonl = p.suffix.lower() not in (".parquet", ".pq")
     for where, rec in iter_records(p):
         sid = _resolve(p, where, rec, annotations)
         present = [f for f in PRED_FIELDS if rec.get(f) is not None]
@@ -395,17 +443,12 @@ def read_predictions(
             raise InputError(p, f"several predictions ({', '.join(present)})", where=where, field=present[1],
                              expected="exactly one of " + ", ".join(PRED_FIELDS))
         kind = present[0]
-        value = rec[kind]
-        if kind == "mask_indices":
-            pred = parse_mask_indices(p, where, value)
-        elif kind == "mask_rle":
-            pred = parse_mask_rle(p, where, value)
-        elif kind == "scores":
-            pred = parse_scores(p, where, value, score_threshold, protocol)
-        elif kind == "logits":
-            pred = parse_logits(p, where, value, score_threshold, protocol)
-        else:
-            pred = parse_box(p, where, value)
+        try:
+            pred = _parse_field(p, where, kind, rec[kind], score_threshold, protocol)
+        except InputError:
+            if jsonl:  # decoded by the fast path: the standard-library record gives the usual message
+                _parse_field(p, where, kind, read_jsonl_line(p, int(where.split()[1]))[kind], score_threshold, protocol)
+            raise
         family = "box" if kind == "box" else "mask"
         other = "mask" if family == "box" else "box"
         if other in first_kind_where:
