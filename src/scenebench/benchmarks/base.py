@@ -36,7 +36,7 @@ class BenchmarkSpec:
     - ``scorer``: ``prepare(*, protocol, **options) -> ScoringJob`` for the shared driver
       (:func:`scenebench.runtime.scoring.score_benchmark`);
     - ``commands``: module whose ``register(groups)`` adds ``score``/``validate``/``run`` commands;
-      ``extra_commands``: names it registers under ``score``/``validate`` besides ``name``;
+      ``extra_commands``: ``(group, command)`` pairs it registers besides ``score``/``validate`` ``name``;
     - ``source``: the run source class for ``scenebench run`` (``None``: no ``run``);
     - ``view``: the report's 3D view builder (``None``: no 3D views);
     - ``layout``: the paper's results-table layout (``None``: the generic long table).
@@ -51,7 +51,7 @@ class BenchmarkSpec:
     source: str | None = None
     view: str | None = None
     layout: str | None = None
-    extra_commands: tuple[str, ...] = ()
+    extra_commands: tuple[tuple[str, str], ...] = ()
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field (``commands`` is a module path)."""

@@ -49,7 +49,7 @@ SPECS: tuple[BenchmarkSpec, ...] = (
         source="scenebench.models.sources.rio:RIOSource",
         view="scenebench.report.views.rio:build_views",
         layout="scenebench.report.layouts:RIO",
-        extra_commands=("rio-matching",),
+        extra_commands=(("score", "rio-matching"),),
     ),
 )
 
@@ -85,7 +85,9 @@ def command_modules() -> list[str]:
 def command_index() -> dict[tuple[str, str], str]:
     """``(group, command) -> module`` for ``score``/``validate`` of each benchmark: the CLI imports only
     that module for such a command line (start-up is part of every scoring run)."""
-    return {(group, cmd): s.commands for s in SPECS for cmd in (s.name, *s.extra_commands) for group in ("score", "validate")}
+    pairs = ((s, (group, s.name)) for s in SPECS for group in ("score", "validate"))
+    extra = ((s, pair) for s in SPECS for pair in s.extra_commands)
+    return {pair: s.commands for s, pair in (*pairs, *extra)}
 
 
 BENCHMARKS = table("info")
