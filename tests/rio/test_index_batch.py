@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-import scenebench.benchmarks.rio.loader as L
+import scenebench.benchmarks.rio.index as L
+from scenebench.benchmarks.rio.loader import ThreeRScan
 from scenebench.benchmarks.rio.writer import write_index
 from scenebench.errors import InputError
 from scenebench.geometry.poses import compose
@@ -29,7 +30,7 @@ def _index(root, units="m"):
 
 def _outcome(root, **kw):
     try:
-        d = L.ThreeRScan(root, **kw)
+        d = ThreeRScan(root, **kw)
     except InputError as exc:
         return ("error", str(exc))
     return ("ok", d.scale, d.unit_decision,
@@ -79,6 +80,6 @@ def test_batch_gives_what_one_at_a_time_gives(tmp_path, monkeypatch, edit, units
 def test_ordinary_index_takes_the_batch(tmp_path, monkeypatch):
     _index(tmp_path)
     calls = []
-    monkeypatch.setattr(L.ThreeRScan, "_decide_units", lambda self, raw, units: calls.append(1) or (1.0, "m"))
-    L.ThreeRScan(tmp_path)
+    monkeypatch.setattr(L.RioIndex, "_decide_units", lambda self, raw, units: calls.append(1) or (1.0, "m"))
+    ThreeRScan(tmp_path)
     assert calls == []  # the one-at-a-time path (which decides units its own way) never ran
