@@ -145,7 +145,7 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "model_settings": model_settings(model),
         "seed": seed,
         "data": source.spec(),
-        "inputs": {k: v.get("sha256") if isinstance(v, dict) else v for k, v in inputs.items()},
+        "inputs": _checksums(inputs),
     }
     return {
         "benchmark": source.benchmark,
@@ -159,6 +159,15 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "data": source.spec(),
         "inputs": inputs,
     }
+
+
+def _checksums(inputs: Any) -> Any:
+    """The content digests of a (nested) inputs record: file records become their sha256, paths drop out."""
+    if isinstance(inputs, dict):
+        if "sha256" in inputs:
+            return inputs["sha256"]
+        return {k: _checksums(v) for k, v in inputs.items()}
+    return inputs
 
 
 def predict_into_run(

@@ -32,7 +32,7 @@ Conventions (protocols.md section 2):
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -380,6 +380,28 @@ class ThreeRScan:
                     groups[iid] = g
             self._semseg_cache[scan_id] = groups
         return self._semseg_cache[scan_id]
+
+    def scan_files_fingerprint(self, rescans: Sequence[Rescan]) -> dict[str, Any]:
+        """One content digest over every per-scan file a score depends on, for the run fingerprint.
+
+        ``semseg.v2.json`` (centroids, labels) and the labelled PLY (centroids without an obb, the
+        baseline's points) of each rescan and its reference, hashed by content (sha256), not size and
+        mtime: moving every centroid must change the run's identity.
+        """
+        import hashlib
+
+        from scenebench.io.files import sha256_file
+
+        scan_ids = sorted({r.scan_id for r in rescans} | {r.scene_id for r in rescans})
+        h = hashlib.sha256()
+        n = 0
+        for sid in scan_ids:
+            for name in (SEMSEG_NAME, PLY_NAME):
+                f = self.scan_dir(sid) / name
+                digest = sha256_file(f) if f.is_file() else "absent"
+                n += digest != "absent"
+                h.update(f"{sid}/{name}={digest}\n".encode())
+        return {"sha256": h.hexdigest(), "n_files": n, "files": f"{SEMSEG_NAME} and {PLY_NAME} of {len(scan_ids)} scans"}
 
     def instance_ids(self, scan_id: str) -> set[int] | None:
         """Instance ids annotated in a scan (objects.json, else semseg.v2.json); None if neither exists."""

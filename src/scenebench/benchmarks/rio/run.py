@@ -71,6 +71,7 @@ def run_rio(
     inputs = {"index": file_fingerprint(data.index_path)}
     if data.objects_path.exists():
         inputs["objects"] = file_fingerprint(data.objects_path)
+    inputs["scan_files"] = data.scan_files_fingerprint(rescans)  # semseg.v2.json + PLY: points and centroids
     meta = {"benchmark": "rio", "protocol": protocol, "settings": run_settings, "inputs": inputs}
     meta["fingerprint"] = fingerprint({"settings": run_settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": protocol})
     run = RunDir(out or default_run_dir("rio")).open(meta, overwrite=overwrite)

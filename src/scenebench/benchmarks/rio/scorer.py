@@ -214,6 +214,7 @@ def score_rio(
     inputs = {"index": file_fingerprint(data.index_path), "predictions": file_fingerprint(predictions_path)}
     if data.objects_path.exists():
         inputs["objects"] = file_fingerprint(data.objects_path)
+    inputs["scan_files"] = data.scan_files_fingerprint(rescans)  # semseg.v2.json + PLY: they move centroids
     meta = {"benchmark": "rio", "protocol": protocol, "settings": settings, "inputs": inputs}
     meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": protocol})
     run = RunDir(out or default_run_dir("rio")).open(meta, overwrite=overwrite)
