@@ -40,7 +40,7 @@ def _print(res, run) -> None:  # noqa: ANN001
 
     from scenebench.report.console import print_results
 
-    console = Console()
+    console = Console(markup=False)
     console.print(f"units: {res.settings.get('units')}")
     print_results(res, metrics=[m for m in MAIN_METRICS if m in res.metrics.get("overall", {})], console=console)
     console.print(f"results: {run.results_json}")
@@ -90,7 +90,7 @@ def matching_command(
     from .matching import score_matching
 
     res, run = score_matching(descriptors, seed=seed, n_negatives=negatives, out=out, overwrite=overwrite, n_resamples=bootstrap, progress=progress)
-    console = Console()
+    console = Console(markup=False)
     print_results(res, console=console)
     console.print(f"keypoints: {res.extra['n_keypoints']}, pairs: {len(res.extra['per_pair'])}, negatives seed: {seed}")
     console.print(f"results: {run.results_json}")
@@ -138,11 +138,12 @@ def run_command(
     )
     _print(res, run)
     b = res.extra["baseline"]
-    console = Console()
+    console = Console(markup=False)
     console.print(f"seconds per rescan: mean {b['mean_seconds_per_rescan']:.2f}, max {b['max_seconds_per_rescan']:.2f}")
     console.print(f"baseline status: {b['status_counts']}  methods: {b['method_counts']}")
     if b["failures"]:
-        console.print(f"[yellow]{len(b['failures'])} instances missed Recall(0.1 m, 10 deg)[/yellow] (first 15; all in results.json extra.baseline.failures):")
+        from rich.text import Text
+        console.print(Text.assemble((f"{len(b['failures'])} instances missed Recall(0.1 m, 10 deg)", "yellow"), " (first 15; all in results.json extra.baseline.failures):"))
         for f in b["failures"][:15]:
             console.print(
                 f"  {f['sample_id']} {f['label']} ({f['motion']}): status {f['status']}, method {f['method']}, "

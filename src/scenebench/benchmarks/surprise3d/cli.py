@@ -40,9 +40,10 @@ def score_command(
         annotations, scenes, predictions, run_dir, protocol=protocol, score_threshold=score_threshold,
         overwrite=overwrite, n_resamples=bootstrap, seed=seed, progress=progress,
     )
-    console = Console()
+    console = Console(markup=False)
     if res.extra.get("masks_from_boxes"):
-        console.print("[bold]Box predictions scored as masks[/bold] (the points inside each box):")
+        from rich.text import Text
+        console.print(Text.assemble(("Box predictions scored as masks", "bold"), " (the points inside each box):"))
     print_results(res, metrics=MASK_METRICS, console=console)
     box = box_detection_results(res)
     if box is not None:
