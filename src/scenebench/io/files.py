@@ -71,6 +71,43 @@ def file_fingerprint(path: str | Path) -> dict[str, Any]:
     return {"path": str(p), "sha256": sha256_file(p), "bytes": p.stat().st_size}
 
 
+def path_id_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a file or folder inside a data folder, or None when it can.
+
+    Ids that become path components (a 3DBench house ``id``, a 3RScan scan id) must not carry a
+    separator, be ``.``/``..``, be absolute, or hold NUL / control characters: otherwise a record
+    could make scenebench read (and hand to a model, or an API) a file outside the data folder.
+    """
+    if not value:
+        return "is empty"
+    if "/" in value or "\\" in value:
+        return "contains a path separator"
+    if value in (".", "..") or value.startswith(".."):
+        return "is a relative path ('..')"
+    if value.startswith("~") or (len(value) > 1 and value[1] == ":"):
+        return "looks like an absolute path"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return "contains a control character"
+    return None
+
+
+def check_path_id(value: str, path: str | Path | None, *, where: str | None = None, field: str | None = None) -> str:
+    """``value`` if it can be used as one path component (see :func:`path_id_problem`), else an InputError."""
+    why = path_id_problem(value)
+    if why is not None:
+        raise InputError(path, f"{value[:80]!r} {why}", where=where, field=field,
+                         expected="an id without '/', '\\', '..' or a drive (it names a file inside the data folder)")
+    return value
+
+
+def inside(root: str | Path, candidate: str | Path) -> Path:
+    """``candidate`` resolved, if it lies inside ``root`` (symlinks followed); else an InputError."""
+    r, c = Path(root).resolve(), Path(candidate).resolve()
+    if c != r and r not in c.parents:
+        raise InputError(candidate, f"lies outside the data folder {r}", expected="a file inside the data folder")
+    return c
+
+
 def _reject_constant(name: str) -> float:
     raise ValueError(f"non-finite number {name}")
 

@@ -42,7 +42,7 @@ import numpy as np
 
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.geometry.poses import invert, is_identity, is_rotation, matrix_from_column_major, symmetry_order
-from scenebench.io.files import is_finite_number, read_json
+from scenebench.io.files import check_path_id, is_finite_number, read_json
 
 from .writer import INDEX_NAME, OBJ_NAME, OBJECTS_NAME, PLY_NAME, SEMSEG_NAME
 
@@ -255,6 +255,7 @@ class ThreeRScan:
         ref = s.get("reference")
         if not isinstance(ref, str) or not ref:
             raise InputError(p, f"is {ref!r}", where=where, field="reference", expected="the reference scan id")
+        check_path_id(ref, p, where=where, field="reference")
         where = f"scene {i} ({ref})"
         split = s.get("type", "")
         if split not in SPLITS:
@@ -286,6 +287,7 @@ class ThreeRScan:
             rid = r.get("reference")
             if not isinstance(rid, str) or not rid:
                 raise InputError(p, f"is {rid!r}", where=w, field="reference", expected="the rescan id")
+            check_path_id(rid, p, where=w, field="reference")
             w = f"{where}, rescan {rid}"
             T = self._pose(r["transform"], w, "transform") if r.get("transform") is not None else np.eye(4)
             rigid: dict[int, RigidEntry] = {}
@@ -356,6 +358,7 @@ class ThreeRScan:
     # --- per-scan annotations (lazy) -------------------------------------------------------------
 
     def scan_dir(self, scan_id: str) -> Path:
+        check_path_id(scan_id, self.index_path, field="reference")  # a scan id is a folder name under the root
         return self.root / scan_id
 
     def semseg(self, scan_id: str) -> dict[int, dict[str, Any]]:

@@ -160,7 +160,10 @@ class Bench3DSource:
         return [(to_sample(r), to_truth(r)) for r in load_bench(self.train_root).all_records()]
 
     def _graph_path(self, house: str) -> Path:
-        return self.root / GRAPH_DIR / f"{house}.json"
+        from scenebench.io.files import check_path_id, inside
+
+        check_path_id(house, self.root, field="id")
+        return inside(self.root, self.root / GRAPH_DIR / f"{house}.json")
 
     def house_objects(self, house: str) -> list[SceneObject]:
         """The house's scene graph objects when it has one, else the labelled boxes of its detection and grounding records."""
