@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,10 +137,39 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
         raise InputError(p, "JSON nested too deeply to read", expected="a JSON document of ordinary depth") from None
     bad = _find_non_finite(doc)
     if bad is not None:
-        # NaN/Infinity (and 1e999, which Python reads as inf) are refused, naming the key that holds them.
         where, token = bad
+        if isinstance(token, _Surrogate):
+            raise InputError(p, token.message, where=f"at {where}", expected=SURROGATE_EXPECTED)
+        # NaN/Infinity (and 1e999, which Python reads as inf) are refused, naming the key that holds them.
         raise InputError(p, f"non-finite number {token}", where=f"at {where}", expected="finite numbers (NaN/Infinity are not JSON)")
     return doc
+
+
+SURROGATE_EXPECTED = "text that can be written as UTF-8 (a lone \\ud800-\\udfff escape is half of a character)"
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+class _Surrogate:
+    """Where a string holds a lone UTF-16 surrogate (valid JSON, not encodable text: it would crash
+    every later write of that string, so it is refused where it is read)."""
+
+    def __init__(self, text: str, is_key: bool) -> None:
+        m = _SURROGATE_RE.search(text)
+        pos = m.start() if m else 0
+        self.message = (f"{'key' if is_key else 'string'} {text[max(0, pos - 20):pos + 1].encode('ascii', 'backslashreplace').decode()!r}... "
+                        f"holds a lone surrogate \\u{ord(text[pos]):04x} at character {pos}")
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE_RE.search(text) is not None
+
+
+def find_lone_surrogate(doc: Any, path: str = "$") -> tuple[str, str] | None:
+    """``(key path, message)`` of the first string or key in ``doc`` holding a lone surrogate, or None."""
+    bad = _find_non_finite(doc, path)
+    if bad is not None and isinstance(bad[1], _Surrogate):
+        return bad[0], bad[1].message
+    return None
 
 
 class _NonFinite:
@@ -161,7 +191,13 @@ def _find_non_finite(doc: Any, path: str = "$") -> tuple[str, str] | None:
         where, x = stack.pop()
         if isinstance(x, _NonFinite):
             return where, x.token
-        if isinstance(x, dict):
+        if isinstance(x, str):
+            if _has_surrogate(x):
+                return where, _Surrogate(x, False)  # type: ignore[return-value]
+        elif isinstance(x, dict):
+            for k in x:
+                if isinstance(k, str) and _has_surrogate(k):
+                    return where, _Surrogate(k, True)  # type: ignore[return-value]
             stack.extend((f"{where}.{k}", v) for k, v in reversed(list(x.items())))
         elif isinstance(x, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(x))))
@@ -220,6 +256,8 @@ def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
         raise InputError(p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth") from None
     if not isinstance(rec, dict):
         raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
+    if b"\\u" in raw and (bad := find_lone_surrogate(rec)) is not None:  # only a \\uXXXX escape can make one
+        raise InputError(p, bad[1], where=f"line {lineno}, at {bad[0]}", expected=SURROGATE_EXPECTED)
     return rec
 
 
