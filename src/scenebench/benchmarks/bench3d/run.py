@@ -152,6 +152,12 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
     info["n_tasks"] = {"kind": "count", "description": "tasks entering the aggregate", "unit": "", "higher_is_better": True}
 
     warnings = _warnings(bench, answers, scorer, settings, judge, knobs)
+    flagged = [r.sample_id for r in records if r.detail.get("injection")]
+    if flagged:
+        warnings.append(
+            f"{len(flagged)} judged answer(s) contain scoring or override patterns aimed at the judge "
+            f"(detail.injection of each sample; first: {', '.join(flagged[:3])}): check their judge scores"
+        )
     extra: dict[str, Any] = {
         "primary_metric": {t: p.metric for t, p in primaries.items()},
         "metric_info_by_task": info_by_task,
@@ -161,6 +167,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
         "text_metrics": {"tokenizer": "sb-tok-1", "cider_corpus_size": scorer.text.corpus_size, "meteor": scorer.text.meteor_reason or "java"},
         "circular_ids": "question_id#rot{k}: options[k:] + options[:k]" if settings.circular else None,
         "answers": {"missing": len(answers.missing), "not_scored": answers.skipped_other_tasks},
+        "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100]},
     }
     if judge is not None:
         extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge_usage if judge_usage is not None else judge.usage()}
