@@ -103,6 +103,7 @@ def _write_traceback_log(exc: BaseException) -> Path | None:
     import tempfile
     import traceback
 
+    from scenebench.redact import redact_argv
     from scenebench.runtime.rundir import active_run_dir
 
     text = "".join(traceback.format_exception(exc))
@@ -114,7 +115,7 @@ def _write_traceback_log(exc: BaseException) -> Path | None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / name
-            path.write_text(f"scenebench {__version__}\ncommand: {' '.join(sys.argv)}\n\n{text}", encoding="utf-8", errors="backslashreplace")
+            path.write_text(f"scenebench {__version__}\ncommand: {' '.join(redact_argv(sys.argv))}\n\n{text}", encoding="utf-8", errors="backslashreplace")
             return path
         except OSError:
             continue

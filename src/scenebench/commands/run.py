@@ -14,7 +14,8 @@ import typer
 
 MODEL_HELP = (
     "oracle, random, baseline:prior, baseline:nearest, baseline:cluster, openai:MODEL (with --base-url), "
-    "plugin:package.module:Class, or a name from the scenebench.models entry points."
+    "plugin:package.module:Class, or a name from the scenebench.models entry points. "
+    "plugin: and entry points import and run that code: use only code you trust."
 )
 
 

@@ -22,6 +22,7 @@ from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, SceneBatch, model_settings
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, check_prediction_kind, make_source
+from scenebench.redact import redact_options, redact_url  # noqa: F401 - redact_url re-exported
 from scenebench.runtime.rundir import RunDir, fingerprint
 
 PREDICTION_KIND = "prediction"
@@ -153,7 +154,7 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "stage": "run",
         "fingerprint": fingerprint(key),
         "model": spec.name,
-        "model_options": opts,
+        "model_options": redact_options(opts),  # run.json and results.json never hold a password
         "model_settings": model_settings(model),
         "seed": seed,
         "data": source.spec(),

@@ -31,6 +31,8 @@ def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None,
     except ValueError as exc:
         raise InputError(None, str(exc), field="--tasks") from None
     bench = load_bench(data, task_list if tasks else None)
+    if circular:
+        _refuse_rotation_like_ids(bench)
     cut: set[str] = set()
     if limit is not None:
         if limit <= 0:
@@ -39,6 +41,18 @@ def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None,
         # n_in_file keeps the full counts, so results can say CIDEr-D saw a subset
         bench.records = {t: rs[:limit] for t, rs in bench.records.items()}
     return bench, read_answers(predictions, bench, circular=circular, allow_missing=allow_missing, not_scored=cut)
+
+
+def _refuse_rotation_like_ids(bench: Bench) -> None:
+    """With --circular, answer ids are ``question_id#rotK``: a question id that already holds ``#rot``
+    (in any task) could collide with the rotation of another record, so it is refused."""
+    from scenebench.metrics.choice import CIRCULAR_SEP
+
+    for t, recs in bench.records.items():
+        for i, r in enumerate(recs):
+            if CIRCULAR_SEP in r.question_id:
+                raise InputError(bench.files[t], f"{r.question_id!r} contains '{CIRCULAR_SEP}'", where=f"record {i}", field="question_id",
+                                 expected=f"question ids without '{CIRCULAR_SEP}' under --circular (answer ids are question_id{CIRCULAR_SEP}K)")
 
 
 def score_3dbench(
