@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1)
         if _is_disk_full(exc):
             where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-            _say_error(f"out of disk space{where}: {exc}. Everything saved so far is kept; free some space and rerun the same command to resume")
+            _say_error(f"could not write to disk{where}: {exc} (is the disk full?). Everything saved so far is kept; "
+                       "free some space and rerun the same command to resume")
             sys.exit(1)
         log = _write_traceback_log(exc)
         first = " ".join(str(exc).split())[:300]

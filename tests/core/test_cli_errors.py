@@ -134,3 +134,26 @@ def test_a_second_process_on_a_busy_run_folder_is_refused(tmp_path):
     p = cli(*args, "--overwrite")
     assert p.returncode == 0, p.stderr
     assert (run / "results.json").exists()
+
+
+def test_disk_full_is_one_line_and_the_rerun_resumes_to_identical_results(tmp_path):
+    """Writes fail part-way (a file-size limit makes every write past 40 kB fail, like a full disk):
+    one clear line, exit 1, the store stays consistent, and the rerun resumes to the same results."""
+    resource = pytest.importorskip("resource")
+    import signal
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write instead of a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40_000, 40_000))
+
+    data = make_surprise3d(tmp_path / "s3d", n_scenes=8)
+    args = ["run", "surprise3d", "--data", data, "--model", "baseline:cluster", "--no-progress"]
+    p = cli(*args, "--out", tmp_path / "run", preexec_fn=limited)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert len(lines(p.stderr)) == 1 and "could not write to disk" in p.stderr and "rerun the same command" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr and not (tmp_path / "run" / "results.json").exists()
+    p = cli(*args, "--out", tmp_path / "run")
+    assert p.returncode == 0, p.stderr
+    assert "reused" in p.stdout and " 0 reused" not in p.stdout, p.stdout  # what was saved before the failure is kept
+    assert cli(*args, "--out", tmp_path / "reference").returncode == 0
+    assert _metrics(tmp_path / "run") == _metrics(tmp_path / "reference")
