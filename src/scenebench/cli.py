@@ -125,8 +125,8 @@ def _write_traceback_log(exc: BaseException) -> Path | None:
 def _usage_error(exc: Exception) -> int:
     """A click usage error as one line (``error: No such option: --x (see: scenebench run --help)``)."""
     ctx = getattr(exc, "ctx", None)
-    if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:  # a bare group: show its help
-        typer.echo(ctx.get_help(), err=True)
+    if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help (typer's rich help is already printed)
+        exc.show()
         return 2
     msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     if ctx is not None and getattr(ctx, "command_path", None):
