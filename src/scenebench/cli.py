@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the one place every error ends: each kind is handled below
         if isinstance(exc, _click_exception_types()):
             sys.exit(_usage_error(exc))
         if isinstance(exc, typer.Abort):

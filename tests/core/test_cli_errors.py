@@ -16,7 +16,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "models"))
-from fixtures import make_surprise3d  # noqa: E402
+from fixtures import make_surprise3d
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -27,7 +27,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def cli(*args, env=None, preexec_fn=None, timeout=180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True,
                           env=env or _env(), timeout=timeout, preexec_fn=preexec_fn)
 
 

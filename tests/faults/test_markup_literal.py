@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from fixtures import make_surprise3d  # noqa: E402
+from fixtures import make_surprise3d
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "COLUMNS": "250"})
 
 

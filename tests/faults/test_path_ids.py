@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from fixtures import make_bench3d, make_rio, make_surprise3d  # noqa: E402
+from fixtures import make_bench3d, make_rio, make_surprise3d
 
 from scenebench.errors import InputError
 from scenebench.io.files import check_path_id, inside, path_id_problem
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "COLUMNS": "250"})
 
 

@@ -17,11 +17,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "models"))
-from fixtures import make_bench3d, make_rio  # noqa: E402
+from fixtures import make_bench3d, make_rio
 
 
 def cli(*args, env=None, preexec_fn=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "COLUMNS": "250", **(env or {})}, preexec_fn=preexec_fn)
 
 
@@ -108,7 +108,7 @@ def test_base_url_password_is_redacted_in_run_and_results(tmp_path):
 
 
 def test_redact_url():
-    from scenebench.redact import redact_argv, redact_options, redact_url
+    from scenebench.redact import redact_options, redact_url
 
     assert redact_url("https://u:p@h.example:8443/v1?x=1") == "https://u:***@h.example:8443/v1?x=1"
     assert redact_url("http://h/v1") == "http://h/v1"

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from fixtures import make_rio, make_surprise3d  # noqa: E402
+from fixtures import make_rio, make_surprise3d
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
                           env={**__import__("os").environ, "COLUMNS": "200"})
 
 

@@ -26,8 +26,7 @@ HOUSES = tuple(str(500 + i) for i in range(20))
 
 def _answers(path, texts):
     with open(path, "w") as f:
-        for r, text in zip(records_for("scene_caption", HOUSES), texts):
-            f.write(json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": text}) + "\n")
+        f.writelines(json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": text}) + "\n" for r, text in zip(records_for("scene_caption", HOUSES), texts))
     return path
 
 

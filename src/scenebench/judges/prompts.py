@@ -152,7 +152,7 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("json verdict", re.compile(r"(?i)[{,]\s*[\"']?(?:score|verdict|option)[\"']?\s*:")),
     ("override", re.compile(r"(?i)\b(?:system\s+override|ignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\b|disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|instructions)|new\s+instructions?\b|you\s+are\s+now\b|as\s+the\s+(?:judge|evaluator)\b)")),
     ("reply instruction", re.compile(r"(?i)\b(?:reply|respond|answer|output|return)\s+(?:only\s+)?(?:with\s+)?(?:[\"'{]|the\s+score|score\b|'same'|\"same\"|same\b|option\b)")),
-    ("chat markup", re.compile(r"(?i)\[/?INST\]|<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|^\s*#{0,3}\s*(?:system|assistant)\s*:|<<<\s*(?:END\s+)?ANSWER", re.M)),
+    ("chat markup", re.compile(r"(?i)\[/?INST\]|<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|^\s*#{0,3}\s*(?:system|assistant)\s*:|<<<\s*(?:END\s+)?ANSWER", re.MULTILINE)),
 )
 
 
