@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 
 import typer
 
@@ -90,33 +91,119 @@ def _root(
     """scenebench: evaluate 3D scene-understanding models on SURPRISE3D, RIO/3RScan and 3DBench."""
 
 
+INTERRUPTED = "interrupted: everything computed so far is saved in the run folder; rerun the same command to resume"
+
+
+def _click_exception_types() -> tuple[type, ...]:
+    """click's exception base, wherever it lives: typer >= 0.2x vendors click as ``typer._click``
+    (and does not depend on click), older typer raises the exceptions of the ``click`` package."""
+    try:
+        from typer._click.exceptions import ClickException
+    except ImportError:  # typer < 0.2x: click is its dependency
+        from click.exceptions import ClickException  # type: ignore[no-redef]
+    return (ClickException,)
+
+
+def _say_error(message: str, *, label: str = "error:") -> None:
+    """One line on stderr; ``message`` is printed literally (user text is never read as Rich markup)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text.assemble((label, "bold red"), " ", message))
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return True
+    return type(exc).__name__ == "OperationalError" and any(
+        t in str(exc).lower() for t in ("disk is full", "disk i/o error", "database or disk is full")
+    )
+
+
+def _write_traceback_log(exc: BaseException) -> Path | None:
+    """Write the full traceback beside the run it belongs to (``RUN/logs/``), else in the temp folder."""
+    import datetime as _dt
+    import os
+    import tempfile
+    import traceback
+
+    from scenebench.redact import redact_argv
+    from scenebench.runtime.rundir import active_run_dir
+
+    text = "".join(traceback.format_exception(exc))
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    name = f"error-{stamp}-{os.getpid()}.log"
+    run = active_run_dir()
+    folders = ([run / "logs"] if run is not None else []) + [Path(tempfile.gettempdir()) / "scenebench-logs"]
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / name
+            path.write_text(f"scenebench {__version__}\ncommand: {' '.join(redact_argv(sys.argv))}\n\n{text}", encoding="utf-8", errors="backslashreplace")
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def _usage_error(exc: Exception) -> int:
+    """A click usage error as one line (``error: No such option: --x (see: scenebench run --help)``)."""
+    ctx = getattr(exc, "ctx", None)
+    if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help (typer's rich help is already printed)
+        exc.show()
+        return 2
+    msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    if ctx is not None and getattr(ctx, "command_path", None):
+        msg += f" (see: {ctx.command_path} --help)"
+    _say_error(" ".join(msg.split()))
+    return int(getattr(exc, "exit_code", 2) or 2)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: input errors become one clear line and exit code 2, not a traceback."""
+    """Console entry point.
+
+    - Input errors (``ScenebenchError``): one clear line, exit 2.
+    - Usage errors: one line, exit 2 (old typer raises ``click`` exceptions, new typer its own vendored copy).
+    - Ctrl-C: ``interrupted: ... rerun ... to resume``, exit 130 (new typer turns the interrupt into a
+      returned exit code 130 under ``standalone_mode=False``; old typer into an ``Abort``).
+    - Disk full: one line, exit 1; what was saved stays consistent and the rerun resumes.
+    - Anything else (a bug): one line plus the path of a log file with the full traceback, exit 1.
+    """
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         register(modules_for(args))
-        _app(args=args, standalone_mode=False)
+        rv = _app(args=args, standalone_mode=False)
     except ScenebenchError as exc:
-        from rich.console import Console
-
-        Console(stderr=True).print(f"[bold red]error:[/bold red] {exc}", highlight=False, markup=True, soft_wrap=True)
+        _say_error(str(exc))
         sys.exit(2)
     except KeyboardInterrupt:
-        typer.echo("interrupted: everything computed so far is saved in the run folder; rerun the same command to resume", err=True)
+        typer.echo(INTERRUPTED, err=True)
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # click's own usage errors
-        import click
-
-        # typer >= 0.2x raises the exceptions of its vendored click copy, not click's own.
-        try:
-            from typer._click import exceptions as vendored
-        except ImportError:  # pragma: no cover - typer without a vendored click
-            vendored = click.exceptions
-        if isinstance(exc, (click.exceptions.ClickException, vendored.ClickException)):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, (click.exceptions.Abort, vendored.Abort)):
+    except Exception as exc:  # noqa: BLE001 - the one place every error ends: each kind is handled below
+        if isinstance(exc, _click_exception_types()):
+            sys.exit(_usage_error(exc))
+        if isinstance(exc, typer.Abort):
+            cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, KeyboardInterrupt):  # typer < 0.2x: Ctrl-C arrives as Abort
+                typer.echo(INTERRUPTED, err=True)
+                sys.exit(130)
+            _say_error("aborted")
             sys.exit(1)
-        raise
+        if _is_disk_full(exc):
+            where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+            _say_error(f"could not write to disk{where}: {exc} (is the disk full?). Everything saved so far is kept; "
+                       "free some space and rerun the same command to resume")
+            sys.exit(1)
+        log = _write_traceback_log(exc)
+        first = " ".join(str(exc).split())[:300]
+        tail = f"; full traceback in {log}" if log else ""
+        _say_error(f"unexpected {type(exc).__name__}: {first} (a bug in scenebench or a plugin{tail})")
+        sys.exit(1)
+    if isinstance(rv, int) and not isinstance(rv, bool) and rv != 0:
+        if rv == 130:
+            typer.echo(INTERRUPTED, err=True)
+        sys.exit(rv)

@@ -45,10 +45,11 @@ class MissingExtraError(ScenebenchError, ImportError):
 
     def __init__(self, module: str, extra: str, purpose: str = "") -> None:
         why = f" for {purpose}" if purpose else ""
-        super().__init__(
-            f"'{module}' is needed{why} but is not installed. "
-            f"Install it with: pip install 'scenebench[{extra}]'"
-        )
+        if extra in ("", "core"):  # a core dependency: there is no extra to name
+            how = f"it is a core dependency of scenebench: pip install --force-reinstall scenebench (or pip install {module.split('.')[0]})"
+        else:
+            how = f"Install it with: pip install 'scenebench[{extra}]' (the '{extra}' extra)"
+        super().__init__(f"'{module}' is needed{why} but is not installed; {how}")
         self.module = module
         self.extra = extra
 

@@ -31,14 +31,14 @@ def progress_bar(total: int, label: str, enabled: bool = True, unit: str = "samp
             return Text(f"{speed:,.1f} {unit}/s" if speed else f"- {unit}/s")
 
     with Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # labels hold user text (model names)
         BarColumn(),
         MofNCompleteColumn(),
         RateColumn(),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=Console(stderr=True, markup=False),
     ) as prog:
         task = prog.add_task(label, total=total)
         yield lambda n=1: prog.advance(task, n)

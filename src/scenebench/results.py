@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scenebench import __version__
 from scenebench.io.files import atomic_write_json, read_json
-from scenebench.protocol import Protocol
+from scenebench.redact import redact_argv
 
 SCHEMA_VERSION = "1.0"
 
@@ -72,7 +72,7 @@ class Results(BaseModel):
     metric_info: dict[str, dict[str, Any]] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)
     inputs: dict[str, Any] = Field(default_factory=dict)
-    command: list[str] = Field(default_factory=lambda: list(sys.argv))
+    command: list[str] = Field(default_factory=lambda: redact_argv(sys.argv))  # no password of a --base-url
     created: str = Field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     warnings: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -27,6 +27,8 @@ pytestmark = [
 
 EVIL = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\"><b>bold</b>"
 EVIL_ID = "q'\"><img src=x onerror=window.__pwned=3>"
+# House ids name scene_graph/<id>.json, so they may not hold a path separator (issue 15): markup without '/'.
+EVIL_HOUSE = "<script>window.__pwned=1<img src=x onerror=\"window.__pwned=4\"><b>bold"
 
 
 def _poison(bench: Path) -> None:
@@ -36,7 +38,7 @@ def _poison(bench: Path) -> None:
         for i, r in enumerate(recs):
             r["question_id"] = f"{EVIL_ID}{f.stem}{i}"
             r["query"] = f"{r['query']} {EVIL}"
-            r["id"] = f"{r['id']}{EVIL}"
+            r["id"] = f"{r['id']}{EVIL_HOUSE}"
             if isinstance(r.get("gt_choices"), list) and f.stem != "Counting":
                 r["gt_choices"] = [f"{c} {EVIL}" for c in r["gt_choices"]]
             if isinstance(r.get("reference"), str):

@@ -21,15 +21,21 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+def fenced_answer(user: str) -> str | None:
+    """The answer inside the prompt's fence (``<<<ANSWER n>>>`` ... ``<<<END ANSWER n>>>``), v2 prompts."""
+    m = re.search(r"<<<ANSWER (\w+)>>>\n(.*)\n<<<END ANSWER \1>>>", user, re.S)
+    return m.group(2) if m else None
+
+
 def reply_for(body: dict) -> str:
     user = body["messages"][-1]["content"]
     structured = "response_format" in body
-    m = re.search(r"Generated text: (.*)\nScore", user, re.S)
-    if m:
-        n = len(m.group(1)) % 11
+    answer = fenced_answer(user)
+    if "Score (0-10):" in user and answer is not None:
+        n = len(answer) % 11
         return json.dumps({"score": n}) if structured else f"Score: {n}"
     if "Same or different?" in user:
-        ans = re.search(r"\nAnswer: (.*)\nSame", user, re.S).group(1)
+        ans = answer or ""
         v = "same" if "same" in ans else "different"
         return json.dumps({"verdict": v}) if structured else v
     return json.dumps({"option": "A"}) if structured else "A"

@@ -81,11 +81,13 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
     from scenebench.models.sources.base import make_source
     from scenebench.runtime.runner import run_benchmark
 
-    console = console or Console()
+    from rich.text import Text
+
+    console = console or Console(markup=False)
     t0 = time.perf_counter()
     root = Path(root)
     out = DemoResult(root)
-    console.print(f"[bold]scenebench demo[/bold]: synthetic houses -> three benchmarks -> built-in baselines (folder {root})")
+    console.print(Text.assemble(("scenebench demo", "bold"), f": synthetic houses -> three benchmarks -> built-in baselines (folder {root})"))
     data = generate_data(root, progress)
     for bench, (sub, cols) in BENCHMARKS.items():
         source = make_source(bench, data=str(data / sub))
@@ -133,7 +135,9 @@ def write_report(out: DemoResult, console: Any) -> Path | None:
     try:
         from scenebench.report.html import write_html_report
     except ImportError as exc:  # pragma: no cover - the report module ships with scenebench
-        console.print(f"[yellow]HTML report skipped[/yellow] ({exc})")
+        from rich.text import Text
+
+        console.print(Text.assemble(("HTML report skipped", "yellow"), f" ({exc})"))
         return None
     path = out.root / "report.html"
     write_html_report(list(out.runs.values()), path, title="scenebench demo: built-in baselines", max_views=20)
@@ -143,7 +147,9 @@ def write_report(out: DemoResult, console: Any) -> Path | None:
 
 def print_next_steps(out: DemoResult, data: Path, console: Any) -> None:
     b3d, s3d = data / "3dbench", data / "surprise3d"
-    console.print("\n[bold]What next[/bold]")
+    from rich.text import Text
+
+    console.print(Text.assemble("\n", ("What next", "bold")))
     say = lambda text: console.print(text, soft_wrap=True, highlight=False)  # noqa: E731 - commands stay copyable
     say(f"  open the report:          {out.report or 'scenebench report RUN_DIR --html report.html'}")
     say(f"  your own model:           scenebench run 3dbench --data {b3d} --model plugin:my_pkg.my_model:MyModel --out runs/mine")

@@ -12,7 +12,7 @@ def list_command() -> None:
 
     from scenebench.benchmarks.catalog import BENCHMARKS
 
-    console = Console()
+    console = Console(markup=False)
     for name in BENCHMARKS.names():
         info = BENCHMARKS.get(name)
         t = Table(title=f"{name}: {info.title}", title_justify="left", show_lines=False)
@@ -25,7 +25,8 @@ def list_command() -> None:
         console.print(f"  task: {info.task}")
         console.print(f"  paper: {info.paper}")
         for p, what in info.protocols.items():
-            console.print(f"  protocol [bold]{p}[/bold]: {what}")
+            from rich.text import Text
+            console.print(Text.assemble("  protocol ", (p, "bold"), f": {what}"))
         if info.groups:
             console.print(f"  breakdowns: {', '.join(info.groups)}")
         console.print()

@@ -30,7 +30,7 @@ def report_command(
     from scenebench.report.tables import tables_by_benchmark, to_latex, to_markdown
     from scenebench.report.views import ViewOptions
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, markup=False)
     runs = load_runs(run_dirs, label or None)
     tables = tables_by_benchmark(runs)
     if markdown:
@@ -64,6 +64,7 @@ def compare_command(
     """
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from scenebench.io.files import atomic_write_json
     from scenebench.report.compare import comparison_markdown, compare_runs
@@ -76,7 +77,7 @@ def compare_command(
     if markdown:
         typer.echo(comparison_markdown(comps))
         return
-    console = Console()
+    console = Console(markup=False)
     for c in comps:
         t = Table(title=f"{c.other} vs {c.baseline} — {c.benchmark}, protocol {c.protocol}, {c.n_samples} paired samples in {c.n_scenes} scenes",
                   caption=f"{int(c.level * 100)}% CI and p from a paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed})")
@@ -93,13 +94,13 @@ def compare_command(
                 fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
                 ci = f"[{d.ci[0]:+.2f}, {d.ci[1]:+.2f}]" if d.ci else "n/a"
                 p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
-                t.add_row(name, d.metric, fmt(d.a), fmt(d.b), f"[{style}]{d.diff:+.2f}[/{style}]" if d.diff is not None and style else ("n/a" if d.diff is None else f"{d.diff:+.2f}"), ci, p)
+                t.add_row(name, d.metric, fmt(d.a), fmt(d.b), Text(f"{d.diff:+.2f}", style=style) if d.diff is not None and style else ("n/a" if d.diff is None else f"{d.diff:+.2f}"), ci, p)
         console.print(t)
         for w in c.wins:
             console.print(f"per-sample {w.field} ({'higher' if w.higher_is_better else 'lower'} is better): "
                           f"{c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}")
         for s in c.skipped:
-            console.print(f"[yellow]not compared:[/yellow] {s}")
+            console.print(Text.assemble(("not compared:", "yellow"), " ", s))
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

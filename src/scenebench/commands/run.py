@@ -21,8 +21,9 @@ def execute(benchmark: str, source_kwargs: dict[str, Any], **kwargs: Any) -> Any
 
 
 MODEL_HELP = (
-    "oracle, random, baseline:prior, baseline:nearest, baseline:cluster, openai:MODEL or openai-vision:MODEL (with --base-url), "
-    "plugin:package.module:Class, or a name from the scenebench.models entry points."
+    "oracle, random, baseline:prior, baseline:labels, baseline:nearest, baseline:cluster, openai:MODEL or openai-vision:MODEL (with --base-url), "
+    "plugin:package.module:Class, or a name from the scenebench.models entry points. "
+    "plugin: and entry points import and run that code: use only code you trust."
 )
 
 
@@ -32,9 +33,10 @@ def _print_surprise3d(res: Any) -> None:
     from scenebench.benchmarks.surprise3d.scorer import MASK_METRICS, box_detection_results
     from scenebench.report.console import print_results, results_table
 
-    console = Console()
+    console = Console(markup=False)
     if res.extra.get("masks_from_boxes"):
-        console.print("[bold]Box predictions scored as masks[/bold] (the points inside each box):")
+        from rich.text import Text
+        console.print(Text.assemble(("Box predictions scored as masks", "bold"), " (the points inside each box):"))
     print_results(res, metrics=MASK_METRICS, console=console)
     box = box_detection_results(res)
     if box is not None:

@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +27,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600; a written file gets what open() would give (0644 under umask 022)
+            os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -35,6 +38,20 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux exposes it (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, but brief)
+    os.umask(old)
+    return old
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -72,6 +89,43 @@ def file_fingerprint(path: str | Path) -> dict[str, Any]:
     return {"path": str(p), "sha256": sha256_file(p), "bytes": p.stat().st_size}
 
 
+def path_id_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a file or folder inside a data folder, or None when it can.
+
+    Ids that become path components (a 3DBench house ``id``, a 3RScan scan id) must not carry a
+    separator, be ``.``/``..``, be absolute, or hold NUL / control characters: otherwise a record
+    could make scenebench read (and hand to a model, or an API) a file outside the data folder.
+    """
+    if not value:
+        return "is empty"
+    if "/" in value or "\\" in value:
+        return "contains a path separator"
+    if value in (".", "..") or value.startswith(".."):
+        return "is a relative path ('..')"
+    if value.startswith("~") or (len(value) > 1 and value[1] == ":"):
+        return "looks like an absolute path"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return "contains a control character"
+    return None
+
+
+def check_path_id(value: str, path: str | Path | None, *, where: str | None = None, field: str | None = None) -> str:
+    """``value`` if it can be used as one path component (see :func:`path_id_problem`), else an InputError."""
+    why = path_id_problem(value)
+    if why is not None:
+        raise InputError(path, f"{value[:80]!r} {why}", where=where, field=field,
+                         expected="an id without '/', '\\', '..' or a drive (it names a file inside the data folder)")
+    return value
+
+
+def inside(root: str | Path, candidate: str | Path) -> Path:
+    """``candidate`` resolved, if it lies inside ``root`` (symlinks followed); else an InputError."""
+    r, c = Path(root).resolve(), Path(candidate).resolve()
+    if c != r and r not in c.parents:
+        raise InputError(candidate, f"lies outside the data folder {r}", expected="a file inside the data folder")
+    return c
+
+
 def _reject_constant(name: str) -> float:
     raise ValueError(f"non-finite number {name}")
 
@@ -103,29 +157,39 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
         raise InputError(p, "JSON nested too deeply to read", expected="a JSON document of ordinary depth") from None
     bad = _find_non_finite(doc)
     if bad is not None:
-        # NaN/Infinity (and 1e999, which Python reads as inf) are refused, naming the key that holds them.
         where, token = bad
+        if isinstance(token, _Surrogate):
+            raise InputError(p, token.message, where=f"at {where}", expected=SURROGATE_EXPECTED)
+        # NaN/Infinity (and 1e999, which Python reads as inf) are refused, naming the key that holds them.
         raise InputError(p, f"non-finite number {token}", where=f"at {where}", expected="finite numbers (NaN/Infinity are not JSON)")
     return doc
 
 
-_REFUSED = object()
+SURROGATE_EXPECTED = "text that can be written as UTF-8 (a lone \\ud800-\\udfff escape is half of a character)"
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
-def _fast_json(raw: bytes) -> Any:
-    """``msgspec`` decoding of a whole document, or ``_REFUSED`` when it refuses it.
+class _Surrogate:
+    """Where a string holds a lone UTF-16 surrogate (valid JSON, not encodable text: it would crash
+    every later write of that string, so it is refused where it is read)."""
 
-    It accepts exactly what :func:`read_json` accepts: it refuses NaN/Infinity tokens, numbers out
-    of float range (1e999) and integers of more than 4300 digits, invalid UTF-8 and very deep
-    nesting, and its floats are the correctly rounded ones ``json`` gives. Whatever it refuses is
-    read again by the standard-library path, which names the problem (and where it is).
-    """
-    import msgspec
+    def __init__(self, text: str, is_key: bool) -> None:
+        m = _SURROGATE_RE.search(text)
+        pos = m.start() if m else 0
+        self.message = (f"{'key' if is_key else 'string'} {text[max(0, pos - 20):pos + 1].encode('ascii', 'backslashreplace').decode()!r}... "
+                        f"holds a lone surrogate \\u{ord(text[pos]):04x} at character {pos}")
 
-    try:
-        return msgspec.json.decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError, ValueError):
-        return _REFUSED
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE_RE.search(text) is not None
+
+
+def find_lone_surrogate(doc: Any, path: str = "$") -> tuple[str, str] | None:
+    """``(key path, message)`` of the first string or key in ``doc`` holding a lone surrogate, or None."""
+    bad = _find_non_finite(doc, path)
+    if bad is not None and isinstance(bad[1], _Surrogate):
+        return bad[0], bad[1].message
+    return None
 
 
 class _NonFinite:
@@ -147,7 +211,13 @@ def _find_non_finite(doc: Any, path: str = "$") -> tuple[str, str] | None:
         where, x = stack.pop()
         if isinstance(x, _NonFinite):
             return where, x.token
-        if isinstance(x, dict):
+        if isinstance(x, str):
+            if _has_surrogate(x):
+                return where, _Surrogate(x, False)  # type: ignore[return-value]
+        elif isinstance(x, dict):
+            for k in x:
+                if isinstance(k, str) and _has_surrogate(k):
+                    return where, _Surrogate(k, True)  # type: ignore[return-value]
             stack.extend((f"{where}.{k}", v) for k, v in reversed(list(x.items())))
         elif isinstance(x, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(x))))
@@ -268,6 +338,8 @@ def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
         raise InputError(p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth") from None
     if not isinstance(rec, dict):
         raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
+    if b"\\u" in raw and (bad := find_lone_surrogate(rec)) is not None:  # only a \\uXXXX escape can make one
+        raise InputError(p, bad[1], where=f"line {lineno}, at {bad[0]}", expected=SURROGATE_EXPECTED)
     return rec
 
 

@@ -68,7 +68,7 @@ def agreement_command(
     b, meta_b = load_judged(run_b)
     res = agreement(a, b)
     res["a"], res["b"] = meta_a, meta_b
-    console = Console()
+    console = Console(markup=False)
     c = res["counts"]
     console.print(f"A: {meta_a['source']} {', '.join(meta_a['model_ids'])}  B: {meta_b['source']} {', '.join(meta_b['model_ids'])}", highlight=False)
     console.print(

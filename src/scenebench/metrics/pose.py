@@ -57,7 +57,8 @@ def rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray) -> np.ndarray:
 
 def translation_error(t_pred: np.ndarray, t_gt: np.ndarray) -> np.ndarray:
     """``|t_pred - t_gt|_2`` in metres; (..., 3) x2 -> (...)."""
-    return cast(np.ndarray, np.linalg.norm(np.asarray(t_pred, float) - np.asarray(t_gt, float), axis=-1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _norm(np.asarray(t_pred, float) - np.asarray(t_gt, float))
 
 
 def centroid_translation_error(T_pred: np.ndarray, T_gt: np.ndarray, centroid: np.ndarray) -> np.ndarray:
@@ -65,8 +66,19 @@ def centroid_translation_error(T_pred: np.ndarray, T_gt: np.ndarray, centroid: n
     T_pred = np.asarray(T_pred, float)
     T_gt = np.asarray(T_gt, float)
     c = np.asarray(centroid, float)
-    d = np.einsum("...ij,...j->...i", T_pred[..., :3, :3] - T_gt[..., :3, :3], c) + T_pred[..., :3, 3] - T_gt[..., :3, 3]
-    return cast(np.ndarray, np.linalg.norm(d, axis=-1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = np.einsum("...ij,...j->...i", T_pred[..., :3, :3] - T_gt[..., :3, :3], c) + T_pred[..., :3, 3] - T_gt[..., :3, 3]
+        return _norm(d)
+
+
+def _norm(d: np.ndarray) -> np.ndarray:
+    """Euclidean norm over the last axis without overflow: a translation of 1e300 m has an error of
+    1e300 m (finite, a miss), not inf with a numpy RuntimeWarning; an infinite component gives inf."""
+    a = np.abs(d)
+    m = a.max(axis=-1)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        scaled = m * np.sqrt(np.sum((a / np.where(m > 0, m, 1.0)[..., None]) ** 2, axis=-1))
+    return np.where(np.isinf(m), np.inf, np.where(m > 0, scaled, 0.0))
 
 
 def symmetric_rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scenebench.results import Results
 
@@ -47,11 +48,11 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
 
 
 def print_results(res: Results, metrics: list[str] | None = None, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or Console(markup=False)
     console.print(results_table(res, metrics))
     c = res.counts
     console.print(
         f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}"
     )
     for w in res.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(Text.assemble(("warning:", "yellow"), " ", w))

@@ -9,23 +9,92 @@ Layout::
 
 Opening an existing folder with the same fingerprint resumes it; a different fingerprint (other
 predictions, other protocol, other threshold) is refused unless ``overwrite`` is set, because mixing
-samples scored under different settings would silently corrupt the numbers.
+samples scored under different settings would silently corrupt the numbers. ``overwrite`` always
+starts the folder again (store, results, report), even when the fingerprint matches.
+
+One process at a time: ``open`` takes an exclusive lock (``RUN_DIR/.lock``, ``flock``) held until the
+process ends, so two identical ``run`` or ``score`` commands on one folder do not both write every
+row; the second stops with a clear error.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
-from scenebench.errors import InputError, RunMismatchError
+from scenebench.errors import InputError, RunMismatchError, ScenebenchError
 from scenebench.io.files import atomic_write_json, read_json
 from scenebench.io.fingerprints import fingerprint
 from scenebench.runtime.store import SampleStore
 
 DEFAULT_RUNS_ROOT = Path("runs")
-__all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
+LOCK_NAME = ".lock"
+
+_ACTIVE: list[Path] = []  # run folders opened by this process, latest last (for the CLI's error log)
+_LOCKS: dict[str, tuple[int, int]] = {}  # resolved folder -> (fd, inode of its lock file) held by this process
+
+
+def active_run_dir() -> Path | None:
+    """The run folder this process opened last (where the CLI writes a traceback log), or None."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+class RunLockedError(ScenebenchError):
+    """Another process is writing the same run folder."""
+
+
+def lock_run_folder(folder: Path) -> None:
+    """Take (or keep) this process's exclusive lock on ``folder``; refuse when another process holds it.
+
+    The lock is an ``flock`` on ``folder/.lock``: the kernel releases it when the process ends, however
+    it ends (a SIGKILLed run leaves no stale lock).
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory lock
+        return
+    key = str(folder.resolve())
+    path = folder / LOCK_NAME
+    held = _LOCKS.get(key)
+    if held is not None:
+        try:
+            if os.stat(path).st_ino == held[1]:
+                return
+        except OSError:
+            pass
+        os.close(held[0])
+        del _LOCKS[key]
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        except OSError:
+            other = ""
+        os.close(fd)
+        who = f" (pid {other})" if other.isdigit() else ""
+        raise RunLockedError(
+            f"run folder {folder} is in use by another scenebench process{who}; wait for it to finish, "
+            "then rerun (it resumes), or choose another --out"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    _LOCKS[key] = (fd, os.fstat(fd).st_ino)
+
+
+def release_run_folder(folder: Path) -> None:
+    """Give up this process's lock on ``folder`` (tests; the CLI keeps it until it exits)."""
+    held = _LOCKS.pop(str(Path(folder).resolve()), None)
+    if held is not None:
+        os.close(held[0])
+
+
 
 
 def default_run_dir(benchmark: str, root: Path = DEFAULT_RUNS_ROOT) -> Path:
@@ -59,27 +128,34 @@ class RunDir:
         return meta
 
     def open(self, meta: dict[str, Any], *, overwrite: bool = False, key_fields: tuple[str, ...] = ("benchmark", "protocol", "fingerprint")) -> "RunDir":
-        """Create the folder or resume it; refuse a folder made with other inputs or settings."""
+        """Create the folder or resume it; refuse a folder made with other inputs or settings.
+
+        ``overwrite`` always starts again: what the folder held is removed even if it matches.
+        """
         self.path.mkdir(parents=True, exist_ok=True)
-        if self.exists():
+        lock_run_folder(self.path)
+        _ACTIVE.append(self.path)
+        if overwrite:
+            self.reset()
+        elif self.exists():
             old = self.read_meta()
-            if any(old.get(k) != meta.get(k) for k in key_fields):
-                if not overwrite:
-                    diffs = ", ".join(f"{k}: {old.get(k)!r} -> {meta.get(k)!r}" for k in key_fields if old.get(k) != meta.get(k))
-                    raise RunMismatchError(
-                        f"run folder {self.path} holds a run with other inputs or settings ({diffs}); "
-                        "choose another --out or pass --overwrite to start it again"
-                    )
-                self.reset()
-            else:
+            diffs = ", ".join(f"{k}: {old.get(k)!r} -> {meta.get(k)!r}" for k in key_fields if old.get(k) != meta.get(k))
+            if not diffs:
                 return self
+            raise RunMismatchError(
+                f"run folder {self.path} holds a run with other inputs or settings ({diffs}); "
+                "choose another --out or pass --overwrite to start it again"
+            )
         atomic_write_json(self.run_json, meta)
         return self
 
     def reset(self) -> None:
+        """Remove everything a run wrote (store, results, predictions stay only if the user gave them, reports)."""
         for p in (self.store_path, self.results_json, self.run_json):
             for q in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
                 q.unlink(missing_ok=True)
+        for name in ("report.html", "report.tex", "report.md"):  # reports of the old results must not sit beside new ones
+            (self.path / name).unlink(missing_ok=True)
         for sub in ("report",):
             shutil.rmtree(self.path / sub, ignore_errors=True)
 

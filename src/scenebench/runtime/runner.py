@@ -24,6 +24,7 @@ from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predic
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, make_source
 from scenebench.protocol import check_protocol
+from scenebench.redact import redact_options, redact_url  # noqa: F401 - redact_url re-exported
 from scenebench.runtime.local_backend import LocalBackend
 from scenebench.runtime.rundir import RunDir, fingerprint
 from scenebench.runtime.scoring import SCORE_KIND, score_job
@@ -87,7 +88,7 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "model_settings": model_settings(model),
         "seed": seed,
         "data": source.spec(),
-        "inputs": {k: v.get("sha256") if isinstance(v, dict) else v for k, v in inputs.items()},
+        "inputs": _checksums(inputs),
     }
     return {
         "benchmark": source.benchmark,
@@ -95,12 +96,21 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "stage": "run",
         "fingerprint": fingerprint(key),
         "model": spec.name,
-        "model_options": opts,
+        "model_options": redact_options(opts),  # run.json and results.json never hold a password
         "model_settings": model_settings(model),
         "seed": seed,
         "data": source.spec(),
         "inputs": inputs,
     }
+
+
+def _checksums(inputs: Any) -> Any:
+    """The content digests of a (nested) inputs record: file records become their sha256, paths drop out."""
+    if isinstance(inputs, dict):
+        if "sha256" in inputs:
+            return inputs["sha256"]
+        return {k: _checksums(v) for k, v in inputs.items()}
+    return inputs
 
 
 def predict_into_run(

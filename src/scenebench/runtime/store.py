@@ -62,7 +62,8 @@ class SampleStore:
                 )
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # a failed COMMIT (disk full) may already have ended it
+                    self._db.execute("ROLLBACK")
                 raise
         return len(rows)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from scenebench.benchmarks.bench3d.tasks import TASKS, TaskDef
 from scenebench.errors import InputError
+from scenebench.io.files import path_id_problem
 
 
 @dataclass
@@ -224,6 +225,8 @@ def validate_record(task: str | TaskDef, rec: Any, *, path: str | Path | None = 
     derived = rec.get("question_id") is None
     qid = derived_question_id(index) if derived else _str(ctx, rec, "question_id", allow_int=True)
     house = _str(ctx, rec, "id", allow_int=True)
+    if path_id_problem(house) is not None:  # the id names scene_graph/<id>.json: it must not leave the folder
+        raise ctx.fail(f"{house[:80]!r} {path_id_problem(house)}", "id", "a house id without '/', '\\' or '..'")
     pcl = _str(ctx, rec, "pcl")
     query = _str(ctx, rec, "query")
     if t.kind == "choice":

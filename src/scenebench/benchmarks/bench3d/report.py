@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scenebench.report.console import fmt
 from scenebench.results import Results
 
 
 def print_3dbench(res: Results, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or Console(markup=False)
     ci = res.confidence_intervals.model_dump()
     prim = res.extra.get("primary_metric", {})
     t = Table(title=f"3dbench — protocol: {res.protocol} (95% CI, house-clustered bootstrap)", title_justify="left")
@@ -40,4 +41,4 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
               f"mean_primary {fmt(o.get('mean_primary'), (ci.get('overall') or {}).get('mean_primary'))}", f"tasks={int(o.get('n_tasks') or 0)}")
     console.print(t)
     for w in res.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(Text.assemble(("warning:", "yellow"), " ", w))

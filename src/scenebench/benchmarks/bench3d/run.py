@@ -33,6 +33,8 @@ def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None,
     except ValueError as exc:
         raise InputError(None, str(exc), field="--tasks") from None
     bench = load_bench(data, task_list if tasks else None, houses=houses, objects_gt=objects_gt)
+    if circular:
+        _refuse_rotation_like_ids(bench)
     cut: set[str] = set()
     if limit is not None:
         if limit <= 0:
@@ -88,6 +90,16 @@ def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | Non
 
     return ScoringJob("3dbench", settings.protocol, scorer, summarize, meta=dict(meta or {}), label="scoring 3dbench",
                       on_stop=lambda run: save_judge_usage(run, judge))
+def _refuse_rotation_like_ids(bench: Bench) -> None:
+    """With --circular, answer ids are ``question_id#rotK``: a question id that already holds ``#rot``
+    (in any task) could collide with the rotation of another record, so it is refused."""
+    from scenebench.benchmarks.bench3d.choice import CIRCULAR_SEP
+
+    for t, recs in bench.records.items():
+        for i, r in enumerate(recs):
+            if CIRCULAR_SEP in r.question_id:
+                raise InputError(bench.files[t], f"{r.question_id!r} contains '{CIRCULAR_SEP}'", where=f"record {i}", field="question_id",
+                                 expected=f"question ids without '{CIRCULAR_SEP}' under --circular (answer ids are question_id{CIRCULAR_SEP}K)")
 
 
 def score_3dbench(
@@ -205,6 +217,12 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
     info["n_tasks"] = {"kind": "count", "description": "tasks entering the aggregate", "unit": "", "higher_is_better": True}
 
     warnings = _warnings(bench, answers, scorer, settings, judge, knobs)
+    flagged = [r.sample_id for r in records if r.detail.get("injection")]
+    if flagged:
+        warnings.append(
+            f"{len(flagged)} judged answer(s) contain scoring or override patterns aimed at the judge "
+            f"(detail.injection of each sample; first: {', '.join(flagged[:3])}): check their judge scores"
+        )
     extra: dict[str, Any] = {
         "primary_metric": {t: p.metric for t, p in primaries.items()},
         "metric_info_by_task": info_by_task,
@@ -214,6 +232,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
         "text_metrics": {"tokenizer": "sb-tok-1", "cider_corpus_size": scorer.text.corpus_size, "meteor": scorer.text.meteor_reason or "java"},
         "circular_ids": "question_id#rot{k}: options[k:] + options[:k]" if settings.circular else None,
         "answers": {"missing": len(answers.missing), "not_scored": answers.skipped_other_tasks},
+        "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100]},
     }
     if judge is not None:
         extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge_usage if judge_usage is not None else judge.usage()}

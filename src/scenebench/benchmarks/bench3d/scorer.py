@@ -186,6 +186,7 @@ class Bench3DScorer:
             outs.append(S.score_choice_record(rec, text, self.protocol, rotation=rot, llm_choice=llm))
             if v is not None:
                 detail.setdefault("judge_option", {})[key] = self._judge_detail("option", v)
+                _flag_injection(detail, text)
         missing = all(c is None for c, _, _, _ in outs)
         parsed = [p for _, _, _, p in outs]
         rights = [bool(c) for c, _, _, _ in outs]
@@ -196,6 +197,7 @@ class Bench3DScorer:
             if v is not None:
                 values["judge_same"] = float(v.value == 1) if v.valid else 0.0
                 detail["judge"] = self._judge_detail("same", v)
+                _flag_injection(detail, self.answers.get(self._answer_keys(rec)[0][0]))
             else:  # no verdict: the judged (rotation-0) answer is missing
                 values["judge_same"] = 0.0
         # official rules may credit an answer the strict rules cannot read: it is then not "invalid"
@@ -214,6 +216,7 @@ class Bench3DScorer:
                 values["judge"] = 0.0
             else:
                 detail["judge"] = self._judge_detail("score", v)
+                _flag_injection(detail, text)
                 if v.valid:
                     values["judge"] = float(v.value)
                 else:
@@ -228,6 +231,16 @@ class Bench3DScorer:
             if rec.key in self.text.meteor:
                 values["meteor"] = self.text.meteor[rec.key]
         return status, values, detail
+
+
+def _flag_injection(detail: dict[str, Any], text: str | None) -> None:
+    """Record (``detail.injection``) that a judged answer holds scoring or override patterns: the judge
+    is told to ignore them, but a small judge often does not (the verdict is kept, the flag is reported)."""
+    from scenebench.judges.prompts import injection_flags
+
+    flags = injection_flags(text)
+    if flags:
+        detail["injection"] = sorted(set(detail.get("injection", [])) | set(flags))
 
 
 # ---------------------------------------------------------------------------------------------

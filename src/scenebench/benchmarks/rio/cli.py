@@ -40,7 +40,7 @@ def _print(res, run) -> None:  # noqa: ANN001
 
     from scenebench.report.console import print_results
 
-    console = Console()
+    console = Console(markup=False)
     console.print(f"units: {res.settings.get('units')}")
     print_results(res, metrics=[m for m in MAIN_METRICS if m in res.metrics.get("overall", {})], console=console)
     console.print(f"results: {run.results_json}")
@@ -87,7 +87,7 @@ def matching_command(
     from .matching import score_matching
 
     res, run = score_matching(descriptors, seed=seed, n_negatives=negatives, out=out, overwrite=overwrite, n_resamples=bootstrap, progress=progress)
-    console = Console()
+    console = Console(markup=False)
     print_results(res, console=console)
     console.print(f"keypoints: {res.extra['n_keypoints']}, pairs: {len(res.extra['per_pair'])}, negatives seed: {seed}")
     console.print(f"results: {run.results_json}")

@@ -36,7 +36,7 @@ import numpy as np
 
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.geometry.poses import invert, is_rotation, matrix_from_column_major, rotation_defect, symmetry_order
-from scenebench.io.files import is_finite_number, read_json
+from scenebench.io.files import check_path_id, is_finite_number, read_json
 
 from .writer import INDEX_NAME, OBJECTS_NAME
 
@@ -310,6 +310,7 @@ class RioIndex:
         ref = s.get("reference")
         if not isinstance(ref, str) or not ref:
             raise InputError(p, f"is {ref!r}", where=where, field="reference", expected="the reference scan id")
+        check_path_id(ref, p, where=where, field="reference")
         where = f"scene {i} ({ref})"
         split = s.get("type", "")
         if split not in SPLITS:
@@ -341,6 +342,7 @@ class RioIndex:
             rid = r.get("reference")
             if not isinstance(rid, str) or not rid:
                 raise InputError(p, f"is {rid!r}", where=w, field="reference", expected="the rescan id")
+            check_path_id(rid, p, where=w, field="reference")
             w = f"{where}, rescan {rid}"
             T = self._pose(r["transform"], w, "transform") if r.get("transform") is not None else np.eye(4)
             rigid: dict[int, RigidEntry] = {}

@@ -9,15 +9,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import is_finite_number, read_json
+from scenebench.io.files import check_path_id, is_finite_number, read_json
 
-from .index import ObjectInfo, _as_int
+from .index import ObjectInfo, Rescan, _as_int
 from .writer import OBJ_NAME, PLY_NAME, SEMSEG_NAME
 
 
@@ -25,6 +26,7 @@ class ScanFiles:
     """Lazy access to the files of each scan folder under ``root``."""
 
     root: Path
+    index_path: Path
     objects: dict[str, dict[int, ObjectInfo]]
 
     def __init__(self) -> None:
@@ -32,7 +34,30 @@ class ScanFiles:
         self._points_cache: tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def scan_dir(self, scan_id: str) -> Path:
+        check_path_id(scan_id, self.index_path, field="reference")  # a scan id is a folder name under the root
         return self.root / scan_id
+
+    def scan_files_fingerprint(self, rescans: Sequence[Rescan]) -> dict[str, Any]:
+        """One content digest over every per-scan file a score depends on, for the run fingerprint.
+
+        ``semseg.v2.json`` (centroids, labels) and the labelled PLY (centroids without an obb, the
+        baseline's points) of each rescan and its reference, hashed by content (sha256), not size and
+        mtime: moving every centroid must change the run's identity.
+        """
+        import hashlib
+
+        from scenebench.io.files import sha256_file
+
+        scan_ids = sorted({r.scan_id for r in rescans} | {r.scene_id for r in rescans})
+        h = hashlib.sha256()
+        n = 0
+        for sid in scan_ids:
+            for name in (SEMSEG_NAME, PLY_NAME):
+                f = self.scan_dir(sid) / name
+                digest = sha256_file(f) if f.is_file() else "absent"
+                n += digest != "absent"
+                h.update(f"{sid}/{name}={digest}\n".encode())
+        return {"sha256": h.hexdigest(), "n_files": n, "files": f"{SEMSEG_NAME} and {PLY_NAME} of {len(scan_ids)} scans"}
 
     def semseg(self, scan_id: str) -> dict[int, dict[str, Any]]:
         """``objectId -> segGroup`` of a scan; {} when the scan has no semseg.v2.json."""

@@ -212,6 +212,7 @@ def prepare_scoring(
     inputs = {"index": file_fingerprint(loaded.index_path), "predictions": file_fingerprint(predictions)}
     if loaded.objects_path.exists():
         inputs["objects"] = file_fingerprint(loaded.objects_path)
+    inputs["scan_files"] = loaded.scan_files_fingerprint(rescans)  # semseg.v2.json + PLY: they move centroids
     meta = {"benchmark": "rio", "protocol": checked, "settings": settings, "inputs": inputs}
     meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 

@@ -133,7 +133,7 @@ def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...]
         if key not in rec:
             raise InputError(path, "missing", where=where, field=key)
     scene_id = rec["scene_id"]
-    if not isinstance(scene_id, str) or not SCENE_ID_RE.match(scene_id):
+    if not isinstance(scene_id, str) or not SCENE_ID_RE.fullmatch(scene_id):  # fullmatch: "$" accepts a trailing newline
         raise InputError(path, f"{scene_id!r} is not a usable scene id", where=where, field="scene_id",
                          expected="a string of letters, digits, '_', '-', '.' (e.g. '0a5c013435')")
     oid = rec["object_id"]

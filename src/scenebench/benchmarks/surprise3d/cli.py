@@ -42,9 +42,10 @@ def score_command(
         "surprise3d", out or default_run_dir("surprise3d"), protocol=protocol, overwrite=overwrite, progress=progress,
         annotations=annotations, scenes=scenes, predictions=predictions, score_threshold=score_threshold, n_resamples=bootstrap, seed=seed,
     )
-    console = Console()
+    console = Console(markup=False)
     if res.extra.get("masks_from_boxes"):
-        console.print("[bold]Box predictions scored as masks[/bold] (the points inside each box):")
+        from rich.text import Text
+        console.print(Text.assemble(("Box predictions scored as masks", "bold"), " (the points inside each box):"))
     print_results(res, metrics=MASK_METRICS, console=console)
     box = box_detection_results(res)
     if box is not None:

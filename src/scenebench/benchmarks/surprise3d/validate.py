@@ -74,7 +74,7 @@ def validate(annotations: Path, scenes: Path | None, predictions: Path | None, *
     from rich.table import Table
 
     rep = check(annotations, scenes, predictions, score_threshold=score_threshold)
-    con = Console()
+    con = Console(markup=False)
     con.print(f"annotations {annotations}: {rep.n_samples} samples in {rep.n_scenes} scenes")
     t = Table(title="question types (from the file)", title_justify="left")
     t.add_column("question_type")
@@ -102,7 +102,7 @@ def validate(annotations: Path, scenes: Path | None, predictions: Path | None, *
             con.print(f"  {sid}")
         if scenes is None:
             con.print("  point-index ranges and score lengths not checked (pass --scenes)")
-    con.print("[green]valid[/green]")
+    con.print("valid", style="green")
     return rep
 
 

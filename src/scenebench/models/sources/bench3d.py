@@ -163,11 +163,14 @@ class Bench3DSource:
     def _graph_path(self, house: str) -> Path:
         """``scene_graph/<house>.json``, else the graph named after the house's scene cloud
         (``scene/<name>.npy`` -> ``scene_graph/<name>.json``: released-shape files give the house number as ``id``)."""
-        p = self.root / GRAPH_DIR / f"{house}.json"
+        from scenebench.io.files import check_path_id, inside
+
+        check_path_id(house, self.root, field="id")
+        p = inside(self.root, self.root / GRAPH_DIR / f"{house}.json")
         if not p.is_file():
             for pcl, (h, scene_level) in self._clouds.items():
                 if h == house and scene_level and (alt := self.root / GRAPH_DIR / f"{Path(pcl).stem}.json").is_file():
-                    return alt
+                    return inside(self.root, alt)
         return p
 
     def house_objects(self, house: str) -> list[SceneObject]:

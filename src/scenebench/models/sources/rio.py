@@ -58,6 +58,7 @@ class RIOSource:
         out = {"index": file_fingerprint(self.data.index_path)}
         if self.data.objects_path.exists():
             out["objects"] = file_fingerprint(self.data.objects_path)
+        out["scan_files"] = self.data.scan_files_fingerprint(self.rescans)  # semseg.v2.json + PLY of every scan used
         return out
 
     def samples(self) -> list[ModelSample]:

@@ -124,6 +124,11 @@ class Surprise3DSource:
         out: dict[str, Any] = {"annotations": file_fingerprint(self.ann_path)}
         if self.train_path:
             out["train"] = file_fingerprint(self.train_path)
+        from scenebench.benchmarks.surprise3d.scenes import scene_path
+
+        # Scene files change the ground-truth masks (and what models see): hashed by content, every one.
+        scene_ids = sorted({s.scene_id for s in self.annotations.samples})
+        out["scenes"] = {sid: file_fingerprint(scene_path(self.scenes_dir, sid)) for sid in scene_ids}
         if self.labels_dir is not None:  # labels change what models see: a run made without them must not resume with them
             out["labels"] = {sid: file_fingerprint(p) for sid in sorted({s.scene_id for s in self.annotations.samples})
                              if (p := labels_file(self.labels_dir, sid)) is not None}
