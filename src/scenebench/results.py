@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scenebench import __version__
 from scenebench.io.files import atomic_write_json, read_json
+from scenebench.protocol import Protocol
 from scenebench.redact import redact_argv
 
 SCHEMA_VERSION = "1.0"

@@ -32,6 +32,8 @@ from scenebench.io.files import atomic_write_json, read_json
 from scenebench.io.fingerprints import fingerprint
 from scenebench.runtime.store import SampleStore
 
+__all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
+
 DEFAULT_RUNS_ROOT = Path("runs")
 LOCK_NAME = ".lock"
 
