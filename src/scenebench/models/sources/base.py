@@ -68,5 +68,6 @@ def finish_results(res: Any, run: Any) -> Any:
     meta = run.read_meta()
     res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
     res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    res.ground_truth_perception = bool(meta.get("ground_truth_perception", False))
     res.save(run.results_json)
     return res
