@@ -35,6 +35,7 @@ GROUPS = {"app": app, "score": score_app, "validate": validate_app, "run": run_a
 
 # Each module defines ``register(groups: dict[str, typer.Typer])``. Keep this list sorted by area.
 COMMAND_MODULES = [
+    "scenebench.commands.audit",
     "scenebench.commands.demo",
     "scenebench.commands.listing",
     "scenebench.commands.report",

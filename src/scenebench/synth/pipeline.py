@@ -157,7 +157,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             from scenebench.benchmarks.rio.writer import write_scan
 
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
-            scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train")
+            scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
             if scene is not None:
                 for scan in scene.scans:
                     # plain writes: the staging folder's rename commits the house
