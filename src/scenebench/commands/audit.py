@@ -30,7 +30,9 @@ RIO_PROBES = ("identity", "random", "oracle")
 # 3DBench: the headline metric of each task in results.json (metrics.by_task.<task>)
 BENCH3D_METRIC = {
     "classification": "accuracy", "counting": "accuracy", "position_relation": "accuracy",
-    "object_caption": "bleu4", "scene_caption": "bleu4",
+    "detection": "f1", "visual_grounding": "acc_iou25", "visual_grounding_plus": "within_1m", "room_detection": "f1",
+    "navigation": "success", "object_caption": "bleu4_py", "object_conversation": "bleu4_py", "scene_caption": "bleu4_py",
+    "scene_qa": "bleu4_py", "relation": "bleu4_py",
 }
 
 
@@ -75,7 +77,7 @@ def _bench3d_metric(task: str, block: dict[str, Any]) -> str | None:
     want = BENCH3D_METRIC.get(task)
     if want and want in block:
         return want
-    for k in ("accuracy", "bleu4", "acc@0.25", "f1", "success", "mIoU"):
+    for k in ("accuracy", "bleu4_py", "f1", "success", "mIoU"):
         if k in block:
             return k
     numeric = [k for k, v in block.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]

@@ -43,7 +43,7 @@ class RescanSettings:
     small_move_share: float = 0.1  # share of moves that stay under the recall thresholds (nudges)
     min_big_shift: float = 0.15  # metres: a "real" move shifts the object at least this far
     rescan_voxel: float = 0.035  # metres: grid of a rescan's fused point cloud
-    min_rigid_points: int = 30  # a changed object is listed when the rescan shows it with this many points
+    min_rigid_points: int = 1  # a changed object is listed when the rescan shows it with this many points (unseen: not annotated)
 
 
 @dataclass
