@@ -54,6 +54,7 @@ def test_queries_hold_no_name_stem_and_say_room_only_for_rooms(surprise_samples)
             assert "room" not in re.findall(r"[a-z]+", text), r["description"]
     assert leaks_name("I want to make coffee", "coffeemachine") and leaks_name("do the laundry", "laundryhamper")
     assert leaks_name("watch TV on the sofa", "television") and leaks_name("where does the dog sleep?", "dogbed")
+    assert leaks_name("stand by the armchair", "chair") and leaks_name("the thing on the desk", "desktop")
     assert not leaks_name("which object can I sit on?", "chair")
 
 
@@ -63,7 +64,7 @@ def test_volume_phrasings_and_shared_uses(surprise_samples):
     from scenebench.synth.surprise import _ABS, _CAMERA, _CS, _FIRST, _HI, _NEAR, _ON, _UNDER, USES
 
     n = sum(len(recs) for _, _, recs in surprise_samples)
-    assert n / len(surprise_samples) >= 40
+    assert n / len(surprise_samples) >= 30  # small houses (<= 5 rooms, 64x48 views); the default settings give 50+ (docs/synth.md)
     for bank in (_CS, _HI, _ABS, _CAMERA, _FIRST, _NEAR, _ON, _UNDER):
         assert len(set(bank)) >= 5
     assert all(len(c) >= 2 for c in AFFORDANCES.values())

@@ -119,12 +119,14 @@ def name_stems(category: str) -> set[str]:
 
 def leaks_name(text: str, category: str) -> bool:
     """True when ``text`` contains a word of the target's name, its stem or a word built on it ("laundry"
-    for the laundry hamper, "cooking" for the cooking pot, "tv" for the television, "bedroom" for the bed)."""
+    for the laundry hamper, "cooking" for the cooking pot, "tv" for the television, "bedroom" for the bed,
+    "armchair" for the chair, "desk" for the desktop computer)."""
     toks = _TOKEN.findall(text.lower())
     for stem in name_stems(category):
         root = stem[:5] if len(stem) > 5 else stem
         for t in toks:
-            if t == stem or (len(stem) >= 3 and t.startswith(stem)) or (len(root) >= 4 and t.startswith(root)) or (len(t) >= 4 and stem.startswith(t) and len(t) >= len(stem) - 2):
+            if t == stem or (len(stem) >= 3 and t.startswith(stem)) or (len(root) >= 4 and t.startswith(root)) or \
+                    (len(stem) >= 4 and stem in t) or (len(t) >= 4 and t in stem) or (len(t) >= 4 and stem.startswith(t) and len(t) >= len(stem) - 2):
                 return True
     return False
 
@@ -168,7 +170,7 @@ SECTOR_HALF = 30.0  # degrees: half-width of a narrative sector
 SECTOR_MARGIN = 15.0  # degrees: the target within SECTOR_HALF - MARGIN of the centre, no rival within MARGIN of an edge
 
 
-PER_TYPE = {"cs": 12, "hi": 12, "rel_pos": 14, "abs": 12, "first_view": 16, "camera_view": 10}
+PER_TYPE = {"cs": 12, "hi": 12, "rel_pos": 16, "abs": 14, "first_view": 18, "camera_view": 12}
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,8 @@ class SurpriseGenerator:
         for qtype, bank in (("cs", _CS), ("hi", _HI)):
             cands: list[tuple[Any, str]] = []
             for o in self.things:
+                if self.f.counts[o.category] < 2:
+                    continue  # a category unique in the house would be found from the use and the labels alone
                 for use in USES.get(o.category, ()):
                     fit = [p for p in phys if p.category in AFFORDANCES[use]]
                     if len({p.category for p in fit}) < 2 and len(fit) < 2:
