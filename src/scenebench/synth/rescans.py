@@ -1,7 +1,7 @@
 """3RScan-style reference scan and rescans of one room of a house.
 
-A room with at least three movable objects, chosen at random (any room type), becomes a 3RScan
-scene. Its reference scan is the room's mesh (floor, bordering walls, objects; no ceiling), z up.
+A room with at least three movable objects, chosen at random (any room type; in a sparse house
+the room with the most movable objects), becomes a 3RScan scene. Its reference scan is the room's mesh (floor, bordering walls, objects; no ceiling), z up.
 Each of 1-3 rescans changes the room the way 3RScan's rescans do: some free-standing objects move
 rigidly (a yaw about the vertical axis through their base plus a shift; whatever stands on them
 moves along), some are removed, the rest stay. Moves vary in size; about nine in ten go beyond
@@ -206,7 +206,7 @@ def capture_room(house: House, mesh: SceneMesh, room: int, rng: np.random.Genera
 
 
 def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: str, sensor: Any = None) -> RioScene | None:
-    """The 3RScan scene of ``house`` (None when no room has three movable objects).
+    """The 3RScan scene of ``house`` (None when no room has a movable object).
 
     ``sensor`` (:class:`scenebench.synth.sensing.SensorSettings`) sets the rescans' camera and
     noise; default: 160 x 120 frames (at least), Kinect-like noise (0.0025 / m^2) and 2% holes."""
@@ -220,6 +220,8 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         if CATEGORIES.get(o.category) is not None and CATEGORIES[o.category].placement in _MOVABLE:
             rooms[o.room] = rooms.get(o.room, 0) + 1
     ok = sorted(r for r, n in rooms.items() if n >= 3)
+    if not ok and rooms:  # sparse houses: the room with the most movable objects
+        ok = [max(sorted(rooms), key=lambda r: rooms[r])]
     if not ok:
         return None
     room = ok[int(rng.integers(len(ok)))]

@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.synth.categories import CATEGORIES
 from scenebench.synth.frames import points_to_zup
 from scenebench.synth.house import House
 from scenebench.synth.relations import SceneFacts, words
@@ -153,16 +152,18 @@ _FIRST = ("Standing at the {x} and facing the {y}, which object is the closest o
           "You are at the {x} and face the {y}. Which object is closest {s}?",
           "From the {x}, looking at the {y}: what is the first object {s}?",
           "Suppose I stand next to the {x}, turned towards the {y}. What is nearest to me {s}?")
-_CAMERA = ("A camera stands at x = {x} m, y = {y} m, {z} m above the floor, heading {h} degrees counter-clockwise from the +x axis "
-           "and tilted {p} degrees down. Which object fills the centre of its view?",
-           "Which object is in the middle of the picture taken from ({x}, {y}) at a height of {z} m, looking along a heading of "
-           "{h} degrees (counter-clockwise from +x) and {p} degrees downwards?",
-           "Put a camera at x = {x}, y = {y}, height {z} m; turn it to {h} degrees from the +x axis (counter-clockwise) and tilt it {p} "
-           "degrees down. What does it see in the centre?",
-           "Segment the object at the image centre of a view from position ({x} m, {y} m, {z} m) with heading {h} degrees and "
-           "downward pitch {p} degrees (z up, heading counter-clockwise from +x).",
-           "A photo is taken at x = {x} m, y = {y} m, z = {z} m, facing {h} degrees counter-clockwise from +x, pitched {p} degrees down. "
-           "What object is at the centre of the photo?")
+_CAMERA = (
+    ("A camera stands at x = {x} m, y = {y} m, {z} m above the floor, heading {h} degrees counter-clockwise from the +x axis "
+     "and tilted {p} degrees down. Which object fills the centre of its view?"),
+    ("Which object is in the middle of the picture taken from ({x}, {y}) at a height of {z} m, looking along a heading of "
+     "{h} degrees (counter-clockwise from +x) and {p} degrees downwards?"),
+    ("Put a camera at x = {x}, y = {y}, height {z} m; turn it to {h} degrees from the +x axis (counter-clockwise) and tilt it {p} "
+     "degrees down. What does it see in the centre?"),
+    ("Segment the object at the image centre of a view from position ({x} m, {y} m, {z} m) with heading {h} degrees and "
+     "downward pitch {p} degrees (z up, heading counter-clockwise from +x)."),
+    ("A photo is taken at x = {x} m, y = {y} m, z = {z} m, facing {h} degrees counter-clockwise from +x, pitched {p} degrees down. "
+     "What object is at the centre of the photo?"),
+)
 _SECTORS = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
 _SECTOR_TEXT = {"ahead": ("straight ahead of you", "in front of you", "ahead"), "left": ("on your left", "to your left", "at your left-hand side"),
                 "behind": ("behind you", "at your back", "behind your back"), "right": ("on your right", "to your right", "at your right-hand side")}
