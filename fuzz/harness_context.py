@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 CONTEXT_ENV = "SCENEBENCH_FUZZ_CONTEXT"
-CONTEXT_VERSION = "1"
+CONTEXT_VERSION = "2"  # 2: generator version 3 needs denser houses for SURPRISE3D questions
 # Every n-th point of a generated scene is kept: small seeds make byte-level mutation land in the data.
 SCENE_STRIDE = 25
 
@@ -64,7 +64,7 @@ def build_context(root: str | Path) -> Context:
     from scenebench.synth.pipeline import GenerateSettings, run
 
     gen = root / "generated"
-    run(gen, GenerateSettings(seed=3, houses=2, min_rooms=2, max_rooms=2, test_every=2, width=32, height=24, density=0.1), workers=1, progress=False)
+    run(gen, GenerateSettings(seed=3, houses=2, min_rooms=2, max_rooms=2, test_every=2, width=48, height=36, density=1.0), workers=1, progress=False)
     _make_surprise3d(gen / "surprise3d", ctx.s3d)
     shutil.copytree(gen / "3dbench", ctx.b3d, ignore=shutil.ignore_patterns("train"))
     _make_bench3d_answers(ctx.b3d)

@@ -40,6 +40,7 @@ GROUPS = {"app": _app, "score": score_app, "validate": validate_app, "run": run_
 # Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then each
 # benchmark's own (declared in scenebench.benchmarks.catalog), then judges and synth.
 COMMAND_MODULES = [
+    "scenebench.commands.audit",
     "scenebench.commands.demo",
     "scenebench.commands.listing",
     "scenebench.commands.report",

@@ -77,6 +77,9 @@ class Results(BaseModel):
     created: str = Field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     warnings: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
+    # the model was given ground-truth perception (instance labels, boxes or masks of the scene):
+    # its numbers measure reasoning over perfect perception, not 3D understanding from points
+    ground_truth_perception: bool = False
 
     def save(self, path: str | Path) -> None:
         atomic_write_json(path, self.model_dump(mode="json"))

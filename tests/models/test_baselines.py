@@ -56,15 +56,36 @@ def test_prior_never_reads_points_and_learns_the_most_frequent_answer():
     assert PriorModel().choose_option("counting", ("a", "b")) == 0  # no train split: the first option
 
 
-def test_prior_guesses_the_segmentation_target_from_words():
+def test_labels_baseline_guesses_the_segmentation_target_from_words_and_the_blind_prior_cannot():
+    from scenebench.models.builtin.labels import LabelsModel
+
     train = [(ModelSample(f"t{i}", "h", "cs", "mask", q), TextPrediction(f"t{i}", n)) for i, (q, n) in enumerate(
         [("where to sit", "chair"), ("sit down here", "chair"), ("where to sleep", "bed"), ("sit and watch tv", "sofa")])]
-    m = PriorModel()
+    m = LabelsModel()
     m.fit(train)
     assert m.guess_label("I want to sit") == "chair" and m.guess_label("time to sleep") == "bed"
-    objs = [SceneObject(1, "bed", [0] * 6, np.array([0, 1])), SceneObject(2, "chair", [0] * 6, np.array([5, 6, 7]))]
+    objs = [SceneObject(1, "bed", [0] * 6, np.array([0, 1])), SceneObject(2, "chair", [0] * 6, np.array([5, 6, 7])),
+            SceneObject(3, "chair", [0] * 6, np.array([8]))]
     pred = m.predict(SceneBatch(_scene(objs), [ModelSample("q", "s", "cs", "mask", "somewhere to sit")]))[0]
-    assert pred.indices == [5, 6, 7]
+    assert pred.indices == [5, 6, 7, 8]  # every instance of the guessed label: labels alone cannot tell chairs apart
+    assert LabelsModel.ground_truth_perception is True
+    # the blind prior never points at anything, whatever the scene holds
+    p = PriorModel()
+    p.fit(train)
+    assert p.predict(SceneBatch(_scene(objs), [ModelSample("q", "s", "cs", "mask", "somewhere to sit")]))[0].indices == []
+    assert not getattr(PriorModel, "ground_truth_perception", False)
+
+
+def test_runner_hides_ground_truth_objects_from_models_that_do_not_ask():
+    from scenebench.runtime.runner import perception_view
+
+    objs = [SceneObject(1, "bed", [0] * 6, np.array([0, 1]))]
+    scene = _scene(objs)
+    assert perception_view(scene, PriorModel()).objects == [] and not perception_view(scene, PriorModel()).has("objects")
+    from scenebench.models.builtin.labels import LabelsModel
+
+    assert perception_view(scene, LabelsModel()).objects == objs
+    assert perception_view(scene, PriorModel()).points is scene.points or np.array_equal(perception_view(scene, PriorModel()).points, scene.points)
 
 
 @pytest.mark.parametrize(

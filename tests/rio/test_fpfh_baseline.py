@@ -65,3 +65,30 @@ def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, mon
     main(args)
     assert "0 new, 14 reused" in capsys.readouterr().out
     assert json.loads((out / "results.json").read_text())["metrics"] == res["metrics"]
+
+
+def test_plausible_pose_refuses_wild_and_non_rigid_poses():
+    from scenebench.benchmarks.rio.fpfh_baseline import plausible_pose
+
+    assert plausible_pose(np.eye(4), 5.0)
+    far = np.eye(4)
+    far[:3, 3] = [4e11, 0, 0]  # what a degenerate RANSAC hypothesis can return
+    assert not plausible_pose(far, 5.0)
+    scaled = np.diag([2.0, 2.0, 2.0, 1.0])
+    assert not plausible_pose(scaled, 5.0)
+    flipped = np.diag([1.0, 1.0, -1.0, 1.0])  # a reflection is no rigid motion
+    assert not plausible_pose(flipped, 5.0)
+    nan = np.eye(4)
+    nan[0, 3] = np.nan
+    assert not plausible_pose(nan, 5.0)
+
+
+def test_failed_alignment_falls_back_to_identity_and_is_counted():
+    """An object that is not in the target (gone, or only clutter there) cannot be aligned: the
+    identity is predicted, never the wild pose of the failed search, and the status says so."""
+    rng = np.random.default_rng(1)
+    src = chair(rng, 2500)
+    clutter = np.c_[rng.random((3000, 2)) * 4 + 20, rng.random(3000) * 0.02]  # a far-away floor patch only
+    out = relocalize_instances({1: src}, clutter, FpfhSettings())
+    assert out[1]["status"] == "fallback_identity"
+    assert np.array_equal(out[1]["pose"], np.eye(4))

@@ -94,6 +94,10 @@ def test_house_is_a_pure_function_of_seed_and_index():
     assert [o.category for o in build_house(12, 4).objects] != [o.category for o in a.objects]
 
 
-def test_default_density_gives_about_forty_objects():
-    n = [len(build_house(0, i).objects) for i in range(12)]
-    assert 25 <= np.mean(n) <= 60
+def test_default_density_furnishes_houses_and_every_tv_stand_holds_a_tv():
+    houses = [build_house(0, i) for i in range(12)]
+    n = [len(h.objects) for h in houses]
+    assert 50 <= np.mean(n) <= 110
+    for h in houses:
+        for stand in (o for o in h.objects if o.category == "tvstand" and h.plan.rooms[o.room].type == "living room"):
+            assert any(o.category == "television" and o.support == stand.index for o in h.objects), h.house_id

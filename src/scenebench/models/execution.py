@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import ScenebenchError
-from scenebench.models.base import ModelSample, SceneBatch
+from scenebench.models.base import ModelSample, SceneBatch, SceneView
 from scenebench.models.predictions import Prediction
 from scenebench.models.registry import make_model
 from scenebench.models.sources.base import RunSource, check_prediction_kind
@@ -51,11 +51,27 @@ def build_model(spec: ModelSpec, source: RunSource) -> Any:
     return model
 
 
+def uses_ground_truth_perception(model: Any) -> bool:
+    """True when the model asks for the scene's ground-truth objects (``ground_truth_perception = True``)."""
+    return bool(getattr(model, "ground_truth_perception", False))
+
+
+def perception_view(scene: SceneView, model: Any) -> SceneView:
+    """The scene as the model may see it: without the ground-truth ``objects`` unless it asks for them."""
+    if uses_ground_truth_perception(model) or not scene.has("objects"):
+        return scene
+    loaders = {k: v for k, v in scene._loaders.items() if k != "objects"}
+    return SceneView(scene.scene_id, loaders)
+
+
 def predict_units(model: Any, source: RunSource, units: Iterable[WorkUnit]) -> Iterator[tuple[WorkUnit, list[Prediction]]]:
-    """Ask the model about each unit (one scene loaded once); check one valid prediction per sample."""
+    """Ask the model about each unit (one scene loaded once); check one valid prediction per sample.
+
+    Ground-truth objects (labels, boxes, instance masks) reach only models that set
+    ``ground_truth_perception = True``; such runs are marked in run.json and results.json."""
     wants_truth = bool(getattr(model, "needs_ground_truth", False))
     for unit in units:
-        scene = source.scene(unit.scene_id)
+        scene = perception_view(source.scene(unit.scene_id), model)
         truth = {s.sample_id: source.truth(s) for s in unit.samples} if wants_truth else None
         preds = list(model.predict(SceneBatch(scene, unit.samples, truth)))
         yield unit, check_unit_predictions(unit, preds, getattr(model, "name", type(model).__name__))

@@ -2,7 +2,7 @@
 
 ``--model`` accepts:
 
-- a built-in name: ``oracle``, ``random``, ``baseline:prior``, ``baseline:nearest``, ``baseline:cluster``,
+- a built-in name: ``oracle``, ``random``, ``baseline:prior``, ``baseline:labels``, ``baseline:nearest``, ``baseline:cluster``,
   ``baseline:fpfh`` (RIO, needs open3d);
 - ``openai:MODEL``: any OpenAI-compatible chat server (``--base-url``), see
   :mod:`scenebench.models.builtin.openai_chat`;
@@ -27,6 +27,7 @@ MODELS = Registry("model", entry_point_group="scenebench.models")
 MODELS.register("oracle", "scenebench.models.builtin.oracle:OracleModel")
 MODELS.register("random", "scenebench.models.builtin.chance:RandomModel")
 MODELS.register("baseline:prior", "scenebench.models.builtin.prior:PriorModel")
+MODELS.register("baseline:labels", "scenebench.models.builtin.labels:LabelsModel")
 MODELS.register("baseline:nearest", "scenebench.models.builtin.heuristics:NearestObjectModel")
 MODELS.register("baseline:cluster", "scenebench.models.builtin.heuristics:ClusterModel")
 MODELS.register("baseline:fpfh", "scenebench.models.builtin.fpfh:FPFHModel")

@@ -38,6 +38,9 @@ class LoadedRun:
         return {s.sample_id: s for s in self.scores}
 
 
+GT_MARK = "[ground-truth perception]"  # appended to the label of runs whose model read ground-truth objects
+
+
 def default_label(path: Path, meta: dict[str, Any]) -> str:
     """A short name for tables: the model named in run.json if any, else the folder name."""
     for key in ("label", "model"):
@@ -64,7 +67,10 @@ def load_run(path: str | Path, label: str | None = None) -> LoadedRun:
                     scores.append(SampleScore.from_json(body))
                 except (KeyError, TypeError, ValueError) as exc:
                     raise InputError(run.store_path, f"score record is malformed: {exc}", where=f"sample '{sid}'") from None
-    return LoadedRun(run.path, meta, results, scores, label or default_label(run.path, meta))
+    name = label or default_label(run.path, meta)
+    if results.ground_truth_perception and GT_MARK not in name:
+        name = f"{name} {GT_MARK}"
+    return LoadedRun(run.path, meta, results, scores, name)
 
 
 def _flat(d: Any, prefix: str = "") -> dict[str, str]:

@@ -20,7 +20,7 @@ from typing import Any
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, model_settings
-from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predict_units, seeded_rng
+from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predict_units, seeded_rng, uses_ground_truth_perception
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, make_source
 from scenebench.protocol import check_protocol
@@ -101,6 +101,7 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "seed": seed,
         "data": source.spec(),
         "inputs": inputs,
+        "ground_truth_perception": uses_ground_truth_perception(model),
     }
 
 
@@ -224,6 +225,7 @@ def add_run_info(res: Any, run: RunDir) -> Any:
     meta = run.read_meta()
     res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
     res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    res.ground_truth_perception = bool(meta.get("ground_truth_perception", False))
     res.save(run.results_json)
     return res
 

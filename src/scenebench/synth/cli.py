@@ -21,12 +21,13 @@ def generate_command(
     test_every: int = typer.Option(5, "--test-every", min=1, help="House i is a test house when i % N == N-1."),
     min_rooms: int = typer.Option(2, "--min-rooms", min=2, max=8),
     max_rooms: int = typer.Option(8, "--max-rooms", min=2, max=8),
-    density: float = typer.Option(0.3, "--density", min=0.0, help="Scales the chance of optional objects (0.3: ~40 objects per house)."),
+    density: float = typer.Option(1.0, "--density", min=0.0, help="Scales the chance of optional objects (1.0: ~60 objects per house)."),
     width: int = typer.Option(128, "--width", min=8, help="Rendered frame width (pixels)."),
     height: int = typer.Option(96, "--height", min=8, help="Rendered frame height (pixels)."),
     voxel: float = typer.Option(0.055, "--voxel", min=0.001, help="Voxel size of the fused scene cloud (m)."),
-    depth_noise: float = typer.Option(0.0, "--depth-noise", min=0.0, help="Depth noise std per m^2 of depth (0.0025 is Kinect-like)."),
-    hole_rate: float = typer.Option(0.0, "--hole-rate", min=0.0, max=1.0, help="Share of pixels dropped (sensor holes)."),
+    depth_noise: float = typer.Option(0.0025, "--depth-noise", min=0.0, help="Depth noise std per m^2 of depth (0.0025 is Kinect-like)."),
+    hole_rate: float = typer.Option(0.02, "--hole-rate", min=0.0, max=1.0, help="Share of pixels dropped (sensor holes)."),
+    clean: bool = typer.Option(False, "--no-sensor-noise", help="Perfect depth: no noise and no holes (overrides --depth-noise/--hole-rate)."),
     raycaster: str = typer.Option("auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."),
     surprise_pth: bool = typer.Option(None, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (default: when torch is installed)."),
     preview: int = typer.Option(0, "--preview", min=0, help="Write top-down and point-cloud PNGs of the first N houses to OUT/preview/."),
@@ -38,6 +39,8 @@ def generate_command(
     from scenebench.synth.pipeline import GenerateSettings, run
 
     fmts = tuple(f.strip() for f in formats.split(",") if f.strip())
+    if clean:
+        depth_noise, hole_rate = 0.0, 0.0
     try:
         settings = GenerateSettings(
             seed=seed, houses=houses, formats=fmts, test_every=test_every, min_rooms=min_rooms, max_rooms=max_rooms,

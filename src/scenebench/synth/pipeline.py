@@ -33,7 +33,7 @@ from scenebench.io.files import atomic_write_json, sha256_file, to_plain
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 HOUSES_DIR = ".houses"
 MANIFEST = "manifest.json"
-GENERATOR_VERSION = "2"  # bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "3"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,12 @@ class GenerateSettings:
     test_every: int = 5  # house i is in the test split when i % test_every == test_every - 1
     min_rooms: int = 2
     max_rooms: int = 8
-    density: float = 0.3
+    density: float = 1.0
     width: int = 128
     height: int = 96
     voxel: float = 0.055
-    depth_noise: float = 0.0
-    hole_rate: float = 0.0
+    depth_noise: float = 0.0025  # Kinect-like by default; 0 (``--no-sensor-noise``) for perfect depth
+    hole_rate: float = 0.02
     raycaster: str = "auto"
     min_points: int = 40
     surprise_pth: bool | None = None  # also write SURPRISE3D scenes as .pth; None = when torch is importable
@@ -157,7 +157,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             from scenebench.benchmarks.rio.writer import write_scan
 
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
-            scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train")
+            scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
             if scene is not None:
                 for scan in scene.scans:
                     # plain writes: the staging folder's rename commits the house

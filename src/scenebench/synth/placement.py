@@ -25,7 +25,7 @@ ROOM_CONTENTS: dict[str, list[tuple[str, float, int, int]]] = {
         ("sofa", .95, 1, 1), ("tvstand", .8, 1, 1), ("coffeetable", .8, 1, 1), ("armchair", .5, 1, 2), ("sidetable", .5, 1, 2),
         ("shelvingunit", .5, 1, 1), ("floorlamp", .4, 1, 1), ("houseplant", .5, 1, 2), ("ottoman", .25, 1, 1), ("dogbed", .15, 1, 1),
         ("garbagecan", .25, 1, 1), ("vacuumcleaner", .1, 1, 1), ("basketball", .1, 1, 1), ("box", .15, 1, 1), ("painting", .7, 1, 2),
-        ("television", .9, 1, 1), ("remotecontrol", .6, 1, 1), ("book", .5, 1, 4), ("newspaper", .25, 1, 1), ("vase", .4, 1, 1),
+        ("television", 1.0, 1, 1), ("remotecontrol", .6, 1, 1), ("book", .5, 1, 4), ("newspaper", .25, 1, 1), ("vase", .4, 1, 1),
         ("tabletopdecor", .3, 1, 1), ("candle", .25, 1, 2), ("tissuebox", .25, 1, 1), ("statue", .25, 1, 1), ("pillow", .5, 1, 3),
         ("laptop", .15, 1, 1), ("cellphone", .25, 1, 1), ("keychain", .15, 1, 1), ("creditcard", .1, 1, 1), ("mug", .25, 1, 2),
         ("teddybear", .1, 1, 1), ("cloth", .1, 1, 1),

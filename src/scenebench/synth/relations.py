@@ -46,6 +46,27 @@ def sentence(rel: str, a: str, b: str) -> str:
     return f"The {a} {_PHRASE[rel]} the {b}."
 
 
+def viewer_frame(eye: np.ndarray, look_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit (forward, right) vectors in the floor plane (world x, z) of someone standing at ``eye``
+    and facing ``look_at`` (y up; right = forward x up)."""
+    fwd = np.asarray(look_at, float)[[0, 2]] - np.asarray(eye, float)[[0, 2]]
+    fwd = fwd / max(float(np.linalg.norm(fwd)), 1e-9)
+    return fwd, np.array([-fwd[1], fwd[0]])
+
+
+def view_relation(a_center: np.ndarray, b_center: np.ndarray, fwd: np.ndarray, right: np.ndarray,
+                  thr: float = THRESHOLD) -> str | None:
+    """Relation of A to B seen by a viewer with floor-plane axes ``fwd``/``right`` (0.5 m rule).
+
+    *front* = nearer the viewer than B (offset against the viewing direction), *behind* = farther;
+    *left*/*right* are the viewer's. Vertical relations as in :func:`relation`."""
+    d = np.asarray(a_center, float) - np.asarray(b_center, float)
+    dxz = d[[0, 2]]
+    r, f = float(dxz @ right), float(dxz @ fwd)
+    local = np.array([r, d[1], -f])  # x = viewer's right, z = towards the viewer: the world rule then applies
+    return relation(local, np.zeros(3), thr)
+
+
 def box6(o: PlacedObject) -> list[float]:
     """Axis-aligned box ``[cx, cy, cz, dx, dy, dz]`` (world, y up), rounded to 2 decimals."""
     lo, hi = o.aabb

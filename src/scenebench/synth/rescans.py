@@ -1,18 +1,26 @@
 """3RScan-style reference scan and rescans of one room of a house.
 
-The room with the most objects becomes a 3RScan scene. Its reference scan is the room's mesh
-(floor, bordering walls, objects; no ceiling), z up. Each of 1-3 rescans changes the room the way
-3RScan's rescans do: some free-standing objects move rigidly (a yaw about the vertical axis
-through their base plus a shift; whatever stands on them moves along), some are removed, the rest
-stay. Each rescan is also captured in its own frame (a random yaw about +Z and a shift), which
-``transform`` maps back to the reference. Identical objects of the room (chairs of a set) form
-ambiguity groups. Matrices are ordinary 4x4 here; the RIO writer stores them column-major.
+A room with at least three movable objects, chosen at random (any room type; in a sparse house
+the room with the most movable objects), becomes a 3RScan scene. Its reference scan is the room's mesh (floor, bordering walls, objects; no ceiling), z up.
+Each of 1-3 rescans changes the room the way 3RScan's rescans do: some free-standing objects move
+rigidly (a yaw about the vertical axis through their base plus a shift; whatever stands on them
+moves along), some are removed, the rest stay. Moves vary in size; about nine in ten go beyond
+the 0.1 m / 10 degree thresholds (a shift of 0.15 m or more), the rest are small nudges.
+
+Each rescan is a new capture, not a copy of the reference: its own camera path through the room,
+ray-cast partial views (not every heading is looked at), Kinect-like depth noise and holes, a
+fused point cloud on a 3.5 cm grid, in its own frame (a random yaw about +Z and a shift), which
+``transform`` maps back to the reference. As in 3RScan, ``rigid[]`` holds a ground-truth
+transformation for each *changed* object that the rescan shows -- never for structure (walls,
+floors, doorways, windows) and never for objects that stayed. Identical objects of the room
+(chairs of a set) form ambiguity groups. Matrices are ordinary 4x4 here; the RIO writer stores
+them column-major.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +40,10 @@ class RescanSettings:
     max_rescans: int = 3
     max_edge: float = 0.5  # metres; long triangles are split so scans carry enough vertices
     continuous_symmetry_code: int = 2  # 3RScan has no code for round objects; 2 (4-fold) is the nearest documented one
+    small_move_share: float = 0.1  # share of moves that stay under the recall thresholds (nudges)
+    min_big_shift: float = 0.15  # metres: a "real" move shifts the object at least this far
+    rescan_voxel: float = 0.035  # metres: grid of a rescan's fused point cloud
+    min_rigid_points: int = 1  # a changed object is listed when the rescan shows it with this many points (unseen: not annotated)
 
 
 @dataclass
@@ -39,7 +51,7 @@ class Scan:
     scan_id: str
     vertices: np.ndarray  # (N, 3) metres, z up, in the scan's own frame
     colors: np.ndarray  # (N, 3) uint8
-    faces: np.ndarray  # (F, 3)
+    faces: np.ndarray | None  # (F, 3); None for a captured point cloud (rescans)
     object_ids: np.ndarray  # (N,)
     instances: list[dict[str, Any]]
 
@@ -111,12 +123,13 @@ def _used(mesh: SceneMesh) -> SceneMesh:
     return SceneMesh(mesh.vertices[keep], remap[mesh.faces], mesh.face_colors, mesh.face_instance, mesh.face_semantic)
 
 
-def _moved_objects(house: House, room_objs: list[PlacedObject], rng: np.random.Generator) -> tuple[dict[int, np.ndarray], set[int]]:
+def _moved_objects(house: House, room_objs: list[PlacedObject], rng: np.random.Generator,
+                   s: RescanSettings = RescanSettings()) -> tuple[dict[int, np.ndarray], set[int]]:
     """Pick moves (instance -> y-up 4x4) and removals for one rescan; children follow their support."""
     movable = [o for o in room_objs if CATEGORIES[o.category].placement in _MOVABLE]
     if not movable:
         return {}, set()
-    n_move = int(rng.integers(1, max(1, len(movable) // 3) + 1))
+    n_move = int(rng.integers(max(1, len(movable) // 4), max(1, len(movable) // 2) + 1))
     n_remove = int(rng.integers(0, min(2, max(0, len(movable) - n_move)) + 1))
     order = rng.permutation(len(movable))
     moved = [movable[i] for i in order[:n_move]]
@@ -125,17 +138,28 @@ def _moved_objects(house: House, room_objs: list[PlacedObject], rng: np.random.G
     room_lo = np.min([o.aabb[0] for o in room_objs], axis=0)
     room_hi = np.max([o.aabb[1] for o in room_objs], axis=0)
     for o in moved:
-        if o.support:
-            sup = house.object(o.support)
-            surf = [s for s in sup.surfaces if abs(s[0] - o.position[1]) < 1e-6] or sup.surfaces[:1]
-            _, x0, z0, x1, z1, _ = surf[0]
-            target = np.array([rng.uniform(x0, x1), o.position[1], rng.uniform(z0, z1)]) if x1 > x0 and z1 > z0 else o.position.copy()
-            shift = target - o.position
-        else:
-            step = rng.uniform(0.2, 0.8) * np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), 0.0, np.sin(a)])
-            target = np.clip(o.position + step, room_lo + 0.3, room_hi - 0.3)
-            shift = np.array([target[0] - o.position[0], 0.0, target[2] - o.position[2]])
-        moves[o.index] = yaw_about(o.position, float(rng.uniform(-np.pi, np.pi)), shift)
+        small = rng.random() < s.small_move_share
+        shift = np.zeros(3)
+        for _ in range(12):  # a big move must really travel; clipping at the walls may shorten it
+            if small:
+                a = rng.uniform(0, 2 * np.pi)
+                shift = rng.uniform(0.0, 0.07) * np.array([np.cos(a), 0.0, np.sin(a)])
+                break
+            if o.support:
+                sup = house.object(o.support)
+                surf = [q for q in sup.surfaces if abs(q[0] - o.position[1]) < 1e-6] or sup.surfaces[:1]
+                _, x0, z0, x1, z1, _ = surf[0]
+                target = np.array([rng.uniform(x0, x1), o.position[1], rng.uniform(z0, z1)]) if x1 > x0 and z1 > z0 else o.position.copy()
+                shift = target - o.position
+            else:
+                a = rng.uniform(0, 2 * np.pi)
+                step = np.exp(rng.uniform(np.log(s.min_big_shift), np.log(1.5))) * np.array([np.cos(a), 0.0, np.sin(a)])
+                target = np.clip(o.position + step, room_lo + 0.3, room_hi - 0.3)
+                shift = np.array([target[0] - o.position[0], 0.0, target[2] - o.position[2]])
+            if np.linalg.norm(shift) >= s.min_big_shift:
+                break
+        yaw = float(rng.uniform(-np.radians(6), np.radians(6))) if small else float(rng.uniform(-np.pi, np.pi))
+        moves[o.index] = yaw_about(o.position, yaw, shift)
     # things standing on moved/removed objects follow them
     changed = True
     while changed:
@@ -155,14 +179,52 @@ def _pose(o: PlacedObject) -> np.ndarray:
     return yaw_about(np.zeros(3), o.yaw, o.position)
 
 
-def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: str) -> RioScene | None:
-    rooms = {}
+def capture_room(house: House, mesh: SceneMesh, room: int, rng: np.random.Generator, sensor: Any, voxel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One new RGB-D capture of a room: a few camera spots on its free floor, a random subset of
+    headings at each (partial views), ray cast with the sensor's noise and holes, fused on a
+    ``voxel`` grid. Returns y-up world points, uint8 colours and instance ids."""
+    from scenebench.synth.placement import NAV_RES
+    from scenebench.synth.raycast import make_raycaster
+    from scenebench.synth.sensing import _look, backproject, render_frames, voxel_downsample
+
+    cells = np.argwhere(house.walkable & (house.nav_room == room))
+    if len(cells) == 0:
+        cells = np.argwhere(house.walkable)
+    k = int(rng.integers(2, 5))
+    pick = np.sort(rng.choice(len(cells), size=min(k, len(cells)), replace=False))
+    poses = []
+    for i, j in cells[pick]:
+        eye = np.array([(i + 0.5) * NAV_RES, sensor.eye_height + rng.uniform(-0.3, 0.2), (j + 0.5) * NAV_RES])
+        start = rng.uniform(0, 2 * np.pi)
+        views = np.sort(rng.choice(8, size=int(rng.integers(3, 7)), replace=False))
+        for a in views:
+            poses.append(_look(eye, start + a * 2 * np.pi / 8, np.radians(rng.uniform(-40, -10))))
+    caster = make_raycaster(mesh.vertices, mesh.faces, sensor.raycaster)
+    raw = backproject(render_frames(mesh, poses, sensor, caster, rng), sensor)
+    cloud = voxel_downsample(raw, voxel)
+    return cloud.xyz.astype(float), np.round(cloud.rgb * 255).astype(np.uint8), cloud.instance.astype(np.int64)
+
+
+def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: str, sensor: Any = None) -> RioScene | None:
+    """The 3RScan scene of ``house`` (None when no room has a movable object).
+
+    ``sensor`` (:class:`scenebench.synth.sensing.SensorSettings`) sets the rescans' camera and
+    noise; default: 160 x 120 frames (at least), Kinect-like noise (0.0025 / m^2) and 2% holes."""
+    from scenebench.synth.sensing import SensorSettings
+
+    if sensor is None:
+        sensor = SensorSettings(depth_noise=0.0025, hole_rate=0.02)
+    sensor = replace(sensor, width=max(sensor.width, 160), height=max(sensor.height, 120))
+    rooms: dict[int, int] = {}
     for o in house.objects:
-        if o.category not in ("doorway", "window"):
+        if CATEGORIES.get(o.category) is not None and CATEGORIES[o.category].placement in _MOVABLE:
             rooms[o.room] = rooms.get(o.room, 0) + 1
-    if not rooms:
+    ok = sorted(r for r, n in rooms.items() if n >= 3)
+    if not ok and rooms:  # sparse houses: the room with the most movable objects
+        ok = [max(sorted(rooms), key=lambda r: rooms[r])]
+    if not ok:
         return None
-    room = max(sorted(rooms), key=lambda r: rooms[r])
+    room = ok[int(rng.integers(len(ok)))]
     room_objs = [o for o in house.objects if o.room == room]
     ref_mesh = _used(house.scene_mesh(with_ceiling=False, rooms={room}))
     ids_present = sorted(set(np.unique(ref_mesh.face_instance).tolist()))
@@ -186,11 +248,19 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         present = sorted(set(np.unique(ids).tolist()) - {0})
         return Scan(scan_id(house.seed, house.index, k), v, colors, dense.faces, ids, instances(present))
 
+    def capture_scan(k: int, mesh: SceneMesh, frame: np.ndarray) -> Scan:
+        xyz, colors, ids = capture_room(house, mesh, room, rng, sensor, s.rescan_voxel)
+        v = points_to_zup(xyz)
+        inv = np.linalg.inv(frame)
+        v = v @ inv[:3, :3].T + inv[:3, 3]
+        present = sorted(set(np.unique(ids).tolist()) - {0})
+        return Scan(scan_id(house.seed, house.index, k), v, colors, None, ids, instances(present))
+
     scans = [make_scan(0, ref_mesh, np.eye(4))]
     entries = []
     n_rescans = int(rng.integers(s.min_rescans, s.max_rescans + 1))
     for k in range(1, n_rescans + 1):
-        moves, removed = _moved_objects(house, room_objs, rng)
+        moves, removed = _moved_objects(house, room_objs, rng, s)
         objs = []
         for o in house.objects:
             if o.room != room or o.index in removed:
@@ -205,16 +275,17 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         frame = np.eye(4)  # rescan frame -> reference frame (z up)
         frame[:3, :3] = [[np.cos(theta), -np.sin(theta), 0], [np.sin(theta), np.cos(theta), 0], [0, 0, 1]]
         frame[:3, 3] = [rng.uniform(-2, 2), rng.uniform(-2, 2), 0.0]
-        scan = make_scan(k, mesh, frame)
+        scan = capture_scan(k, mesh, frame)
         scans.append(scan)
         rigid = []
+        shown = dict(zip(*np.unique(scan.object_ids, return_counts=True)))
         for i in ids_present:
-            if i in removed:
-                continue
+            if i in removed or i not in moves or shown.get(i, 0) < s.min_rigid_points:
+                continue  # only changed objects the rescan shows; structure never moves
             label = house.label_of(i)
             rigid.append({"instance_reference": int(i), "instance_rescan": int(i),
                           "symmetry": symmetry_code(label, s.continuous_symmetry_code),
-                          "transform": transform_to_zup(moves.get(i, np.eye(4)))})
+                          "transform": transform_to_zup(moves[i])})
         entries.append({"reference": scan.scan_id, "transform": frame, "rigid": rigid, "nonrigid": [],
                         "removed": sorted(int(i) for i in removed if i in ids_present)})
     # ambiguity: identical objects (same category, size, colour) can be swapped

@@ -31,7 +31,8 @@ class SensorSettings:
     yaws: int = 6  # views per camera position
     positions_per_10m2: float = 0.8
     max_positions: int = 4
-    voxel: float = 0.055  # fused-cloud voxel size (m); ~100k points for a 5-room house
+    voxel: float = 0.055  # fused-cloud voxel size (m) of walls, floors and ceilings
+    object_scene_voxel: float = 0.02  # fused-cloud voxel size (m) on objects: small things keep their shape
     object_voxel: float = 0.008  # object-cloud voxel size (m)
     object_points: int = 2048  # cap for object clouds
     depth_noise: float = 0.0  # std of depth noise per metre^2 of depth (Kinect-like ~0.0025)
@@ -166,14 +167,21 @@ def backproject(frames: list[Frame], s: SensorSettings) -> Cloud:
     )
 
 
-def voxel_downsample(cloud: Cloud, voxel: float) -> Cloud:
-    """Keep the first point (in input order) of every occupied voxel; deterministic."""
+def voxel_downsample(cloud: Cloud, voxel: float, fine: np.ndarray | None = None, fine_voxel: float | None = None) -> Cloud:
+    """Keep the first point (in input order) of every occupied voxel; deterministic.
+
+    ``fine`` (bool per point) selects points downsampled on the finer grid ``fine_voxel`` instead
+    (objects, so that a pen keeps more than two points); the two grids never share a cell."""
     if len(cloud) == 0:
         return cloud
-    q = np.floor(cloud.xyz / voxel).astype(np.int64)
+    if fine is None or fine_voxel is None:
+        fine = np.zeros(len(cloud), bool)
+        fine_voxel = voxel
+    size = np.where(fine, fine_voxel, voxel)[:, None]
+    q = np.floor(cloud.xyz / size).astype(np.int64)
     q -= q.min(0)
     dims = q.max(0) + 1
-    key = (q[:, 0] * dims[1] + q[:, 1]) * dims[2] + q[:, 2]
+    key = ((q[:, 0] * dims[1] + q[:, 1]) * dims[2] + q[:, 2]) * 2 + fine.astype(np.int64)
     _, first = np.unique(key, return_index=True)
     return cloud.take(np.sort(first))
 
@@ -187,7 +195,8 @@ def capture(house: House, s: SensorSettings, rng: np.random.Generator, caster: R
     raw = backproject(frames, s)
     if not s.keep_ceiling:
         raw = raw.take(raw.semantic != CEILING)
-    cloud = voxel_downsample(raw, s.voxel)
+    on_object = (raw.instance > 0) & (raw.instance <= len(house.objects))
+    cloud = voxel_downsample(raw, s.voxel, on_object, min(s.voxel, s.object_scene_voxel))
     ids, counts = np.unique(cloud.instance, return_counts=True)
     cov = {int(i): int(c) for i, c in zip(ids, counts) if i > 0}
     centre_ids, shares = [], []

@@ -1,29 +1,40 @@
 """SURPRISE3D samples for one house: questions that never name their target.
 
-Every question type is computed from geometry or from the affordance lists and emitted only when
+Every question type is computed from geometry or from the affordance table and emitted only when
 exactly one object of the house satisfies it (the satisfying set is computed, not assumed):
 
-- ``cs``   common sense: the object whose use is ``X`` (category unique in the house);
-- ``hi``   human intention: "I want to X" for the same kind of unique object;
+- ``cs``   common sense: "which object that can be used to X ..." plus a spatial part (the room it
+  is in, the object it stands on or is nearest to). Uses are many-to-many (``AFFORDANCES``: every
+  use fits several categories, most categories have several uses), so the use alone never singles
+  out a category, and targets whose category has several instances are preferred: the answer
+  needs the spatial part;
+- ``hi``   human intention: "I want to X ..." with the same kind of spatial part;
 - ``rel_pos`` relative position: the only thing on a support, the support under a unique object,
   or the object nearest an anchor with a clear 0.3 m margin;
 - ``abs``  absolute distance between surfaces (AABB gap, as annotators clicked surface points);
 - ``first_view`` narrative perspective: standing at X facing Y, the nearest object in a 60-degree
-  sector (left / right / ahead / behind) with a 0.5 m margin to the next;
+  sector (left / right / ahead / behind) with a 0.5 m margin to the next; the target lies within
+  15 degrees of the sector's centre and no rival (as near as the target + 0.5 m) lies within
+  15 degrees of either sector edge;
 - ``camera_view`` parametric perspective: a camera pose given by numbers (z-up frame, heading in
   degrees counter-clockwise from +x) and the object filling the centre of its view.
+
+Each type has at least five sentence frames. No query contains a word (or the stem of a word) of
+the target's name, including parts of compound names ("coffee" for the coffee machine, "TV" for the
+television). Scenes are whole houses, so queries say "house" or "here", never "this room"; a room is
+only named by its type ("in the kitchen").
 
 Scene arrays are in the ScanNet++ preprocessed shape, z up (converted from scenebench's y up).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from scenebench.synth.categories import CATEGORIES
 from scenebench.synth.frames import points_to_zup
 from scenebench.synth.house import House
 from scenebench.synth.relations import SceneFacts, words
@@ -32,17 +43,140 @@ from scenebench.synth.sensing import Capture
 QUESTION_TYPES = ("cs", "hi", "rel_pos", "abs", "first_view", "camera_view")
 _STRUCT = ("doorway", "window")
 
-_CS = ("Which object here can be used to {u}?", "What would someone use to {u}?", "Find the thing that is meant to {u}.",
-       "Point to the object you would need to {u}.", "What in this room is made to {u}?", "Segment the object that helps you {u}.")
-_HI = ("I want to {u}. Which object should I go to?", "I'd like to {u}; what can help me?", "I need to {u} right now. What do I use?",
-       "Help me {u}: which object is for that?", "If I wanted to {u}, what would I reach for?", "My plan is to {u}. What should I use?")
+# use -> categories that serve it (many-to-many; every use has at least three categories)
+AFFORDANCES: dict[str, tuple[str, ...]] = {
+    "sit down": ("chair", "sofa", "armchair", "stool", "ottoman", "bed"),
+    "put a drink down": ("diningtable", "coffeetable", "sidetable", "desk", "countertop", "dresser", "tvstand"),
+    "store things out of sight": ("dresser", "shelvingunit", "box", "safe", "cart", "tvstand", "fridge", "laundryhamper"),
+    "get more light": ("floorlamp", "desklamp", "candle", "window"),
+    "have something to drink": ("cup", "mug", "bottle", "winebottle", "kettle", "fridge"),
+    "serve a meal": ("plate", "bowl", "pot", "pan", "diningtable", "ladle"),
+    "heat up food": ("pan", "pot", "microwave", "toaster", "kettle"),
+    "clean up a mess": ("cloth", "dishsponge", "spraybottle", "vacuumcleaner", "papertowelroll", "garbagecan", "garbagebag"),
+    "get rid of rubbish": ("garbagecan", "garbagebag", "box"),
+    "wash something": ("sink", "faucet", "soapbar", "soapbottle", "washingmachine", "dishsponge"),
+    "lie down for a while": ("bed", "sofa", "dogbed", "pillow"),
+    "pass the time reading": ("book", "newspaper", "laptop", "desklamp", "armchair"),
+    "find out what time it is": ("alarmclock", "watch", "cellphone", "laptop", "desktop"),
+    "write something down": ("pen", "pencil", "desk", "laptop", "desktop"),
+    "watch a film": ("television", "laptop", "desktop", "sofa"),
+    "get some exercise": ("dumbbell", "basketball", "tennisracket", "baseballbat"),
+    "make the place look nicer": ("painting", "vase", "statue", "tabletopdecor", "houseplant", "candle", "teddybear"),
+    "keep food fresh": ("fridge", "bowl", "pot", "box"),
+    "move things around": ("cart", "box", "laundryhamper", "garbagebag"),
+    "cut something": ("knife", "butterknife", "fork", "spatula"),
+    "flavour a dish": ("saltshaker", "peppershaker", "winebottle", "tomato"),
+    "eat a snack": ("apple", "bread", "tomato", "lettuce", "potato", "egg"),
+    "stir or scoop food": ("spoon", "ladle", "spatula", "fork"),
+    "contact a friend": ("cellphone", "laptop", "desktop"),
+    "pay for something": ("creditcard", "cellphone", "laptop"),
+    "rest the feet": ("ottoman", "stool", "sofa", "coffeetable"),
+    "dry something": ("clothesdryer", "cloth", "papertowelroll", "toiletpaper"),
+    "do some work": ("desk", "laptop", "desktop", "pen"),
+    "keep things safe": ("safe", "box", "dresser", "keychain"),
+    "make a home cosy": ("pillow", "houseplant", "floorlamp", "armchair", "teddybear"),
+    "fix a bathroom problem": ("plunger", "toilet", "toiletpaper", "spraybottle", "sink"),
+    "play a game": ("basketball", "tennisracket", "baseballbat", "teddybear", "dumbbell"),
+    "hold flowers or plants": ("vase", "houseplant", "bottle", "cup"),
+    "put clothes away": ("dresser", "laundryhamper", "washingmachine", "clothesdryer", "boots", "box"),
+    "open the front door": ("keychain", "boots"),
+    "wipe the hands": ("cloth", "papertowelroll", "toiletpaper", "soapbar"),
+    "cool down a drink": ("fridge", "cup", "bottle"),
+    "set the table": ("plate", "fork", "spoon", "knife", "bowl", "cup"),
+    "relax in the evening": ("sofa", "armchair", "television", "book", "candle", "winebottle"),
+    "charge the mind with news": ("newspaper", "television", "cellphone", "laptop"),
+}
+USES: dict[str, tuple[str, ...]] = {}
+for _u, _cats in AFFORDANCES.items():
+    for _c in _cats:
+        USES[_c] = USES.get(_c, ()) + (_u,)
+
+# extra words that name a category though not in its display name
+_SYNONYMS = {"television": ("tv", "telly"), "fridge": ("refrigerator", "fridge"), "cellphone": ("phone", "mobile"),
+             "remotecontrol": ("remote",), "diningtable": ("table",), "coffeetable": ("table",), "sidetable": ("table",),
+             "tvstand": ("tv", "stand"), "laundryhamper": ("laundry", "hamper"), "dogbed": ("dog",), "desklamp": ("lamp",),
+             "floorlamp": ("lamp",), "garbagecan": ("bin", "trash", "rubbish", "garbage"), "garbagebag": ("bin", "trash", "rubbish", "garbage"),
+             "houseplant": ("plant",), "desktop": ("computer",), "washingmachine": ("washer", "washing"), "clothesdryer": ("dryer",),
+             "papertowelroll": ("towel", "paper"), "toiletpaper": ("toilet", "paper"), "winebottle": ("wine",),
+             "soapbottle": ("soap",), "soapbar": ("soap",), "dishsponge": ("sponge", "dish"), "butterknife": ("butter", "knife"),
+             "shelvingunit": ("shelf", "shelves", "shelving"), "countertop": ("counter",), "tabletopdecor": ("decoration", "decor")}
+_STOP = {"of", "a", "the", "pair", "bar", "unit", "roll"}
+_TOKEN = re.compile(r"[a-z]+")
+
+
+def name_stems(category: str) -> set[str]:
+    """Lower-case words (and compound parts) that name ``category``: its display words, the parts of
+    its compound name and synonyms."""
+    out = set(_TOKEN.findall(words(category).lower())) | set(_SYNONYMS.get(category, ()))
+    name = category.lower()
+    for w in list(out):
+        name = name.replace(w, " ")
+    out |= {w for w in name.split() if len(w) >= 3}
+    out.add(category.lower())
+    return {w for w in out if w not in _STOP}
+
+
+def leaks_name(text: str, category: str) -> bool:
+    """True when ``text`` contains a word of the target's name, its stem or a word built on it ("laundry"
+    for the laundry hamper, "cooking" for the cooking pot, "tv" for the television, "bedroom" for the bed,
+    "armchair" for the chair, "desk" for the desktop computer)."""
+    toks = _TOKEN.findall(text.lower())
+    for stem in name_stems(category):
+        root = stem[:5] if len(stem) > 5 else stem
+        for t in toks:
+            if t == stem or (len(stem) >= 3 and t.startswith(stem)) or (len(root) >= 4 and t.startswith(root)) or \
+                    (len(stem) >= 4 and stem in t) or (len(t) >= 4 and t in stem) or (len(t) >= 4 and stem.startswith(t) and len(t) >= len(stem) - 2):
+                return True
+    return False
+
+
+_CS = ("Which object {where} can be used to {u}?", "What {where} would someone use to {u}?", "Find the thing {where} that is meant to {u}.",
+       "Point to the object {where} you would need to {u}.", "Segment the item {where} that helps you {u}.",
+       "Among the things {where}, which one is good for when you {u}?", "Show me what {where} lets a person {u}.")
+_HI = ("I want to {u}. Which object {where} should I go to?", "I'd like to {u}; what {where} can help me?",
+       "I need to {u} right now. What do I use {where}?", "Help me {u}: which object {where} is for that?",
+       "If I wanted to {u}, what {where} would I reach for?", "My plan is to {u}. What should I use {where}?")
+_ON = ("Which object is resting on top of the {d}?", "What has been placed on the {d}?", "Segment the thing lying on the {d}.",
+       "Something sits on the {d}. Which object is it?", "What can you find on top of the {d}?")
+_UNDER = ("What is the {d} standing on?", "Which object holds up the {d}?", "What is underneath the {d}?",
+          "Find the object that the {d} rests on.", "The {d} is placed on something. What is it?")
+_NEAR = ("Which object is closest to the {d}?", "What is the nearest thing to the {d}?", "Segment the object right next to the {d}.",
+         "Which item lies nearest the {d}?", "Find what is closest to the {d}.")
+_ABS = ("Which object is about {g} m away from the {d}, measured between their closest surfaces?",
+        "Find the thing whose nearest surface is roughly {g} metres from the {d}.",
+        "What lies about {g} m from the {d} (surface to surface)?",
+        "Segment the object with a gap of about {g} m to the {d}.",
+        "There is something about {g} metres from the {d}, edge to edge. Which object is it?")
+_FIRST = ("Standing at the {x} and facing the {y}, which object is the closest one {s}?",
+          "Imagine you stand by the {x}, looking towards the {y}. What is the nearest thing {s}?",
+          "You are at the {x} and face the {y}. Which object is closest {s}?",
+          "From the {x}, looking at the {y}: what is the first object {s}?",
+          "Suppose I stand next to the {x}, turned towards the {y}. What is nearest to me {s}?")
+_CAMERA = (
+    ("A camera stands at x = {x} m, y = {y} m, {z} m above the floor, heading {h} degrees counter-clockwise from the +x axis "
+     "and tilted {p} degrees down. Which object fills the centre of its view?"),
+    ("Which object is in the middle of the picture taken from ({x}, {y}) at a height of {z} m, looking along a heading of "
+     "{h} degrees (counter-clockwise from +x) and {p} degrees downwards?"),
+    ("Put a camera at x = {x}, y = {y}, height {z} m; turn it to {h} degrees from the +x axis (counter-clockwise) and tilt it {p} "
+     "degrees down. What does it see in the centre?"),
+    ("Segment the object at the image centre of a view from position ({x} m, {y} m, {z} m) with heading {h} degrees and "
+     "downward pitch {p} degrees (z up, heading counter-clockwise from +x)."),
+    ("A photo is taken at x = {x} m, y = {y} m, z = {z} m, facing {h} degrees counter-clockwise from +x, pitched {p} degrees down. "
+     "What object is at the centre of the photo?"),
+)
 _SECTORS = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
-_SECTOR_TEXT = {"ahead": "straight ahead of you", "left": "on your left", "behind": "behind you", "right": "on your right"}
+_SECTOR_TEXT = {"ahead": ("straight ahead of you", "in front of you", "ahead"), "left": ("on your left", "to your left", "at your left-hand side"),
+                "behind": ("behind you", "at your back", "behind your back"), "right": ("on your right", "to your right", "at your right-hand side")}
+SECTOR_HALF = 30.0  # degrees: half-width of a narrative sector
+SECTOR_MARGIN = 15.0  # degrees: the target within SECTOR_HALF - MARGIN of the centre, no rival within MARGIN of an edge
+
+
+PER_TYPE = {"cs": 12, "hi": 12, "rel_pos": 16, "abs": 14, "first_view": 18, "camera_view": 12}
 
 
 @dataclass(frozen=True)
 class SurpriseSettings:
-    per_type: dict[str, int] = field(default_factory=lambda: {t: 2 for t in QUESTION_TYPES})
+    per_type: dict[str, int] = field(default_factory=lambda: dict(PER_TYPE))
     min_points: int = 40
     superpoint_size: float = 0.3  # metres; superpoints = (instance, coarse voxel) cells
 
@@ -70,25 +204,61 @@ class SurpriseGenerator:
         self._vis = np.array([o.index in self.f.visible_ids for o in self.all], bool)
         self.records: list[dict[str, Any]] = []
 
-    def _emit(self, target, text: str, qtype: str) -> None:
-        low = text.lower()
-        if words(target.category).lower() in low or target.category in low.replace(" ", ""):
-            return  # never name the target
+    def _emit(self, target, text: str, qtype: str) -> bool:
+        if leaks_name(text, target.category):
+            return False  # never name the target, not even part of its name
         self.records.append({"scene_id": self.sid, "object_id": int(target.index), "description": text,
                              "object_name": [target.category], "question_type": qtype})
+        return True
 
     def _pick(self, items: list, n: int) -> list:
         return [items[i] for i in sorted(self.rng.permutation(len(items))[:n])] if items else []
 
+    def _one(self, bank: tuple[str, ...]) -> str:
+        return bank[int(self.rng.integers(len(bank)))]
+
+    def _emit_some(self, cands: list[tuple[Any, str]], qtype: str) -> None:
+        """Emit up to the type's quota, preferring targets whose category has several instances in
+        the house (then a category name alone cannot give the answer); one question per target text."""
+        n = self.s.per_type.get(qtype, 0)
+        order = self.rng.permutation(len(cands))
+        multi = [cands[i] for i in order if self.f.counts[cands[i][0].category] >= 2]
+        single = [cands[i] for i in order if self.f.counts[cands[i][0].category] < 2]
+        # at least two thirds of the questions from multi-instance targets when there are enough
+        take_single = max(0, n - len(multi)) if len(multi) >= (2 * n) // 3 else len(single)
+        take_single = min(take_single, max(n // 3, n - len(multi)))
+        made, seen = 0, set()
+        for t, text in multi + single[:take_single]:
+            if made >= n:
+                break
+            if text in seen:
+                continue
+            seen.add(text)
+            made += self._emit(t, text, qtype)
+
     def knowledge(self) -> None:
-        uniq = [o for o in self.things if self.f.counts[o.category] == 1]
-        for qtype, bank, k in (("cs", _CS, 0), ("hi", _HI, -1)):
-            for o in self._pick(uniq, self.s.per_type.get(qtype, 0)):
-                use = CATEGORIES[o.category].uses[k]
-                sat = [p for p in self.h.objects if use in CATEGORIES[p.category].uses]
-                if len(sat) != 1:
-                    continue
-                self._emit(o, bank[int(self.rng.integers(len(bank)))].format(u=use), qtype)
+        """Use + spatial part; exactly one object of the house has the use and fits the part."""
+        phys = [o for o in self.h.objects if o.category not in _STRUCT]
+        room_of = {o.index: self.f.room_type(o) for o in phys}
+        sup_of = {o.index: o.support for o in phys}
+        for qtype, bank in (("cs", _CS), ("hi", _HI)):
+            cands: list[tuple[Any, str]] = []
+            for o in self.things:
+                if self.f.counts[o.category] < 2:
+                    continue  # a category unique in the house would be found from the use and the labels alone
+                for use in USES.get(o.category, ()):
+                    fit = [p for p in phys if p.category in AFFORDANCES[use]]
+                    if len({p.category for p in fit}) < 2 and len(fit) < 2:
+                        continue  # the use alone would name the answer
+                    wheres = [(f"in the {room_of[o.index]}", [p for p in fit if room_of[p.index] == room_of[o.index]])]
+                    if o.support and self.h.object(o.support).category not in _STRUCT:
+                        d = self.f.describe(self.h.object(o.support))
+                        if d:
+                            wheres.append((f"on the {d}", [p for p in fit if sup_of[p.index] == o.support]))
+                    for where, sat in wheres:
+                        if len(sat) == 1 and sat[0].index == o.index:
+                            cands.append((o, self._one(bank).format(u=use, where=where)))
+            self._emit_some(cands, qtype)
 
     def _geometry(self):
         if not hasattr(self, "_lo"):
@@ -111,17 +281,16 @@ class SurpriseGenerator:
                 continue
             on = [p for p in self.h.objects if p.support == o.index]
             if len(on) == 1 and on[0].index in vis:
-                out.append((on[0], f"Which object is resting on top of the {d}?"))
+                out.append((on[0], self._one(_ON).format(d=d)))
             if o.support and o.support in vis and self.h.object(o.support).category not in _STRUCT:
-                out.append((self.h.object(o.support), f"What is the {d} standing on?"))
+                out.append((self.h.object(o.support), self._one(_UNDER).format(d=d)))
             same = np.flatnonzero((self._room == o.room) & (np.arange(len(self.all)) != i))
             if len(same) >= 2:
                 g = G[i, same]
                 order = np.argsort(g, kind="stable")
                 if g[order[1]] - g[order[0]] >= 0.3 and self._vis[same[order[0]]]:
-                    out.append((self.all[same[order[0]]], f"Which object is closest to the {d}?"))
-        for t, text in self._pick(out, self.s.per_type.get("rel_pos", 0)):
-            self._emit(t, text, "rel_pos")
+                    out.append((self.all[same[order[0]]], self._one(_NEAR).format(d=d)))
+        self._emit_some(out, "rel_pos")
 
     def absolute(self) -> None:
         cands = []
@@ -137,9 +306,8 @@ class SurpriseGenerator:
                 g1 = round(float(G[i, t]), 1)
                 sat = np.flatnonzero(others & (np.abs(G[i] - g1) < 0.3))
                 if len(sat) == 1 and sat[0] == t:
-                    cands.append((self.all[t], f"Which object is about {g1:.1f} m away from the {d}, measured between their closest surfaces?"))
-        for t, text in self._pick(cands, self.s.per_type.get("abs", 0)):
-            self._emit(t, text, "abs")
+                    cands.append((self.all[t], self._one(_ABS).format(g=f"{g1:.1f}", d=d)))
+        self._emit_some(cands, "abs")
 
     def narrative(self) -> None:
         cands = []
@@ -147,6 +315,7 @@ class SurpriseGenerator:
         anchors = [(i, o, self.f.describe(o)) for i, o in enumerate(self.all) if not o.support and self._vis[i]]
         anchors = [(i, o, d) for i, o, d in anchors if d]
         cxz = self._c[:, [0, 2]]
+        inner = SECTOR_HALF - SECTOR_MARGIN
         for i, x, dx in anchors:
             for j, y, dy in anchors:
                 if i == j or x.room != y.room:
@@ -162,32 +331,37 @@ class SurpriseGenerator:
                 ok[[i, j]] = False
                 bearing = np.degrees(np.arctan2(-(v @ right), v @ fwd))  # + = to the left
                 for sector, ang in _SECTORS.items():
-                    diff = (bearing - ang + 180) % 360 - 180
-                    hit = np.flatnonzero(ok & (np.abs(diff) <= 30))
+                    diff = np.abs((bearing - ang + 180) % 360 - 180)
+                    hit = np.flatnonzero(ok & (diff <= SECTOR_HALF))
                     if not len(hit):
                         continue
                     ds = np.sort(dist[hit])
                     best = hit[np.argmin(dist[hit])]
-                    if (len(hit) == 1 or ds[1] - ds[0] >= 0.5) and self._vis[best]:
-                        cands.append((self.all[best], f"Standing at the {dx} and facing the {dy}, which object is the closest one {_SECTOR_TEXT[sector]}?"))
-        for t, text in self._pick(cands, self.s.per_type.get("first_view", 0)):
-            self._emit(t, text, "first_view")
+                    if not ((len(hit) == 1 or ds[1] - ds[0] >= 0.5) and self._vis[best] and diff[best] <= inner):
+                        continue
+                    # no rival near an edge: anything as close as the target + 0.5 m within the margin band
+                    band = ok & (diff > SECTOR_HALF - SECTOR_MARGIN) & (diff <= SECTOR_HALF + SECTOR_MARGIN) & (dist <= dist[best] + 0.5)
+                    band[best] = False
+                    if band.any():
+                        continue
+                    text = self._one(_FIRST).format(x=dx, y=dy, s=self._one(_SECTOR_TEXT[sector]))
+                    cands.append((self.all[best], text))
+        self._emit_some(cands, "first_view")
 
     def camera(self) -> None:
-        seen: dict[int, int] = {}
+        cands = []
         for k, (cid, share) in enumerate(zip(self.cap.centre_ids, self.cap.centre_share)):
-            if cid and cid <= len(self.h.objects) and share >= 0.03 and cid in self.f.visible_ids and self.h.object(cid).category not in _STRUCT:
-                seen.setdefault(cid, k)
-        for cid, k in self._pick(sorted(seen.items()), self.s.per_type.get("camera_view", 0)):
+            if not (cid and cid <= len(self.h.objects) and share >= 0.03 and cid in self.f.visible_ids
+                    and self.h.object(cid).category not in _STRUCT):
+                continue
             pose = self.cap.frames_poses[k]
             eye = points_to_zup(pose[:3, 3][None])[0]
             fwd = pose[:3, 2]
             heading = float(np.degrees(np.arctan2(-fwd[2], fwd[0])) % 360)
             pitch = float(np.degrees(np.arcsin(np.clip(fwd[1], -1, 1))))
-            text = (f"A camera stands at x = {eye[0]:.2f} m, y = {eye[1]:.2f} m, {eye[2]:.2f} m above the floor, heading "
-                    f"{heading:.0f} degrees counter-clockwise from the +x axis and tilted {abs(pitch):.0f} degrees down. "
-                    f"Which object fills the centre of its view?")
-            self._emit(self.h.object(cid), text, "camera_view")
+            text = self._one(_CAMERA).format(x=f"{eye[0]:.2f}", y=f"{eye[1]:.2f}", z=f"{eye[2]:.2f}", h=f"{heading:.0f}", p=f"{abs(pitch):.0f}")
+            cands.append((self.h.object(cid), text))
+        self._emit_some(cands, "camera_view")
 
 
 def surprise_house(house: House, cap: Capture, rng: np.random.Generator, scene_id: str, s: SurpriseSettings) -> list[dict[str, Any]]:

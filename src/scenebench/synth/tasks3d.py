@@ -18,7 +18,7 @@ from scenebench.synth import templates as T
 from scenebench.synth.categories import CATEGORIES, CATEGORY_NAMES, DETECTION_NAME
 from scenebench.synth.house import House
 from scenebench.synth.navigation import NavGrid
-from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, relation, room_box, sentence, words
+from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, room_box, sentence, view_relation, viewer_frame, words
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -62,6 +62,37 @@ def _options(choices: list) -> str:
 
 def _fmt_box(b: list[float]) -> str:
     return "[" + ", ".join(f"{v:.2f}" for v in b) + "]"
+
+
+MAX_COUNT = 9  # counting answers and options lie in 1..MAX_COUNT
+_NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+_VIEW = ("Standing at the {x} and facing the {y}, ", "Imagine you stand by the {x}, looking towards the {y}. ",
+         "From the {x}, facing the {y}: ", "Seen from the {x} while you look at the {y}, ",
+         "Suppose you are at the {x} and face the {y}. ")
+_REL_WORDS = {
+    "left": ("to the left of", "on the left side of", "left of"),
+    "right": ("to the right of", "on the right side of", "right of"),
+    "front": ("in front of", "closer to you than", "nearer than"),
+    "behind": ("behind", "farther away than", "beyond"),
+    "front-left": ("in front of and to the left of", "nearer and to the left of", "left of and closer than"),
+    "front-right": ("in front of and to the right of", "nearer and to the right of", "right of and closer than"),
+    "behind-left": ("behind and to the left of", "farther and to the left of", "left of and beyond"),
+    "behind-right": ("behind and to the right of", "farther and to the right of", "right of and beyond"),
+    "above": ("above", "higher than", "over"),
+    "below": ("below", "lower than", "under"),
+}
+
+
+def _viewpoint(rng: np.random.Generator, x: str, y: str) -> str:
+    return _VIEW[int(rng.integers(len(_VIEW)))].format(x=x, y=y)
+
+
+def _relation_text(rng: np.random.Generator, rel: str, a: str, b: str, dist: float) -> str:
+    """One of several phrasings of a relation (free-text reference of the Relation task)."""
+    w = _REL_WORDS[rel][int(rng.integers(3))]
+    forms = (f"The {a} is {w} the {b}.", f"From here the {a} appears {w} the {b}.", f"You see the {a} {w} the {b}, about {dist:.1f} m apart.",
+             f"{a.capitalize()} {w} {b}.", f"Relative to the {b}, the {a} is {w} it.")
+    return forms[int(rng.integers(len(forms)))]
 
 
 def _fmt_names(names: list[str]) -> str:
@@ -116,8 +147,14 @@ class Generator:
         return [v[0] for _, v in sorted(by_cat.items())]
 
     def classification(self) -> None:
-        for o in self._pick(self._cloud_objects(), self.n("Classification")):
-            others = [c for c in CATEGORY_NAMES if c != o.category]
+        """Options are six categories of objects this house shows as object clouds: the asked one
+        and five others drawn the same way, so every option is as likely a right answer as the
+        truth (no "never-right" distractors); the order is a uniform permutation."""
+        pool = self._cloud_objects()
+        if len(pool) < 6:
+            return
+        for o in self._pick(pool, self.n("Classification")):
+            others = [p.category for p in pool if p.category != o.category]
             choices = [o.category] + [others[i] for i in self.rng.choice(len(others), 5, replace=False)]
             order = self.rng.permutation(6)
             choices = [choices[i] for i in order]
@@ -127,11 +164,38 @@ class Generator:
             self._add("Classification", {"pcl": self._object_pcl(o), "query": q, "gt_choices": choices, "gt_choice": gi}, a)
 
     def _describe_obj(self, o) -> str:
+        """A varied object caption: a few of colour, size, room, support, neighbour and use, in
+        several phrasings and orders, so no fixed template matches most references."""
         c = CATEGORIES[o.category]
         w, h, d = (o.aabb[1] - o.aabb[0])
-        use = c.uses[int(self.rng.integers(len(c.uses)))]
-        return (f"{T.article(o.color).capitalize()} {c.words}, about {h:.1f} m tall, {w:.1f} m wide and {d:.1f} m deep. "
-                f"It is usually found in the {self.f.room_type(o)}, and people use it to {use}.")
+        rng = self.rng
+        use = c.uses[int(rng.integers(len(c.uses)))]
+        name = words(o.category)
+        room = self.f.room_type(o)
+        near = self.f.nearest(o)
+        sup = self.f.support_cat(o)
+
+        def one(options: tuple[str, ...]) -> str:
+            return options[int(rng.integers(len(options)))]
+
+        head = one((f"{T.article(o.color).capitalize()} {name}.", f"This is {T.article(o.color + ' ' + name)}.",
+                    f"A {name} in {o.color}.", f"It is {T.article(name)}, coloured {o.color}.",
+                    f"{o.color.capitalize()} {name}.", f"The object is a {o.color} {name}."))
+        facts = [
+            one((f"It stands about {h:.1f} m high.", f"Roughly {w:.1f} by {d:.1f} m across.", f"Its height is close to {h:.2f} metres.",
+                 f"It measures about {w:.1f} x {h:.1f} x {d:.1f} m.", f"Small enough to be {w * 100:.0f} cm wide." if w < 0.5 else f"A large piece, {w:.1f} m wide.")),
+            one((f"It sits in the {room}.", f"Found in a {room}.", f"You would see it in the {room}.", f"Its place is the {room}.")),
+            one((f"Handy to {use}.", f"Good for when you want to {use}.", f"People {use} with it.", f"Its purpose: to {use}.",
+                 f"Used to {use}.")),
+        ]
+        if sup:
+            facts.append(one((f"It rests on the {words(sup)}.", f"Placed on top of a {words(sup)}.", f"Lying on the {words(sup)}.")))
+        elif near is not None:
+            facts.append(one((f"Next to it is the {words(near.category)}.", f"Close by there is a {words(near.category)}.",
+                              f"Its nearest neighbour is a {words(near.category)}.")))
+        k = int(rng.integers(2, len(facts) + 1))
+        picked = [facts[i] for i in rng.permutation(len(facts))[:k]]
+        return " ".join([head] + picked)
 
     def description(self) -> None:
         for o in self._pick(self._cloud_objects(), self.n("DescriptionObj")):
@@ -158,17 +222,61 @@ class Generator:
             self._add("ConversationObj", {"pcl": self._object_pcl(o), "query": q, "reference": aa, "object": o.category}, a)
 
     # --- scene perception ----------------------------------------------------------------------
+    def _count_questions(self) -> list[tuple[int, str, str, str]]:
+        """(count, key, noun, scope text) for every countable set: a category in the house, a
+        category in one room, the things on one support, the furniture of one room. Only sets
+        whose members are all visible; counts 1..``MAX_COUNT``."""
+        out: list[tuple[int, str, str, str]] = []
+        vis = self.f.visible_ids
+        phys = [o for o in self.h.objects if o.category not in ("doorway", "window")]
+        for cat in sorted({o.category for o in phys}):
+            members = [o for o in phys if o.category == cat]
+            if all(o.index in vis for o in members):
+                out.append((len(members), cat, words(cat), "in the house"))
+                for r in sorted({o.room for o in members}):
+                    inr = [o for o in members if o.room == r]
+                    if len(inr) != len(members):
+                        out.append((len(inr), cat, words(cat), f"in the {self.h.plan.rooms[r].type}"))
+        for r in self.h.plan.rooms:
+            furn = [o for o in phys if o.room == r.index and not o.support]
+            if furn and all(o.index in vis for o in furn):
+                out.append((len(furn), "furniture", "piece of furniture", f"standing on the floor of the {r.type}"))
+        for sup in phys:
+            on = [o for o in phys if o.support == sup.index]
+            d = self.f.describe(sup)
+            if on and d and all(o.index in vis for o in on):
+                out.append((len(on), "item", "item", f"on the {d}"))
+        # the same wording must not name two different sets
+        texts = {}
+        for n, key, noun, scope in out:
+            texts.setdefault((noun, scope), []).append(n)
+        return [q for q in out if len(texts[(q[2], q[3])]) == 1 and 1 <= q[0] <= MAX_COUNT]
+
     def counting(self) -> None:
-        cats = sorted({o.category for o in self.f.visible if self.f.all_visible(o.category)})
-        for cat in self._pick(cats, self.n("Counting")):
-            n = self.f.counts[cat]
-            low = max(1, n - int(self.rng.integers(0, 6)))
-            choices = list(range(low, low + 6))
+        """Answers spread over 1..MAX_COUNT: each question first draws a target count uniformly,
+        then asks about a set whose size is nearest to it. Options: the truth plus five other
+        values drawn uniformly from 1..MAX_COUNT (so the options say nothing about the answer),
+        in a uniformly random order."""
+        cands = self._count_questions()
+        used: set[int] = set()
+        for _ in range(self.n("Counting")):
+            left = [k for k in range(len(cands)) if k not in used]
+            if not left:
+                return
+            want = int(self.rng.integers(1, MAX_COUNT + 1))
+            gap = np.array([abs(cands[k][0] - want) for k in left])
+            best = [left[i] for i in np.flatnonzero(gap == gap.min())]
+            k = best[int(self.rng.integers(len(best)))]
+            used.add(k)
+            n, key, noun, scope = cands[k]
+            others = [v for v in range(1, MAX_COUNT + 1) if v != n]
+            choices = [n] + [others[i] for i in self.rng.choice(len(others), 5, replace=False)]
+            choices = [choices[i] for i in self.rng.permutation(6)]
             gi = choices.index(n)
-            noun = words(cat)
-            q = T.question("Counting", self.rng, plural=T.plural(noun)) + _options(choices)
-            a = T.answer("Counting", self.rng, n=n, plural=T.plural(noun), plural_n=T.counted(n, noun), letter=LETTERS[gi])
-            self._add("Counting", {"query": q, "gt_choices": choices, "gt_choice": gi, "object": cat}, a)
+            plural = f"{T.plural(noun)} {scope}"
+            q = T.question("Counting", self.rng, plural=plural) + _options(choices)
+            a = T.answer("Counting", self.rng, n=n, plural=plural, plural_n=f"{T.counted(n, noun)} {scope}", letter=LETTERS[gi])
+            self._add("Counting", {"query": q, "gt_choices": choices, "gt_choice": gi, "object": key}, a)
 
     def detection(self) -> None:
         classes = sorted({DETECTION_NAME[o.category] for o in self.f.visible if o.category in DETECTION_NAME})
@@ -211,36 +319,68 @@ class Generator:
             self._add("RoomDetection", {"query": q, "object": items}, a)
 
     # --- scene reasoning -----------------------------------------------------------------------
-    def _pairs(self, allow_vertical: bool) -> list[tuple[Any, Any, str]]:
+    def _view_pairs(self, allow_vertical: bool) -> dict[str, list[tuple[Any, Any, Any, Any]]]:
+        """Relation -> [(viewer anchor, faced object, A, B)]: A and B unique, visible and in the same
+        room as each other and as the viewer, the relation read from the viewer's standpoint."""
         uniq = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
-        out = []
-        for i, a in enumerate(uniq):
-            for b in uniq[i + 1:]:
-                for x, y in ((a, b), (b, a)):
-                    rel = relation(x.center, y.center)
-                    if rel is None or (rel in VERTICAL and not allow_vertical):
+        by_rel: dict[str, list] = {}
+        for r in sorted({o.room for o in uniq}):
+            inroom = [o for o in uniq if o.room == r]
+            anchors = [o for o in inroom if not o.support]
+            if len(inroom) < 3 or len(anchors) < 2:
+                continue
+            for x in anchors:
+                for y in anchors:
+                    if x is y or np.linalg.norm((y.center - x.center)[[0, 2]]) < 0.8:
                         continue
-                    out.append((x, y, rel))
-                    break
+                    fwd, right = viewer_frame(x.center, y.center)
+                    objs = [o for o in inroom if o is not x]
+                    for i, a in enumerate(objs):
+                        for b in objs[i + 1:]:
+                            for p, q in ((a, b), (b, a)):
+                                rel = view_relation(p.center, q.center, fwd, right)
+                                if rel is None or (rel in VERTICAL and not allow_vertical):
+                                    continue
+                                by_rel.setdefault(rel, []).append((x, y, p, q))
+        return by_rel
+
+    def _balanced(self, by_rel: dict[str, list], n: int) -> list[tuple[str, tuple]]:
+        """``n`` samples whose relation is drawn uniformly from all relation types (then a pair)."""
+        out = []
+        for _ in range(n):
+            rel = RELATIONS[int(self.rng.integers(len(RELATIONS)))]
+            if rel not in by_rel:  # not present here: the nearest available type by random choice
+                avail = sorted(by_rel)
+                if not avail:
+                    return out
+                rel = avail[int(self.rng.integers(len(avail)))]
+            items = by_rel[rel]
+            out.append((rel, items[int(self.rng.integers(len(items)))]))
         return out
 
     def position(self, test: bool) -> None:
-        for a, b, rel in self._pick(self._pairs(allow_vertical=not test), self.n("PositionRelation")):
+        """Relations read from a stated viewpoint ("standing at the sofa facing the TV"), objects in
+        one room, relation types balanced, three distractor relations drawn uniformly."""
+        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=not test), self.n("PositionRelation")):
             wa, wb = words(a.category), words(b.category)
-            others = [r for r in RELATIONS if r != rel]
+            types = [r for r in RELATIONS if (r not in VERTICAL) or not test]
+            others = [r for r in types if r != rel]
             rels = [rel] + [others[i] for i in self.rng.choice(len(others), 3, replace=False)]
             rels = [rels[i] for i in self.rng.permutation(4)]
             choices = [sentence(r, wa, wb) for r in rels]
             gi = rels.index(rel)
-            q = T.question("PositionRelation", self.rng, a=wa, b=wb) + _options(choices)
+            view = _viewpoint(self.rng, words(x.category), words(y.category))
+            q = view + T.lower_first(T.question("PositionRelation", self.rng, a=wa, b=wb)) + _options(choices)
             s = choices[gi]
             ans = T.answer("PositionRelation", self.rng, sentence=s, sentence_lc=T.lower_first(s), letter=LETTERS[gi])
-            self._add("PositionRelation", {"query": q, "gt_choices": choices, "gt_choice": gi, "objects": [a.category, b.category]}, ans)
-        for a, b, rel in self._pick(self._pairs(allow_vertical=True), self.n("Relation")):
+            self._add("PositionRelation", {"query": q, "gt_choices": choices, "gt_choice": gi, "objects": [a.category, b.category],
+                                           "viewpoint": [x.category, y.category]}, ans)
+        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=True), self.n("Relation")):
             wa, wb = words(a.category), words(b.category)
-            s = sentence(rel, wa, wb)
+            view = _viewpoint(self.rng, words(x.category), words(y.category))
+            s = _relation_text(self.rng, rel, wa, wb, float(np.linalg.norm(a.center - b.center)))
             dist = float(np.linalg.norm(a.center - b.center))
-            q = T.question("Relation", self.rng, a=wa, b=wb)
+            q = view + T.lower_first(T.question("Relation", self.rng, a=wa, b=wb))
             ans = T.answer("Relation", self.rng, sentence=s, sentence_lc=T.lower_first(s), dist=f"{dist:.1f}")
             self._add("Relation", {"query": q, "reference": s, "rooms": self.scene_rooms, "objects": self.scene_objects}, ans)
 
@@ -269,13 +409,36 @@ class Generator:
 
     # --- scene expression ----------------------------------------------------------------------
     def caption_text(self) -> str:
-        rooms = self.h.plan.rooms
-        parts = [f"This house has {len(rooms)} rooms: {_fmt_names([T.article(r.type) for r in rooms])}."]
-        for r in rooms:
+        """A varied scene caption: rooms in a random order, each told in one of several phrasings
+        with a random subset of its objects (colour, support or neighbour attached)."""
+        rng = self.rng
+        rooms = list(self.h.plan.rooms)
+        order = [rooms[i] for i in rng.permutation(len(rooms))]
+
+        def one(options: tuple[str, ...]) -> str:
+            return options[int(rng.integers(len(options)))]
+
+        n = len(rooms)
+        parts = [one((f"A home of {_NUMBER.get(n, str(n))} rooms.", f"The layout counts {n} rooms, among them {T.article(order[0].type)}.",
+                      f"{_NUMBER.get(n, str(n)).capitalize()} rooms make up this flat.", f"It is a {n}-room dwelling.",
+                      f"There are {_fmt_names([T.article(r.type) for r in order])} here."))]
+        for r in order:
             objs = [o for o in self.f.visible if o.room == r.index and o.category not in ("doorway", "window")]
-            big = [o for o in objs if not o.support][:4] or objs[:4]
-            if big:
-                parts.append(f"The {r.type} has {_fmt_names([T.article(f'{o.color} {words(o.category)}') for o in big])}.")
+            if not objs:
+                continue
+            k = int(rng.integers(1, min(4, len(objs)) + 1))
+            picked = [objs[i] for i in sorted(rng.permutation(len(objs))[:k])]
+            names = []
+            for o in picked:
+                style = int(rng.integers(3))
+                base = f"{o.color} {words(o.category)}" if style == 0 else words(o.category)
+                if style == 2 and o.support:
+                    base += f" on the {words(self.f.support_cat(o))}"
+                names.append(T.article(base))
+            listed = _fmt_names(names)
+            parts.append(one((f"In the {r.type} you find {listed}.", f"The {r.type} holds {listed}.",
+                              f"{listed.capitalize()} can be seen in the {r.type}.", f"Inside the {r.type}: {listed}.",
+                              f"The {r.type} is furnished with {listed}.", f"Walking into the {r.type}, there is {listed}.")))
         return " ".join(parts)
 
     def scaption(self) -> None:

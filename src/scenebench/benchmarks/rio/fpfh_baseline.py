@@ -16,9 +16,11 @@ Honest limits (each prediction carries ``status``, ``fitness`` and ``rmse`` so t
 
 - ``too_few_points``: an instance with fewer than ``min_points`` points after voxel downsampling has
   no usable features; the identity is predicted.
-- ``low_fitness``: the best hypothesis explains under ``low_fitness`` of the points -- the object is
-  probably gone, heavily occluded or was matched to clutter; the pose is still written (a model
-  must answer), but it is rarely right.
+- ``fallback_identity``: the alignment failed -- the best hypothesis explains under ``low_fitness``
+  of the points (the object is probably gone, heavily occluded or was matched to clutter) or its
+  pose is implausible (not finite, not a rotation, or a translation beyond ``max_translation``,
+  e.g. the 1e11 m poses a degenerate RANSAC can return). The identity is predicted instead and
+  the case is counted (``status_counts`` of the run), so failures never become wild poses.
 - Planar and rotationally symmetric objects have ambiguous features: RANSAC may land them on a
   symmetric or interchangeable twin (scored as correct only where the ground truth says so).
 - Open3D's RANSAC runs in parallel threads, so results can differ slightly between runs even with
@@ -52,6 +54,7 @@ class FpfhSettings:
     static_fitness: float = 0.8
     low_fitness: float = 0.3
     min_points: int = 30
+    max_translation: float = 5.0  # metres; a found pose moving an object farther is a failed alignment
     seed: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -154,8 +157,24 @@ def relocalize_instances(instances: dict[int, np.ndarray], target_points: np.nda
                 out[iid].update(pose=np.asarray(full.transformation), fitness=float(full.fitness), rmse=float(full.inlier_rmse), method="fpfh_ransac_icp")
         use_up(src, out[iid]["pose"])
     for r in out.values():
-        r.setdefault("status", "low_fitness" if r["fitness"] < s.low_fitness else "ok")
+        if "status" in r:
+            continue
+        if r["fitness"] < s.low_fitness or not plausible_pose(r["pose"], s.max_translation):
+            r.update(pose=np.eye(4), status="fallback_identity", failed_method=r.get("method"))
+        else:
+            r["status"] = "ok"
     return out
+
+
+def plausible_pose(pose: Any, max_translation: float) -> bool:
+    """A finite rigid transform (orthonormal rotation, det +1) moving at most ``max_translation`` metres."""
+    m = np.asarray(pose, float)
+    if m.shape != (4, 4) or not np.isfinite(m).all():
+        return False
+    R = m[:3, :3]
+    if not np.allclose(R @ R.T, np.eye(3), atol=1e-3) or abs(np.linalg.det(R) - 1.0) > 1e-3:
+        return False
+    return float(np.linalg.norm(m[:3, 3])) <= max_translation
 
 
 def relocalize_rescan(data: ThreeRScan, rescan: Rescan, s: FpfhSettings = FpfhSettings()) -> tuple[list[dict[str, Any]], float]:

@@ -49,6 +49,7 @@ def yaw_pose(angle: float, center: np.ndarray, target: np.ndarray, up: int = 2) 
 
 class RandomModel:
     name = "random"
+    ground_truth_perception = True  # picks among the ground-truth instances (masks, boxes)
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = int(seed)

@@ -10,6 +10,7 @@ their rescan points, so a moved object is not matched onto an unmoved twin). Onl
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +28,7 @@ class FPFHModel:
         from scenebench.benchmarks.rio.fpfh_baseline import FpfhSettings
 
         self.settings_ = replace(FpfhSettings(), voxel=float(voxel), seed=int(seed))
+        self.status_counts: Counter[str] = Counter()  # ok / fallback_identity / too_few_points / no_points
 
     def settings(self) -> dict[str, Any]:
         return self.settings_.to_json()
@@ -42,4 +44,5 @@ class FPFHModel:
         ref_ids = np.asarray(scene.get("reference_instance_ids"))
         wanted = {int(s.inputs["instance"]) for s in batch.samples}
         found = relocalize_instances({i: ref_xyz[ref_ids == i] for i in sorted(wanted)}, np.asarray(scene.points, float), self.settings_)
+        self.status_counts.update(r["status"] for r in found.values())
         return [PosePrediction(s.sample_id, pose=np.asarray(found[int(s.inputs["instance"])]["pose"], float).tolist()) for s in batch.samples]

@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 
 from scenebench.models.base import ModelSample, SceneBatch, SceneObject
-from scenebench.models.builtin.prior import PriorModel, mentions
+from scenebench.models.builtin.labels import LabelsModel
+from scenebench.models.builtin.prior import mentions
 from scenebench.models.predictions import (
     BoxesPrediction,
     BoxPrediction,
@@ -136,9 +137,10 @@ def nearest_option(options: tuple[str, ...], value: float) -> int | None:
 
 class NearestObjectModel:
     name = "baseline:nearest"
+    ground_truth_perception = True  # reads the ground-truth scene graph (labels, boxes, instances)
 
     def __init__(self, seed: int = 0) -> None:
-        self.prior = PriorModel(seed=seed)
+        self.prior = LabelsModel(seed=seed)
 
     def settings(self) -> dict[str, Any]:
         return {"relation_threshold_m": RELATION_THRESHOLD, "rules": 2}  # rules: bumped when the rules change, so old runs restart
@@ -257,9 +259,10 @@ def cluster_cloud(
 
 class ClusterModel:
     name = "baseline:cluster"
+    ground_truth_perception = True  # names clusters with ground-truth labels
 
     def __init__(self, seed: int = 0, voxel: float = 0.1) -> None:
-        self.prior = PriorModel(seed=seed)
+        self.prior = LabelsModel(seed=seed)
         self.voxel = float(voxel)
         self.prototypes: dict[str, np.ndarray] = {}
 

@@ -94,6 +94,7 @@ def object_choice(reply: str, n_objects: int) -> int | None:
 
 class OpenAIChatModel:
     name = "openai"
+    ground_truth_perception = True  # the prompt lists the ground-truth objects of the scene
 
     def __init__(
         self,

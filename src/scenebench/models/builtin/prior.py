@@ -14,9 +14,12 @@ Per answer kind:
   the task's most frequent train label);
 - waypoints: from the start, the mean train displacement from start to goal;
 - pose: the identity ("nothing moved"), the prior of object re-localization where most objects stay;
-- mask: the category the query most likely asks for, from word/target-name counts in train, then
-  every instance with that label in the scene's instance list (labels only, no geometry); without
-  a labelled match it predicts the first instance of the list.
+- mask: an empty mask. A blind model sees neither the points nor the instance labels, so it can
+  point at nothing; the label-reading shortcut is ``baseline:labels``
+  (:mod:`scenebench.models.builtin.labels`).
+
+The prior never reads the scene: the runner hands it no ground-truth objects (it does not set
+``ground_truth_perception``) and it reads no points.
 """
 
 from __future__ import annotations
@@ -147,13 +150,7 @@ class PriorModel:
         if kind == "pose":
             return PosePrediction(sid, pose=np.eye(4).tolist())
         if kind == "mask":
-            objs = batch.scene.objects
-            label = self.guess_label(s.query)
-            hits = [o for o in objs if label is not None and o.label == label and o.point_indices is not None]
-            if not hits:
-                hits = [o for o in objs[:1] if o.point_indices is not None]
-            idx = np.concatenate([np.asarray(o.point_indices) for o in hits]) if hits else np.zeros(0, int)
-            return MaskPrediction(sid, indices=idx.tolist())
+            return MaskPrediction(sid, indices=[])
         return TextPrediction(sid, text="")
 
     def choose_option(self, task: str, options: tuple[str, ...]) -> int:
