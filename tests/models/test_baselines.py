@@ -77,7 +77,7 @@ def test_labels_baseline_guesses_the_segmentation_target_from_words_and_the_blin
 
 
 def test_runner_hides_ground_truth_objects_from_models_that_do_not_ask():
-    from scenebench.runtime.runner import perception_view
+    from scenebench.models.execution import perception_view
 
     objs = [SceneObject(1, "bed", [0] * 6, np.array([0, 1]))]
     scene = _scene(objs)
