@@ -57,9 +57,9 @@ def bench_raycasters() -> None:
 
 
 def bench_stages() -> None:
+    from scenebench.benchmarks.rio.writer import write_scan
     from scenebench.synth.house import build_house
     from scenebench.synth.rescans import RescanSettings, rio_scene
-    from scenebench.benchmarks.rio.writer import write_scan
     from scenebench.synth.sensing import SensorSettings, capture
     from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
     from scenebench.synth.tasks3d import TaskSettings, bench3d_house

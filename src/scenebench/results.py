@@ -74,7 +74,7 @@ class Results(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     inputs: dict[str, Any] = Field(default_factory=dict)
     command: list[str] = Field(default_factory=lambda: redact_argv(sys.argv))  # no password of a --base-url
-    created: str = Field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    created: str = Field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
     warnings: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
     # the model was given ground-truth perception (instance labels, boxes or masks of the scene):
@@ -85,7 +85,7 @@ class Results(BaseModel):
         atomic_write_json(path, self.model_dump(mode="json"))
 
     @classmethod
-    def load(cls, path: str | Path) -> "Results":
+    def load(cls, path: str | Path) -> Results:
         return cls.model_validate(read_json(path, what="results file"))
 
     def overall(self) -> MetricTable:

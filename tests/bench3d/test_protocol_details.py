@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 import pytest
+from tests.bench3d.fixtures import make_bench
+from tests.bench3d.test_scorer import FakeJudge, write_answers
 
 from scenebench.benchmarks.bench3d import sample_scores as S
 from scenebench.benchmarks.bench3d.records import validate_record
@@ -14,8 +16,6 @@ from scenebench.benchmarks.bench3d.scorer import aggregate
 from scenebench.benchmarks.bench3d.specs import Primary
 from scenebench.metrics import text as T
 from scenebench.runtime.scoring import SampleScore
-from tests.bench3d.fixtures import make_bench
-from tests.bench3d.test_scorer import FakeJudge, write_answers
 
 
 def det_record(labels_boxes):

@@ -2,13 +2,13 @@ import json
 
 import numpy as np
 import pytest
+from tests.bench3d.fixtures import make_bench, records_for
 
 from scenebench.benchmarks.bench3d.loader import check_point_clouds, load_bench
 from scenebench.benchmarks.bench3d.records import validate_record
 from scenebench.benchmarks.bench3d.tasks import TASK_FILES, TASKS, parse_task_list, task_key
 from scenebench.benchmarks.bench3d.writer import write_task
 from scenebench.errors import InputError
-from tests.bench3d.fixtures import make_bench, records_for
 
 
 def test_every_task_roundtrips_through_writer_and_loader(tmp_path):

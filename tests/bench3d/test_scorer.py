@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from tests.bench3d.fixtures import make_bench, records_for
 from typer.testing import CliRunner
 
 from scenebench.benchmarks.bench3d.run import score_3dbench
@@ -11,7 +12,6 @@ from scenebench.cli import app
 from scenebench.errors import InputError
 from scenebench.judges.api import JudgeVerdict
 from scenebench.results import Results
-from tests.bench3d.fixtures import make_bench, records_for
 
 GOOD = {
     "classification": lambda r: f"It looks like a {r['gt_choices'][r['gt_choice']]}.",  # official ignores letters

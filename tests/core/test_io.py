@@ -92,7 +92,7 @@ READ_JSON_CASES = [
     b'["\xff"]',
     b'{"a": 1,}',
     b'[1] [2]',
-    '["é"]'.encode("utf-8"),
+    '["é"]'.encode(),
 ]
 
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 import importlib.util
 import json
 
+import harness
 import pytest
+from faultlog import record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import harness
-from faultlog import record
 
 FAST = [n for n, t in harness.TARGETS.items() if n not in ("rio_ply", "surprise3d_scene_pth")]
 SLOW = ["rio_ply", "surprise3d_scene_pth"]  # 0.1-0.6 s per case (PLY text parse, torch.load)

@@ -12,9 +12,8 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 import harness
+import pytest
 from faultlog import FUZZ_DIR, OUTCOMES
 
 RUNS = 60

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pytest
 
-
 pytestmark = pytest.mark.slow
 KILLS = 4
 ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1"}

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.rio.rooms import REF, RESCAN_A, write_room
 
 from scenebench.benchmarks.rio.loader import ThreeRScan
 from scenebench.benchmarks.rio.writer import PLY_NAME
-
-from tests.rio.rooms import REF, RESCAN_A, write_room
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["ascii", "binary"])

@@ -10,9 +10,10 @@ from scenebench.cli import main
 
 pytest.importorskip("openai", reason="needs the judge extra")
 
+from tests.bench3d.fixtures import make_bench, records_for  # noqa: E402
+
 from scenebench.benchmarks.bench3d.run import score_3dbench  # noqa: E402
 from scenebench.judges.factory import build_judge  # noqa: E402
-from tests.bench3d.fixtures import make_bench, records_for  # noqa: E402
 
 
 def test_agreement_of_two_judged_3dbench_runs(tmp_path, fake_openai, capsys):

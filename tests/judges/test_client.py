@@ -8,8 +8,8 @@ import pytest
 
 from scenebench.errors import ScenebenchError
 from scenebench.judges.api import Judge, JudgeRequest, JudgeUnavailable
-from scenebench.judges.factory import build_judge
 from scenebench.judges.client import OpenAICompatibleJudge
+from scenebench.judges.factory import build_judge
 
 pytest.importorskip("openai", reason="needs the judge extra")
 

@@ -8,7 +8,6 @@ nothing again.
 import json
 
 import numpy as np
-
 import pytest
 
 from scenebench.models.base import ModelSample, SceneObject

@@ -19,7 +19,6 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-
 from fake_openai import FakeOpenAI
 
 MARK_FILL = (255, 255, 0)

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from . import toyviews
-from .conftest import toy_scores, write_run
 
 from scenebench.report.html import write_html_report
+
+from . import toyviews
+from .conftest import toy_scores, write_run
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -3,7 +3,6 @@ import math
 
 import numpy as np
 import pytest
-from .conftest import toy_scores, write_run
 
 from scenebench.cli import main
 from scenebench.errors import RunMismatchError
@@ -11,6 +10,8 @@ from scenebench.metrics.aggregate import Mean, cluster_weights
 from scenebench.report.compare import _p_value, check_comparable, compare_pair, compare_runs, specs_from_info
 from scenebench.report.runs import load_runs
 from scenebench.runtime.scoring import SampleScore
+
+from .conftest import toy_scores, write_run
 
 
 def two_runs(tmp_path, shift=0.1, **kw):

@@ -4,14 +4,15 @@ import re
 
 import numpy as np
 import pytest
-from . import toyviews
-from .conftest import EVIL, toy_scores, write_run
 
 from scenebench.cli import main
 from scenebench.errors import InputError
 from scenebench.report import viewer as vw
 from scenebench.report.html import build_payload, json_for_script, pick_view_samples, write_html_report
 from scenebench.report.runs import load_run
+
+from . import toyviews
+from .conftest import EVIL, toy_scores, write_run
 
 
 def embedded_data(html: str) -> dict:
@@ -178,10 +179,9 @@ def test_scene_budget_shrinks_scenes_when_many_are_embedded(toy_run):
 
 def test_histogram_defaults_to_a_score_not_a_ratios_raw_count(tmp_path):
     """3DBench's BLEU is a corpus ratio of n-gram counts; a histogram of the count m1 says nothing."""
+    from scenebench.metrics.aggregate import Mean, Ratio
     from scenebench.report.html import _fields
     from scenebench.report.runs import load_run
-
-    from scenebench.metrics.aggregate import Mean, Ratio
     from scenebench.results import Results
     from scenebench.runtime.rundir import RunDir
     from scenebench.runtime.scoring import SCORE_KIND, SampleScore, summarize_scores

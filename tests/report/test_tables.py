@@ -1,14 +1,14 @@
 import math
 
-from .conftest import SPECS
-
 from scenebench.metrics.aggregate import Mean
+from scenebench.report.layouts import SURPRISE3D
 from scenebench.report.runs import load_run, load_runs
 from scenebench.report.tables import latex_escape, long_table, paper_table, tables_for, to_latex, to_markdown
-from scenebench.report.layouts import SURPRISE3D
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.scoring import SCORE_KIND, SampleScore, summarize_scores
+
+from .conftest import SPECS
 
 S3D_SPECS = [Mean("mIoU", "iou", scale=100, unit="%"), Mean("A25", "a25", scale=100, unit="%"), Mean("A50", "a50", scale=100, unit="%")]
 

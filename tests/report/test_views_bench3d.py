@@ -10,9 +10,9 @@ import pytest
 
 from scenebench.benchmarks.bench3d.run import score_3dbench
 from scenebench.benchmarks.bench3d.writer import write_point_cloud, write_task
+from scenebench.report.compare import compare_runs
 from scenebench.report.html import build_payload
 from scenebench.report.runs import load_run, load_runs
-from scenebench.report.compare import compare_runs
 from scenebench.report.tables import tables_for, to_markdown
 
 from .conftest import EVIL

@@ -3,14 +3,12 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
+from fixtures import make_surprise3d
 from typer.testing import CliRunner
 
 from scenebench.cli import app
 from scenebench.runtime.execute import parse_model_args
-
-from fixtures import make_surprise3d
 
 
 def test_parse_model_args():

@@ -5,11 +5,10 @@ import subprocess
 import sys
 
 import pytest
+from fixtures import make_rio
 from typer.testing import CliRunner
 
 from scenebench.cli import app
-
-from fixtures import make_rio
 
 
 @pytest.fixture(scope="module")

@@ -1,15 +1,15 @@
 import os
 
 import pytest
+from toy_source import ToySource
 
 from scenebench.errors import ScenebenchError
 from scenebench.models.base import ModelSample
+from scenebench.models.execution import WorkUnit
 from scenebench.models.predictions import TextPrediction
 from scenebench.runtime.ray_backend import RayBackend, merge_shard
-from scenebench.models.execution import WorkUnit
-from scenebench.runtime.runner import PREDICTION_KIND, run_benchmark
 from scenebench.runtime.rundir import RunDir
-from toy_source import ToySource
+from scenebench.runtime.runner import PREDICTION_KIND, run_benchmark
 
 HERE = os.path.dirname(__file__)
 

@@ -1,11 +1,13 @@
 import json
 
 import pytest
+from toy_source import ToySource
 
 from scenebench.errors import RunMismatchError, ScenebenchError
 from scenebench.models.base import ModelSample
-from scenebench.models.predictions import TextPrediction
 from scenebench.models.execution import ModelSpec, WorkUnit, check_unit_predictions
+from scenebench.models.predictions import TextPrediction
+from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.runner import (
     PREDICTION_KIND,
     plan_units,
@@ -13,8 +15,6 @@ from scenebench.runtime.runner import (
     run_benchmark,
     select_samples,
 )
-from scenebench.runtime.rundir import RunDir
-from toy_source import ToySource
 
 
 def _calls(path):

@@ -8,13 +8,13 @@ import json
 
 import numpy as np
 import pytest
+from tests.surprise3d.conftest import RECORDS
 
 from scenebench.benchmarks.surprise3d.annotations import load_annotations
 from scenebench.benchmarks.surprise3d.predictions import read_predictions
 from scenebench.benchmarks.surprise3d.scorer import score_run
 from scenebench.errors import InputError
 from scenebench.metrics import segmentation as S
-from tests.surprise3d.conftest import RECORDS
 
 
 def test_epsilon_vanishes_in_float32_from_32_points_on():

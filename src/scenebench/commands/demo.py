@@ -77,11 +77,10 @@ def _pick(metrics: dict[str, Any], path: tuple[str, ...]) -> float | None:
 
 def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any = None, report: bool = True) -> DemoResult:
     from rich.console import Console
+    from rich.text import Text
 
     from scenebench.models.sources.base import make_source
     from scenebench.runtime.runner import run_benchmark
-
-    from rich.text import Text
 
     console = console or Console(markup=False)
     t0 = time.perf_counter()

@@ -67,7 +67,7 @@ def compare_command(
     from rich.text import Text
 
     from scenebench.io.files import atomic_write_json
-    from scenebench.report.compare import comparison_markdown, compare_runs
+    from scenebench.report.compare import compare_runs, comparison_markdown
     from scenebench.report.runs import load_runs
 
     runs = load_runs(run_dirs, label or None)

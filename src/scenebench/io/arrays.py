@@ -21,7 +21,6 @@ import numpy as np
 
 from scenebench.errors import InputError
 
-
 # numpy parses an .npy header with ast.literal_eval (SyntaxError, TokenError on damage) and allocates
 # the declared shape before reading (MemoryError when a tiny file claims a huge array).
 _DAMAGED_HEADER = (SyntaxError, tokenize.TokenError, MemoryError, OverflowError)

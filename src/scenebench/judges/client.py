@@ -173,7 +173,7 @@ class OpenAICompatibleJudge:
             if self._on_close is not None:
                 self._on_close()
 
-    def __enter__(self) -> "OpenAICompatibleJudge":
+    def __enter__(self) -> OpenAICompatibleJudge:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -136,7 +136,7 @@ class LocalServer:
             raise ScenebenchError("local judge server is not running")
         return self.root_url + "/v1"
 
-    def start(self) -> "LocalServer":
+    def start(self) -> LocalServer:
         if not importlib.util.find_spec("xllamacpp"):
             raise MissingExtraError("xllamacpp", "judge", "the local llama.cpp judge server")
         cmd = [
@@ -152,7 +152,7 @@ class LocalServer:
         lines: deque[str] = deque()
         stdout = proc.stdout
         assert stdout is not None
-        self._reader = reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(stdout.readline, b"")), daemon=True)
+        self._reader = reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(stdout.readline, b"")), daemon=True)  # noqa: E741
         reader.start()
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
@@ -199,7 +199,7 @@ class LocalServer:
         if self._own_log:
             self.log_path.unlink(missing_ok=True)
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> LocalServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

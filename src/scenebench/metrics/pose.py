@@ -34,8 +34,6 @@ References:
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 
 from scenebench.geometry.poses import about_pivot, symmetry_rotations

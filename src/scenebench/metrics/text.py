@@ -104,8 +104,8 @@ def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2
     if not hyp or not refs:
         return 0.0
     lcs = [lcs_length(r, hyp) for r in refs]
-    prec = max(l / len(hyp) for l in lcs)
-    rec = max(l / len(r) if r else 0.0 for l, r in zip(lcs, refs))
+    prec = max(l / len(hyp) for l in lcs)  # noqa: E741
+    rec = max(l / len(r) if r else 0.0 for l, r in zip(lcs, refs))  # noqa: E741
     if prec == 0 or rec == 0:
         return 0.0
     return ((1 + beta**2) * prec * rec) / (rec + beta**2 * prec)

@@ -31,7 +31,18 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import RunMismatchError
-from scenebench.metrics.aggregate import Derived, Mean, Median, MetricSpec, Ratio, bootstrap_replicates, cluster_weights, compute, f1_from, field_matrix
+from scenebench.metrics.aggregate import (
+    Derived,
+    Mean,
+    Median,
+    MetricSpec,
+    Ratio,
+    bootstrap_replicates,
+    cluster_weights,
+    compute,
+    f1_from,
+    field_matrix,
+)
 from scenebench.report.runs import LoadedRun
 
 # Settings that describe the model, the machine or the summary's bootstrap, not how a sample is

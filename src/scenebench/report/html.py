@@ -216,7 +216,7 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
                   max_view_bytes: int = DEFAULT_MAX_VIEW_BYTES) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "title": title or "scenebench report: " + ", ".join(dict.fromkeys(r.benchmark for r in runs)),
-        "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "version": __version__,
         "runs": [],
         "scenes": {},

@@ -20,8 +20,6 @@ row; the second stops with a clear error.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import os
 import shutil
 from pathlib import Path
@@ -129,7 +127,7 @@ class RunDir:
             raise InputError(self.run_json, f"top level is a {type(meta).__name__}", expected="the JSON object scenebench writes")
         return meta
 
-    def open(self, meta: dict[str, Any], *, overwrite: bool = False, key_fields: tuple[str, ...] = ("benchmark", "protocol", "fingerprint")) -> "RunDir":
+    def open(self, meta: dict[str, Any], *, overwrite: bool = False, key_fields: tuple[str, ...] = ("benchmark", "protocol", "fingerprint")) -> RunDir:
         """Create the folder or resume it; refuse a folder made with other inputs or settings.
 
         ``overwrite`` always starts again: what the folder held is removed even if it matches.

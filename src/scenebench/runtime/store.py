@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-
 # What json.dumps(body, ensure_ascii=False, allow_nan=True) gives, without building an encoder per record.
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
 
@@ -42,7 +41,7 @@ class SampleStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "SampleStore":
+    def __enter__(self) -> SampleStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -68,9 +68,8 @@ class GenerateSettings:
 
     def resolved(self) -> GenerateSettings:
         """Settings with 'auto' choices made, as recorded in the manifest."""
-        from scenebench.synth.raycast import default_backend
-
         from scenebench.extras import available
+        from scenebench.synth.raycast import default_backend
 
         return replace(self, raycaster=default_backend() if self.raycaster == "auto" else self.raycaster,
                        surprise_pth=available("torch") if self.surprise_pth is None else self.surprise_pth)
@@ -138,7 +137,8 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             for inst in b.object_uids:
                 _save_npy(stage / "3dbench" / "Objects" / f"{object_uid(house, inst)}.npy", object_cloud(cap.raw, inst, sensor, orng))
             summary["bench3d"] = {"records": b.records, "instructions": b.instructions}
-            from scenebench.synth.scene_graph import FOLDER as GRAPHS, scene_graph
+            from scenebench.synth.scene_graph import FOLDER as GRAPHS
+            from scenebench.synth.scene_graph import scene_graph
 
             _save_json(stage / "3dbench" / GRAPHS / f"{house.house_id}.json", scene_graph(house, cap.coverage, s.min_points))
         if "surprise3d" in s.formats:
@@ -147,14 +147,15 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             recs = surprise_house(house, cap, _rng(s, index, 3), sid, SurpriseSettings(min_points=s.min_points))
             arr = scene_arrays(cap, SurpriseSettings().superpoint_size)
             _write_surprise_scene(stage / "surprise3d" / "scenes", sid, arr, s.surprise_pth)
-            from scenebench.synth.scannetpp import FOLDER as SCANNETPP, SEGMENTS_ANNO, segments_anno
+            from scenebench.synth.scannetpp import FOLDER as SCANNETPP
+            from scenebench.synth.scannetpp import SEGMENTS_ANNO, segments_anno
 
             doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], house.label_of)
             _save_json(stage / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO, doc)
             summary["surprise3d"] = recs
         if "3rscan" in s.formats:
-            from scenebench.synth.rescans import RescanSettings, rio_scene
             from scenebench.benchmarks.rio.writer import write_scan
+            from scenebench.synth.rescans import RescanSettings, rio_scene
 
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
             scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)

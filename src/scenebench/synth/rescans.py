@@ -100,7 +100,7 @@ def subdivide(mesh: SceneMesh, max_edge: float, max_iter: int = 6) -> SceneMesh:
         m01, m12, m20 = m[:, 0], m[:, 1], m[:, 2]
         new = np.concatenate([np.stack([a, m01, m20], 1), np.stack([m01, b, m12], 1), np.stack([m20, m12, c], 1), np.stack([m01, m12, m20], 1)])
         v = np.concatenate([v, mids.reshape(-1, 3)])
-        rep = lambda x: np.concatenate([x[~long], np.tile(x[long], (4,) + (1,) * (x.ndim - 1))])  # noqa: E731
+        rep = lambda x: np.concatenate([x[~long], np.tile(x[long], (4,) + (1,) * (x.ndim - 1))])  # noqa: B023, E731
         f = np.concatenate([f[~long], new])
         col, inst, sem = rep(col), rep(inst), rep(sem)
     return SceneMesh(v, f, col, inst, sem)

@@ -248,7 +248,7 @@ class Generator:
                 out.append((len(on), "item", "item", f"on the {d}"))
         # the same wording must not name two different sets
         texts = {}
-        for n, key, noun, scope in out:
+        for n, _key, noun, scope in out:
             texts.setdefault((noun, scope), []).append(n)
         return [q for q in out if len(texts[(q[2], q[3])]) == 1 and 1 <= q[0] <= MAX_COUNT]
 

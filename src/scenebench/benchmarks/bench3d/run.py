@@ -210,7 +210,7 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
             metrics[key][g], c = agg(f"{key}:{g}", ts)
             ci_groups[key][g] = {"mean_primary": c}
             counts_by_group[key][g] = count([r for t in ts for r in by_task[t]])
-    setattr(ci, "by_task", ci_task)
+    ci.by_task = ci_task
     for key, val in ci_groups.items():
         setattr(ci, key, val)
     info["mean_primary"] = {"kind": "aggregate", "description": AGGREGATE_RULE, "unit": "%", "higher_is_better": True}

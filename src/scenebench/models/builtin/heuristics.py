@@ -244,7 +244,7 @@ def cluster_cloud(
     uniq, starts, counts = np.unique(point_lab[order], return_index=True, return_counts=True)
     out = []
     horiz = [i for i in range(3) if i != up]
-    for comp, st, n in zip(uniq, starts, counts):
+    for _comp, st, n in zip(uniq, starts, counts):
         if n < min_points:
             continue
         idx = keep[order[st : st + n]]

@@ -71,7 +71,7 @@ class Segmentation:
         return {"labels": self.labels(), "boxes": np.asarray(self.boxes, float).reshape(-1, 6)}
 
     @classmethod
-    def from_arrays(cls, labels: np.ndarray, boxes: np.ndarray) -> "Segmentation":
+    def from_arrays(cls, labels: np.ndarray, boxes: np.ndarray) -> Segmentation:
         labels = np.asarray(labels, np.int64)
         n = len(boxes)
         order = np.argsort(labels, kind="stable")
