@@ -32,13 +32,28 @@ from scenebench.benchmarks.bench3d.records import validate_records  # noqa: E402
 from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings  # noqa: E402
 from scenebench.benchmarks.bench3d.writer import write_task  # noqa: E402
 
-TASKS = ["classification", "counting", "position_relation", "detection", "visual_grounding", "visual_grounding_plus", "room_detection", "navigation"]
+TASKS = [
+    "classification",
+    "counting",
+    "position_relation",
+    "detection",
+    "visual_grounding",
+    "visual_grounding_plus",
+    "room_detection",
+    "navigation",
+]
 NAMES = ["chair", "cup", "sofa", "bed", "vase", "mug"]
 
 
 def box(rng: random.Random) -> list[float]:
-    return [round(rng.uniform(-6, 6), 2), round(rng.uniform(0, 2), 2), round(rng.uniform(-6, 6), 2),
-            round(rng.uniform(0.2, 2), 2), round(rng.uniform(0.2, 2), 2), round(rng.uniform(0.2, 2), 2)]
+    return [
+        round(rng.uniform(-6, 6), 2),
+        round(rng.uniform(0, 2), 2),
+        round(rng.uniform(-6, 6), 2),
+        round(rng.uniform(0.2, 2), 2),
+        round(rng.uniform(0.2, 2), 2),
+        round(rng.uniform(0.2, 2), 2),
+    ]
 
 
 def jitter(b: list[float], rng: random.Random, s: float = 0.3) -> list[float]:
@@ -62,7 +77,12 @@ def make(per_task: int, houses: int, seed: int = 0) -> tuple[dict[str, list[dict
                 q |= {"gt_choices": [1, 2, 3, 4, 5, 12], "gt_choice": g, "object": "chair"}
                 a = rng.choice([f"{cot}So there are {[1, 2, 3, 4, 5, 12][g]} chairs.", "ANSWER: B", "There are three chairs."])
             elif t == "position_relation":
-                opts = ["The sofa is to the left of the bed.", "The sofa is to the right of the bed.", "The sofa is in front of the bed.", "The sofa is behind the bed."]
+                opts = [
+                    "The sofa is to the left of the bed.",
+                    "The sofa is to the right of the bed.",
+                    "The sofa is in front of the bed.",
+                    "The sofa is behind the bed.",
+                ]
                 q |= {"gt_choices": opts, "gt_choice": k % 4}
                 a = rng.choice([opts[k % 4], f"{cot}The answer is ({'ABCD'[k % 4]}).", "(C)"])
             elif t == "detection":
@@ -79,7 +99,10 @@ def make(per_task: int, houses: int, seed: int = 0) -> tuple[dict[str, list[dict
                 c = jitter(b, rng, 0.5)
                 a = f"{cot}Its centre is ({c[0]}, {c[1]}, {c[2]})."
             elif t == "room_detection":
-                rooms = [{"label": r, "bbox": [rng.uniform(-5, 5), rng.uniform(-5, 5), 1.25, rng.uniform(2, 6), rng.uniform(2, 6), 2.5]} for r in ("Kitchen", "LivingRoom", "Bedroom")]
+                rooms = [
+                    {"label": r, "bbox": [rng.uniform(-5, 5), rng.uniform(-5, 5), 1.25, rng.uniform(2, 6), rng.uniform(2, 6), 2.5]}
+                    for r in ("Kitchen", "LivingRoom", "Bedroom")
+                ]
                 q |= {"object": rooms}
                 a = "; ".join(f"{r['label']}: {[round(v + rng.uniform(-0.2, 0.2), 2) for v in r['bbox']]}" for r in rooms)
             else:
@@ -121,7 +144,9 @@ def main() -> None:
     raw, ans = make(args.per_task, args.houses)
     records = {t: validate_records(t, rs) for t, rs in raw.items()}
     n = sum(len(r) for r in records.values())
-    print(f"answers: {n} ({args.per_task} per task x {len(TASKS)} rule-scored tasks), mean length {sum(map(len, ans.values())) / n:.0f} chars")
+    print(
+        f"answers: {n} ({args.per_task} per task x {len(TASKS)} rule-scored tasks), mean length {sum(map(len, ans.values())) / n:.0f} chars"
+    )
     bench = Bench(Path("."), records, {})
     for protocol in ("strict", "official"):
         scorer = Bench3DScorer(bench, Answers(ans), Settings(protocol=protocol))
@@ -133,7 +158,9 @@ def main() -> None:
                 scorer.score_record(r)
             best, best_cpu = min(best, time.perf_counter() - t0), min(best_cpu, time.process_time() - c0)
         # CPU time is reported beside wall time: on a shared 2-core machine other processes inflate the wall clock
-        print(f"parse + metrics [{protocol}]: {best * 1000:.0f} ms wall, {best_cpu * 1000:.0f} ms CPU for {n} answers = {n / best:,.0f} answers/s (wall)")
+        print(
+            f"parse + metrics [{protocol}]: {best * 1000:.0f} ms wall, {best_cpu * 1000:.0f} ms CPU for {n} answers = {n / best:,.0f} answers/s (wall)"
+        )
     texts = list(ans.values())
     t0 = time.process_time()
     ours = [P.official_group_numbers(x, "[", "]") + P.official_group_numbers(x, "(", ")") for x in texts]
@@ -142,7 +169,9 @@ def main() -> None:
     ref = [released_parse_num(released_parse_num([], "[", "]", x), "(", ")", x) for x in texts]
     t_ref = time.process_time() - t0
     assert ours == ref
-    print(f"official number reader (CPU): scenebench {t_ours * 1000:.0f} ms vs released character loop {t_ref * 1000:.0f} ms (x{t_ref / t_ours:.1f}), identical output")
+    print(
+        f"official number reader (CPU): scenebench {t_ours * 1000:.0f} ms vs released character loop {t_ref * 1000:.0f} ms (x{t_ref / t_ours:.1f}), identical output"
+    )
     if args.skip_e2e:
         return
     from scenebench.benchmarks.bench3d.run import score_3dbench
@@ -158,7 +187,9 @@ def main() -> None:
         t0 = time.perf_counter()
         res = score_3dbench(root / "bench", root / "answers.jsonl", out=root / "run", n_resamples=1000)
         dt = time.perf_counter() - t0
-        print(f"end to end (load, pair, score, SQLite, 1000-resample bootstrap, results.json): {dt:.2f} s = {n / dt:,.0f} answers/s; overall mean_primary {res.metrics['overall']['mean_primary']:.1f}")
+        print(
+            f"end to end (load, pair, score, SQLite, 1000-resample bootstrap, results.json): {dt:.2f} s = {n / dt:,.0f} answers/s; overall mean_primary {res.metrics['overall']['mean_primary']:.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ def surprise3d_data(root: Path, n_scenes: int, n_points: int, per_scene: int) ->
             bounds = np.searchsorted(inst[order], np.arange(-1, n_inst + 1))
             for k in range(per_scene):
                 targets = rng.choice(n_inst, size=int(rng.integers(1, 3)), replace=False)
-                gt = np.concatenate([order[bounds[t + 1]:bounds[t + 2]] for t in targets])
+                gt = np.concatenate([order[bounds[t + 1] : bounds[t + 2]] for t in targets])
                 # 40% of the GT points plus 0.4% of the scene: a mediocre model, about 2,000 indices
                 keep = gt[rng.random(gt.size) < 0.4]
                 pred = np.unique(np.concatenate([keep, rng.integers(0, n_points, n_points // 250)]))
@@ -131,8 +131,21 @@ json.dump(res, open(out, "w"), indent=2)
 
 
 def surprise3d_cmds(files: dict[str, Path], run: Path) -> tuple[list[str], list[str]]:
-    ours = ["-m", "scenebench", "score", "surprise3d", "-a", str(files["ann"]), "-s", str(files["scenes"]),
-            "-p", str(files["preds"]), "--out", str(run), "--no-progress"]
+    ours = [
+        "-m",
+        "scenebench",
+        "score",
+        "surprise3d",
+        "-a",
+        str(files["ann"]),
+        "-s",
+        str(files["scenes"]),
+        "-p",
+        str(files["preds"]),
+        "--out",
+        str(run),
+        "--no-progress",
+    ]
     plain = ["-c", PLAIN_S3D, str(files["ann"]), str(files["scenes"]), str(files["preds"]), str(run.with_suffix(".plain.json"))]
     return ours, plain
 
@@ -158,7 +171,18 @@ def bench3d_data(root: Path, per_task: int) -> dict[str, Path]:
 
 
 def bench3d_cmds(files: dict[str, Path], run: Path) -> tuple[list[str], None]:
-    return ["-m", "scenebench", "score", "3dbench", "--data", str(files["data"]), "--predictions", str(files["preds"]), "--out", str(run)], None
+    return [
+        "-m",
+        "scenebench",
+        "score",
+        "3dbench",
+        "--data",
+        str(files["data"]),
+        "--predictions",
+        str(files["preds"]),
+        "--out",
+        str(run),
+    ], None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -206,9 +230,19 @@ def rio_semseg(root: Path, n_rescans: int, per_scan: int) -> None:
     symmetric rotations), so no scan geometry is needed."""
     rng = np.random.default_rng(19)
     for s in range(n_rescans):
-        groups = [{"objectId": i, "id": i, "label": ["chair", "table", "lamp"][i % 3],
-                   "obb": {"centroid": [round(float(x), 4) for x in rng.normal(size=3)], "axesLengths": [0.5, 0.5, 0.8],
-                           "normalizedAxes": [1, 0, 0, 0, 1, 0, 0, 0, 1]}} for i in range(1, per_scan + 1)]
+        groups = [
+            {
+                "objectId": i,
+                "id": i,
+                "label": ["chair", "table", "lamp"][i % 3],
+                "obb": {
+                    "centroid": [round(float(x), 4) for x in rng.normal(size=3)],
+                    "axesLengths": [0.5, 0.5, 0.8],
+                    "normalizedAxes": [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                },
+            }
+            for i in range(1, per_scan + 1)
+        ]
         (root / f"ref-{s:05d}").mkdir(exist_ok=True)
         (root / f"ref-{s:05d}" / "semseg.v2.json").write_text(json.dumps({"segGroups": groups}))
 
@@ -251,7 +285,9 @@ def rio_cmds(files: dict[str, Path], run: Path) -> tuple[list[str], list[str]]:
 # ------------------------------------------------------------------------------------------------
 
 
-def run_rounds(name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None) -> dict[str, list[tuple[float, float, float]]]:  # noqa: ANN001
+def run_rounds(
+    name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None
+) -> dict[str, list[tuple[float, float, float]]]:  # noqa: ANN001
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO / "src")}
     base_env = {**env, "PYTHONPATH": str(baseline)} if baseline else None
     got: dict[str, list[tuple[float, float, float]]] = {"scenebench": [], "plain": [], "baseline": []}
@@ -282,8 +318,7 @@ def compare_results(name: str, root: Path, rounds: int, has_base: bool) -> bool 
 
 def report(name: str, got: dict[str, list[tuple[float, float, float]]], n: int, unit: str) -> None:
     """Medians of wall and CPU seconds, the largest peak RSS, and ratios against scenebench."""
-    med = {w: (statistics.median(x[0] for x in v), max(x[1] for x in v), statistics.median(x[2] for x in v))
-           for w, v in got.items() if v}
+    med = {w: (statistics.median(x[0] for x in v), max(x[1] for x in v), statistics.median(x[2] for x in v)) for w, v in got.items() if v}
     t, m, c = med["scenebench"]
     line = f"{name}: scenebench score {t:.2f} s wall / {c:.2f} CPU-s ({n / t:,.0f} {unit}/s), peak RSS {m:.0f} MB"
     for who in ("plain", "baseline"):
@@ -309,7 +344,9 @@ def main() -> None:
     only = set(args.only or ["surprise3d", "3dbench", "rio"])
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-e2e-"))
     root.mkdir(parents=True, exist_ok=True)
-    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores; {args.rounds} interleaved rounds, medians")
+    print(
+        f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores; {args.rounds} interleaved rounds, medians"
+    )
     try:
         if "surprise3d" in only:
             d = root / "s3d"
@@ -320,7 +357,9 @@ def main() -> None:
                 print(f"surprise3d workload written in {time.perf_counter() - t0:.1f} s")
             files = {"ann": d / "ann.json", "scenes": d / "scenes", "preds": d / "preds.jsonl"}
             n = args.s3d_scenes * args.s3d_per_scene
-            print(f"surprise3d: {n:,} samples x {args.s3d_points:,} points, mask_indices JSONL {files['preds'].stat().st_size / 1e6:.0f} MB")
+            print(
+                f"surprise3d: {n:,} samples x {args.s3d_points:,} points, mask_indices JSONL {files['preds'].stat().st_size / 1e6:.0f} MB"
+            )
             report("surprise3d", run_rounds("s3d", surprise3d_cmds, files, d, args.rounds, args.baseline_src), n, "samples")
         if "3dbench" in only:
             d = root / "b3d"

@@ -50,7 +50,9 @@ def bench_raycasters() -> None:
             t, tri = caster.cast(origins[:n], dirs[:n])
             best = min(best, time.perf_counter() - t0)
         rates[name] = n / best
-        print(f"  {name:8s} build {build * 1e3:7.1f} ms   {n / best / 1e6:8.3f} M rays/s   ({best * 1e3:8.1f} ms for {n:,} rays, hits {np.isfinite(t).mean():.1%})")
+        print(
+            f"  {name:8s} build {build * 1e3:7.1f} ms   {n / best / 1e6:8.3f} M rays/s   ({best * 1e3:8.1f} ms for {n:,} rays, hits {np.isfinite(t).mean():.1%})"
+        )
     if "numpy" in rates:
         for name, r in rates.items():
             print(f"  {name:8s} {r / rates['numpy']:8.1f}x the plain numpy implementation")
@@ -81,10 +83,17 @@ def bench_stages() -> None:
         t4 = time.process_time()
         sc = rio_scene(h, np.random.default_rng(i), RescanSettings(max_edge=0.75), "train")
         for scan in sc.scans:
-            write_scan(os.path.join(tmp, scan.scan_id), scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances, atomic=False)
+            write_scan(
+                os.path.join(tmp, scan.scan_id), scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances, atomic=False
+            )
         t5 = time.process_time()
-        for k, v in (("house + placement", t1 - t), ("sensing + fusion", t2 - t1), ("3DBench ground truth", t3 - t2),
-                     ("SURPRISE3D questions + arrays", t4 - t3), ("3RScan rescans + files", t5 - t4)):
+        for k, v in (
+            ("house + placement", t1 - t),
+            ("sensing + fusion", t2 - t1),
+            ("3DBench ground truth", t3 - t2),
+            ("SURPRISE3D questions + arrays", t4 - t3),
+            ("3RScan rescans + files", t5 - t4),
+        ):
             tot[k] = tot.get(k, 0.0) + v
         pts.append(len(cap.cloud))
         objs.append(len(h.objects))
@@ -118,15 +127,22 @@ def bench_workers(houses: int) -> None:
 
     results = {}
     for workers in (1, 2):
-        r = json.loads(subprocess.run([sys.executable, "-c", _WORKER_RUN, str(houses), str(workers)], capture_output=True,
-                                      text=True, check=True).stdout.strip().splitlines()[-1])
+        r = json.loads(
+            subprocess.run([sys.executable, "-c", _WORKER_RUN, str(houses), str(workers)], capture_output=True, text=True, check=True)
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         results[workers] = r["wall"]
-        print(f"  workers={workers}: {houses} houses in {r['wall']:6.2f} s wall = {houses / r['wall']:5.2f} houses/s "
-              f"({houses / r['wall'] / workers:5.2f} per worker); CPU {r['cpu'] / houses:5.2f} s per house "
-              f"(= {houses / r['cpu']:5.2f} houses per CPU-second, imports included); "
-              f"{np.mean(r['objects']):.0f} objects, {np.mean(r['points']):,.0f} points per scene")
-    print(f"  speed-up 1 -> 2 workers: {results[1] / results[2]:.2f}x (wall, start-up included; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        print(
+            f"  workers={workers}: {houses} houses in {r['wall']:6.2f} s wall = {houses / r['wall']:5.2f} houses/s "
+            f"({houses / r['wall'] / workers:5.2f} per worker); CPU {r['cpu'] / houses:5.2f} s per house "
+            f"(= {houses / r['cpu']:5.2f} houses per CPU-second, imports included); "
+            f"{np.mean(r['objects']):.0f} objects, {np.mean(r['points']):,.0f} points per scene"
+        )
+    print(
+        f"  speed-up 1 -> 2 workers: {results[1] / results[2]:.2f}x (wall, start-up included; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
 
 
 def main() -> None:

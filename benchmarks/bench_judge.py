@@ -32,18 +32,38 @@ def make_items(n: int, tag: str) -> list[JudgeRequest]:
     for i in range(n):
         obj = OBJECTS[i % len(OBJECTS)]
         if i % 3 == 2:
-            out.append(JudgeRequest("same", {"question": f"Where is the {obj} relative to the bed? ({tag}{i})",
-                                             "answer": f"The {obj} is to the left of the bed.", "reference": f"The {obj} is behind the bed."}))
+            out.append(
+                JudgeRequest(
+                    "same",
+                    {
+                        "question": f"Where is the {obj} relative to the bed? ({tag}{i})",
+                        "answer": f"The {obj} is to the left of the bed.",
+                        "reference": f"The {obj} is behind the bed.",
+                    },
+                )
+            )
         else:
-            out.append(JudgeRequest("score", {"task": "Caption", "question": f"Describe the house ({tag}{i}).",
-                                              "answer": f"A house with a {ROOMS[i % 4].lower()} holding a {obj} and two chairs.",
-                                              "reference": None, "rooms": ROOMS, "objects": OBJECTS, "level": "scene"}))
+            out.append(
+                JudgeRequest(
+                    "score",
+                    {
+                        "task": "Caption",
+                        "question": f"Describe the house ({tag}{i}).",
+                        "answer": f"A house with a {ROOMS[i % 4].lower()} holding a {obj} and two chairs.",
+                        "reference": None,
+                        "rooms": ROOMS,
+                        "objects": OBJECTS,
+                        "level": "scene",
+                    },
+                )
+            )
     return out
 
 
 def timed(server: LocalServer, cache: Path, items: list[JudgeRequest], concurrency: int) -> tuple[float, dict]:
-    with OpenAICompatibleJudge(server.model_alias, base_url=server.base_url, api_key="EMPTY", model_id=server.model_id,
-                               cache_path=cache, concurrency=concurrency) as j:
+    with OpenAICompatibleJudge(
+        server.model_alias, base_url=server.base_url, api_key="EMPTY", model_id=server.model_id, cache_path=cache, concurrency=concurrency
+    ) as j:
         t = time.perf_counter()
         out = j.judge_many(items)
         dt = time.perf_counter() - t
@@ -69,8 +89,10 @@ def main() -> None:
             r4, u4 = timed(server, Path(tmp) / f"c4-{r}.sqlite", make_items(a.items, f"b{r}-"), 4)
             rw, uw = timed(server, Path(tmp) / f"c4-{r}.sqlite", make_items(a.items, f"b{r}-"), 4)
             assert uw["calls"] == 0 and uw["cache_hits"] == a.items
-            print(f"  round {r}: c1 {r1:6.2f}/s  c4 {r4:6.2f}/s  warm {rw:8.0f}/s  "
-                  f"({u1['prompt_tokens'] // a.items} prompt + {u1['completion_tokens'] / a.items:.1f} completion tokens per item)")
+            print(
+                f"  round {r}: c1 {r1:6.2f}/s  c4 {r4:6.2f}/s  warm {rw:8.0f}/s  "
+                f"({u1['prompt_tokens'] // a.items} prompt + {u1['completion_tokens'] / a.items:.1f} completion tokens per item)"
+            )
             r1s.append(r1), r4s.append(r4), rws.append(rw)
     m1, m4, mw = statistics.median(r1s), statistics.median(r4s), statistics.median(rws)
     print(f"load average (1 min) before / after: {load0:.2f} / {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")

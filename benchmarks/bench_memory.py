@@ -56,8 +56,26 @@ def peak_rss(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
 def generate(root: Path) -> Path:
     data = root / "generated"
     if not (data / "manifest.json").exists():
-        subprocess.run([sys.executable, "-m", "scenebench", "generate", "--out", str(data), "--houses", "2", "--test-every", "1",
-                        "--min-rooms", "2", "--max-rooms", "3", "--quiet"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "scenebench",
+                "generate",
+                "--out",
+                str(data),
+                "--houses",
+                "2",
+                "--test-every",
+                "1",
+                "--min-rooms",
+                "2",
+                "--max-rooms",
+                "3",
+                "--quiet",
+            ],
+            check=True,
+        )
     return data
 
 
@@ -148,8 +166,27 @@ def main() -> None:
             ann, scenes, pred = surprise3d_inputs(data, root, mb << 20)
             run = root / f"run_s3d_{mb}"
             shutil.rmtree(run, ignore_errors=True)
-            rss, dt = peak_rss([sys.executable, "-m", "scenebench", "score", "surprise3d", "-a", str(ann), "-s", str(scenes),
-                                "-p", str(pred), "--out", str(run), "--bootstrap", "0", "--no-progress"], env)
+            rss, dt = peak_rss(
+                [
+                    sys.executable,
+                    "-m",
+                    "scenebench",
+                    "score",
+                    "surprise3d",
+                    "-a",
+                    str(ann),
+                    "-s",
+                    str(scenes),
+                    "-p",
+                    str(pred),
+                    "--out",
+                    str(run),
+                    "--bootstrap",
+                    "0",
+                    "--no-progress",
+                ],
+                env,
+            )
             rows["surprise3d"].append((pred.stat().st_size / 2**20, rss, dt))
             print(f"surprise3d  file {pred.stat().st_size / 2**20:8.1f} MB  peak RSS {rss:7.1f} MB  {dt:6.1f} s", flush=True)
             pred.unlink()
@@ -161,15 +198,33 @@ def main() -> None:
             bench, answers = bench3d_inputs(data, root, mb << 20, fixed_records=kind == "3dbench-long")
             run = root / f"run_{kind}_{mb}"
             shutil.rmtree(run, ignore_errors=True)
-            rss, dt = peak_rss([sys.executable, "-m", "scenebench", "score", "3dbench", "--data", str(bench), "--predictions", str(answers),
-                                "--out", str(run), "--bootstrap", "0"], env)
+            rss, dt = peak_rss(
+                [
+                    sys.executable,
+                    "-m",
+                    "scenebench",
+                    "score",
+                    "3dbench",
+                    "--data",
+                    str(bench),
+                    "--predictions",
+                    str(answers),
+                    "--out",
+                    str(run),
+                    "--bootstrap",
+                    "0",
+                ],
+                env,
+            )
             rows[kind].append((answers.stat().st_size / 2**20, rss, dt))
             print(f"{kind:<12}file {answers.stat().st_size / 2**20:8.1f} MB  peak RSS {rss:7.1f} MB  {dt:6.1f} s", flush=True)
             answers.unlink()
     for name, rs in rows.items():
         if len(rs) >= 2:
             (f0, r0, _), (f1, r1, _) = rs[0], rs[-1]
-            print(f"{name}: peak RSS grows {(r1 - r0) / (f1 - f0):.3f} MB per MB of predictions ({f0:.0f} -> {f1:.0f} MB file: {r0:.0f} -> {r1:.0f} MB RSS)")
+            print(
+                f"{name}: peak RSS grows {(r1 - r0) / (f1 - f0):.3f} MB per MB of predictions ({f0:.0f} -> {f1:.0f} MB file: {r0:.0f} -> {r1:.0f} MB RSS)"
+            )
     if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
 

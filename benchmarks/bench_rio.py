@@ -57,7 +57,9 @@ def main() -> None:
         r, t, _ = best_candidate_errors(T_pred, T_cand, owner, centroid, order, protocol)
         dt = time.perf_counter() - t0
         rates[protocol] = args.n / dt
-        print(f"vectorised {protocol:8s}: {dt:6.3f} s  {rates[protocol]:12,.0f} instances/s  (median r {np.median(r):.2f} deg, t {np.median(t):.3f} m)")
+        print(
+            f"vectorised {protocol:8s}: {dt:6.3f} s  {rates[protocol]:12,.0f} instances/s  (median r {np.median(r):.2f} deg, t {np.median(t):.3f} m)"
+        )
     t0 = time.perf_counter()
     r_all, t_all = candidate_errors(T_pred[owner], T_cand, centroid[owner], order[owner], "strict")
     assign_one_to_one(r_all, t_all, owner, location)
@@ -69,16 +71,23 @@ def main() -> None:
     starts = np.r_[0, np.cumsum(n_cand)]
     for protocol in ("strict", "official"):
         t0 = time.perf_counter()
-        ref = [instance_errors_reference(T_pred[i], list(T_cand[starts[i]:starts[i + 1]]), centroid[i], int(order[i]), protocol) for i in range(m)]
+        ref = [
+            instance_errors_reference(T_pred[i], list(T_cand[starts[i] : starts[i + 1]]), centroid[i], int(order[i]), protocol)
+            for i in range(m)
+        ]
         dt = time.perf_counter() - t0
         ref_rate = m / dt
         r_v, t_v, _ = best_candidate_errors(T_pred[:m], T_cand[: starts[m]], owner[: starts[m]], centroid[:m], order[:m], protocol)
         agree = np.allclose(r_v, [x[0] for x in ref], atol=1e-5) and np.allclose(t_v, [x[1] for x in ref], atol=1e-9)
-        print(f"plain reference {protocol:8s} ({m:,} instances): {ref_rate:10,.0f} instances/s; "
-              f"vectorised is {rates[protocol] / ref_rate:6.1f}x faster; results agree: {agree}")
+        print(
+            f"plain reference {protocol:8s} ({m:,} instances): {ref_rate:10,.0f} instances/s; "
+            f"vectorised is {rates[protocol] / ref_rate:6.1f}x faster; results agree: {agree}"
+        )
         if protocol == "strict":
-            print(f"  strict + one-to-one assignment vs the plain strict reference (which has no assignment): "
-                  f"{rates['strict_one_to_one'] / ref_rate:6.1f}x")
+            print(
+                f"  strict + one-to-one assignment vs the plain strict reference (which has no assignment): "
+                f"{rates['strict_one_to_one'] / ref_rate:6.1f}x"
+            )
 
 
 if __name__ == "__main__":

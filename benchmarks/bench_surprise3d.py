@@ -53,7 +53,7 @@ def make_samples(rng: np.random.Generator, scene_id: str, inst: np.ndarray, n_sa
         targets = rng.choice(int(inst.max()) + 1, size=int(rng.integers(1, 4)), replace=False)
         sid = f"{scene_id}:{k}"
         samples.append(Sample(sid, start + k, scene_id, tuple(int(t) for t in targets), "q", ("x",), f"t{k % 6}"))
-        gt = np.concatenate([order[bounds[t + 1]:bounds[t + 2]] for t in targets])
+        gt = np.concatenate([order[bounds[t + 1] : bounds[t + 2]] for t in targets])
         noise = rng.integers(0, n, n // 50)
         p = np.unique(np.concatenate([gt[rng.random(gt.size) < 0.7], noise])).astype(np.int32)
         preds.append(p)
@@ -70,8 +70,12 @@ def bench_core(args: argparse.Namespace) -> dict[str, float]:
         coords, inst = make_scene(rng, args.points)
         samples, preds = make_samples(rng, scene_id, inst, args.per_scene, n)
         scene = Scene(scene_id, Path(scene_id), coords, np.zeros_like(coords), inst.astype(np.int64))
-        pset = PredictionSet(Path("bench"), {smp.sample_id: Prediction("mask_indices", f"line {smp.index + 1}", p, int(p.max()) + 1)
-                                             for smp, p in zip(samples, preds)}, {}, DEFAULT_SCORE_THRESHOLD)
+        pset = PredictionSet(
+            Path("bench"),
+            {smp.sample_id: Prediction("mask_indices", f"line {smp.index + 1}", p, int(p.max()) + 1) for smp, p in zip(samples, preds)},
+            {},
+            DEFAULT_SCORE_THRESHOLD,
+        )
         t0 = time.perf_counter()
         recs = score_scene_samples(scene, samples, pset, protocol="strict")
         t1 = time.perf_counter()
@@ -80,7 +84,9 @@ def bench_core(args: argparse.Namespace) -> dict[str, float]:
         t_vec += t1 - t0
         t_ref += t2 - t1
         n += len(samples)
-        max_diff = max(max_diff, max(abs(r.values.get("iou", 0.0) - x[0]) for r, x in zip(recs, ref)))  # excluded (empty GT): reference gives 0
+        max_diff = max(
+            max_diff, max(abs(r.values.get("iou", 0.0) - x[0]) for r, x in zip(recs, ref))
+        )  # excluded (empty GT): reference gives 0
     return {"samples": n, "vec_s": t_vec, "ref_s": t_ref, "max_abs_iou_diff": max_diff}
 
 
@@ -120,7 +126,9 @@ def bench_e2e(args: argparse.Namespace, root: Path) -> dict[str, float]:
     size_mb = (root / "preds.jsonl").stat().st_size / 2**20
     out = subprocess.run(
         [sys.executable, "-c", E2E_CHILD, str(root / "ann.json"), str(scenes), str(root / "preds.jsonl"), str(root / "run")],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     r = json.loads(out.stdout.strip().splitlines()[-1])
     r["child_maxrss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -150,8 +158,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_s3d_") as tmp:
         e = bench_e2e(args, Path(tmp))
     print(f"[e2e] generated scenes + {e['preds_mb']:,.0f} MB JSONL predictions in {e['gen_s']:.1f} s ({args.format})")
-    print(f"[e2e] score_run             : {e['n'] / e['score_s']:>10,.0f} samples/s ({e['score_s']:.1f} s: read, load, score, "
-          f"store, 1000-resample bootstrap, results.json)")
+    print(
+        f"[e2e] score_run             : {e['n'] / e['score_s']:>10,.0f} samples/s ({e['score_s']:.1f} s: read, load, score, "
+        f"store, 1000-resample bootstrap, results.json)"
+    )
     print(f"[e2e] re-report finished run: {e['rereport_s']:.1f} s, {e['rescored']} samples rescored")
     print(f"[e2e] peak RSS (scoring process): {e['maxrss_mb']:,.0f} MB   (target < 2048 MB)")
     print(f"[e2e] mIoU {e['mIoU']:.2f} over {e['n']:,} samples")

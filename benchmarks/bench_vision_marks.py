@@ -43,9 +43,16 @@ def serve(answers: dict[tuple[str, str], str], sizes: list[int]) -> tuple[Thread
             q = re.search(r"^Question: (.*)$", text, re.M).group(1)
             first = hashlib.sha256(parts[1]["image_url"]["url"].encode()).hexdigest()
             text = answers.get((q, first), "I cannot tell.")
-            out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                              "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                              "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}).encode()
+            out = json.dumps(
+                {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(out)))
@@ -75,7 +82,7 @@ def oracle_answers(source, model, samples) -> dict[tuple[str, str], str]:
             if s.answer_kind == "mask":
                 gt = np.zeros(len(scene.points), bool)
                 gt[truth.indices] = True
-                (k, _), = best_mark_masks(imgs.segmentation, [gt])
+                ((k, _),) = best_mark_masks(imgs.segmentation, [gt])
             elif s.answer_kind == "boxes":  # detection: each GT object's best mark, with its label
                 best = best_mark_boxes(imgs.segmentation, [b.box for b in truth.boxes])
                 entries = [f"{b.label}: Mark {k}" for b, (k, _) in zip(truth.boxes, best) if k is not None]
@@ -83,7 +90,7 @@ def oracle_answers(source, model, samples) -> dict[tuple[str, str], str]:
                     out[(s.query, first)] = "\n".join(entries)
                 continue
             else:
-                (k, _), = best_mark_boxes(imgs.segmentation, [truth.box])
+                ((k, _),) = best_mark_boxes(imgs.segmentation, [truth.box])
             if k is not None:
                 out[(s.query, first)] = f"Mark {k}"
     return out
@@ -102,8 +109,10 @@ def main(folder: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix="vision-ub-"))
     for method in ("colour", "components"):
         opts = {"cache_dir": str(work / "cache"), "segmentation": method}
-        for bench, tasks, metrics in [("surprise3d", None, ("mIoU", "A25", "A50")),
-                                      ("3dbench", ["visual_grounding", "visual_grounding_plus", "detection"], ("mean_iou", "acc_iou25", "acc_iou50"))]:
+        for bench, tasks, metrics in [
+            ("surprise3d", None, ("mIoU", "A25", "A50")),
+            ("3dbench", ["visual_grounding", "visual_grounding_plus", "detection"], ("mean_iou", "acc_iou25", "acc_iou50")),
+        ]:
             source = make_source(bench, data=str(data / bench))
             samples = [s for s in source.samples() if tasks is None or s.task in tasks]
             answers: dict = {}
@@ -112,18 +121,29 @@ def main(folder: Path) -> None:
             model = make_model("openai-vision:oracle-via-marks", base_url=url, **opts)
             t = time.perf_counter()
             answers.update(oracle_answers(source, model, samples))
-            out = run_benchmark(source, "openai-vision:oracle-via-marks", work / f"{bench}-{method}", model_options={"base_url": url, **opts},
-                                tasks=tasks, progress=False, model=model)
+            out = run_benchmark(
+                source,
+                "openai-vision:oracle-via-marks",
+                work / f"{bench}-{method}",
+                model_options={"base_url": url, **opts},
+                tasks=tasks,
+                progress=False,
+                model=model,
+            )
             dt = time.perf_counter() - t
             httpd.shutdown()
             m = out.results.metrics
             rows = [("overall", m["overall"])] if bench == "surprise3d" else [(t_, m["by_task"][t_]) for t_ in tasks if t_ in m["by_task"]]
             for name, vals in rows:
-                figs = ", ".join(f"{k} {v:.1f}" for k, v in vals.items() if isinstance(v, (int, float)) and (k in metrics or bench == "3dbench"))
+                figs = ", ".join(
+                    f"{k} {v:.1f}" for k, v in vals.items() if isinstance(v, (int, float)) and (k in metrics or bench == "3dbench")
+                )
                 n = sum(1 for s in samples if name in ("overall", s.task))
                 print(f"{bench:10s} {name:21s} segmentation={method:10s} n={n:3d}  {figs}")
-            print(f"           requests {len(sizes)}, {model.usage['images'] / max(1, model.usage['calls']):.0f} images and "
-                  f"{np.mean(sizes) / 1024:.0f} KiB per request; {dt:.1f} s (rendering included)")
+            print(
+                f"           requests {len(sizes)}, {model.usage['images'] / max(1, model.usage['calls']):.0f} images and "
+                f"{np.mean(sizes) / 1024:.0f} KiB per request; {dt:.1f} s (rendering included)"
+            )
 
 
 if __name__ == "__main__":

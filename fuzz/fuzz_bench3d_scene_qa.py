@@ -1,6 +1,6 @@
 """atheris target: bench3d_scene_qa (see fuzz/harness.py and fuzz/README.md).
 
-    python fuzz/fuzz_bench3d_scene_qa.py -atheris_runs=100000 [CORPUS_DIR]
+python fuzz/fuzz_bench3d_scene_qa.py -atheris_runs=100000 [CORPUS_DIR]
 """
 
 import sys

@@ -1,6 +1,6 @@
 """atheris target: rio_objects (see fuzz/harness.py and fuzz/README.md).
 
-    python fuzz/fuzz_rio_objects.py -atheris_runs=100000 [CORPUS_DIR]
+python fuzz/fuzz_rio_objects.py -atheris_runs=100000 [CORPUS_DIR]
 """
 
 import sys

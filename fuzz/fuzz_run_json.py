@@ -1,6 +1,6 @@
 """atheris target: run_json (see fuzz/harness.py and fuzz/README.md).
 
-    python fuzz/fuzz_run_json.py -atheris_runs=100000 [CORPUS_DIR]
+python fuzz/fuzz_run_json.py -atheris_runs=100000 [CORPUS_DIR]
 """
 
 import sys

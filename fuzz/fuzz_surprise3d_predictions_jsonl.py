@@ -1,6 +1,6 @@
 """atheris target: surprise3d_predictions_jsonl (see fuzz/harness.py and fuzz/README.md).
 
-    python fuzz/fuzz_surprise3d_predictions_jsonl.py -atheris_runs=100000 [CORPUS_DIR]
+python fuzz/fuzz_surprise3d_predictions_jsonl.py -atheris_runs=100000 [CORPUS_DIR]
 """
 
 import sys

@@ -1,6 +1,6 @@
 """atheris target: surprise3d_predictions_parquet (see fuzz/harness.py and fuzz/README.md).
 
-    python fuzz/fuzz_surprise3d_predictions_parquet.py -atheris_runs=100000 [CORPUS_DIR]
+python fuzz/fuzz_surprise3d_predictions_parquet.py -atheris_runs=100000 [CORPUS_DIR]
 """
 
 import sys

@@ -64,7 +64,12 @@ def build_context(root: str | Path) -> Context:
     from scenebench.synth.pipeline import GenerateSettings, run
 
     gen = root / "generated"
-    run(gen, GenerateSettings(seed=3, houses=2, min_rooms=2, max_rooms=2, test_every=2, width=48, height=36, density=1.0), workers=1, progress=False)
+    run(
+        gen,
+        GenerateSettings(seed=3, houses=2, min_rooms=2, max_rooms=2, test_every=2, width=48, height=36, density=1.0),
+        workers=1,
+        progress=False,
+    )
     _make_surprise3d(gen / "surprise3d", ctx.s3d)
     shutil.copytree(gen / "3dbench", ctx.b3d, ignore=shutil.ignore_patterns("train"))
     _make_bench3d_answers(ctx.b3d)
@@ -118,7 +123,10 @@ def _make_bench3d_answers(b3d: Path) -> None:
     from scenebench.benchmarks.bench3d.predictions import expected_ids
 
     bench = load_bench(b3d)
-    rows = [{"question_id": q, "task": t, "text": "The answer is (A). [1.0, 0.5, 1.0, 0.4, 0.4, 0.4]"} for q, t in expected_ids(bench, False).items()]
+    rows = [
+        {"question_id": q, "task": t, "text": "The answer is (A). [1.0, 0.5, 1.0, 0.4, 0.4, 0.4]"}
+        for q, t in expected_ids(bench, False).items()
+    ]
     (b3d / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 

@@ -21,9 +21,42 @@ Choose = Callable[[int], int]
 HUGE_INT = 10**30
 HUGE_DIGITS = int("9" * 400)  # beyond float range: float(x) raises OverflowError
 NASTY_VALUES: list[Any] = [
-    None, True, False, 0, -1, -(2**63), 2**63, HUGE_INT, -HUGE_INT, HUGE_DIGITS, 1.5, -0.0, 1e308, -1e308, 5e-324,
-    "", " ", "x", "²", "١٢", "0x10", "1e3", "NaN", "-1", "\u202e\x00", "a" * 300, [], [None], [[1, 2], [3]], [1, "a"],
-    [HUGE_INT, 0, 0], [0.5] * 17, {}, {"a": 1}, [[]], [[[0]]],
+    None,
+    True,
+    False,
+    0,
+    -1,
+    -(2**63),
+    2**63,
+    HUGE_INT,
+    -HUGE_INT,
+    HUGE_DIGITS,
+    1.5,
+    -0.0,
+    1e308,
+    -1e308,
+    5e-324,
+    "",
+    " ",
+    "x",
+    "²",
+    "١٢",
+    "0x10",
+    "1e3",
+    "NaN",
+    "-1",
+    "\u202e\x00",
+    "a" * 300,
+    [],
+    [None],
+    [[1, 2], [3]],
+    [1, "a"],
+    [HUGE_INT, 0, 0],
+    [0.5] * 17,
+    {},
+    {"a": 1},
+    [[]],
+    [[[0]]],
 ]
 # Tokens Python's json accepts but strict JSON does not (spliced in as raw text).
 RAW_TOKENS = ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"]
@@ -181,7 +214,9 @@ def encode_arrays(fmt: str, arrays: dict[str, Any]) -> bytes:
     elif fmt == "pth":
         import torch
 
-        torch.save({k: (torch.from_numpy(np.ascontiguousarray(v)) if v.dtype.kind in "biuf" else v.tolist()) for k, v in arrays.items()}, buf)
+        torch.save(
+            {k: (torch.from_numpy(np.ascontiguousarray(v)) if v.dtype.kind in "biuf" else v.tolist()) for k, v in arrays.items()}, buf
+        )
     else:
         np.save(buf, arrays["array"], allow_pickle=False)
     return buf.getvalue()
@@ -274,7 +309,7 @@ def bytes_chooser(data: bytes) -> Choose:
         nonlocal pos
         if n <= 1:
             return 0
-        v = int.from_bytes(data[pos:pos + 4].ljust(4, b"\0"), "little")
+        v = int.from_bytes(data[pos : pos + 4].ljust(4, b"\0"), "little")
         pos += 4
         return v % n
 

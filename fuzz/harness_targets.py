@@ -30,8 +30,14 @@ class Target:
 def _s3d_score(ctx: Context, work: Path, *, ann: Path | None = None, scenes: Path | None = None, preds: Path | None = None) -> Any:
     from scenebench.benchmarks.surprise3d.scorer import score_run
 
-    res, _, _ = score_run(ann or ctx.s3d / "annotations.json", scenes or ctx.s3d / "scenes", preds or ctx.s3d / "predictions.jsonl",
-                          work / "run", n_resamples=0, progress=False)
+    res, _, _ = score_run(
+        ann or ctx.s3d / "annotations.json",
+        scenes or ctx.s3d / "scenes",
+        preds or ctx.s3d / "predictions.jsonl",
+        work / "run",
+        n_resamples=0,
+        progress=False,
+    )
     return res
 
 
@@ -168,10 +174,19 @@ TARGETS: dict[str, Target] = {
         Target("bench3d_pointcloud_npy", "npy", _b3d_scene_cloud, _run_b3d_npy),
         Target("rio_index", "json", lambda c: c.rio / "3RScan.json", _run_rio_file(lambda c: "3RScan.json"), list),
         Target("rio_objects", "json", lambda c: c.rio / "objects.json", _run_rio_file(lambda c: "objects.json"), dict),
-        Target("rio_semseg", "json", lambda c: c.rio / c.rio_scan("reference") / "semseg.v2.json",
-               _run_rio_file(lambda c: f"{c.rio_scan('reference')}/semseg.v2.json"), dict),
-        Target("rio_ply", "ply", lambda c: c.rio / c.rio_scan("reference") / "labels.instances.annotated.v2.ply",
-               _run_rio_file(lambda c: f"{c.rio_scan('reference')}/labels.instances.annotated.v2.ply")),
+        Target(
+            "rio_semseg",
+            "json",
+            lambda c: c.rio / c.rio_scan("reference") / "semseg.v2.json",
+            _run_rio_file(lambda c: f"{c.rio_scan('reference')}/semseg.v2.json"),
+            dict,
+        ),
+        Target(
+            "rio_ply",
+            "ply",
+            lambda c: c.rio / c.rio_scan("reference") / "labels.instances.annotated.v2.ply",
+            _run_rio_file(lambda c: f"{c.rio_scan('reference')}/labels.instances.annotated.v2.ply"),
+        ),
         Target("rio_predictions", "jsonl", lambda c: c.root / "rio_predictions.jsonl", _run_rio_predictions),
         Target("run_json", "json", lambda c: c.root / "run.json", _run_run_json, dict),
     )

@@ -142,7 +142,11 @@ def _write_traceback_log(exc: BaseException) -> Path | None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / name
-            path.write_text(f"scenebench {__version__}\ncommand: {' '.join(redact_argv(sys.argv))}\n\n{text}", encoding="utf-8", errors="backslashreplace")
+            path.write_text(
+                f"scenebench {__version__}\ncommand: {' '.join(redact_argv(sys.argv))}\n\n{text}",
+                encoding="utf-8",
+                errors="backslashreplace",
+            )
             return path
         except OSError:
             continue
@@ -196,8 +200,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1)
         if _is_disk_full(exc):
             where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-            _say_error(f"could not write to disk{where}: {exc} (is the disk full?). Everything saved so far is kept; "
-                       "free some space and rerun the same command to resume")
+            _say_error(
+                f"could not write to disk{where}: {exc} (is the disk full?). Everything saved so far is kept; "
+                "free some space and rerun the same command to resume"
+            )
             sys.exit(1)
         log = _write_traceback_log(exc)
         first = " ".join(str(exc).split())[:300]

@@ -79,4 +79,3 @@ def load_object(path: str) -> Any:
         except AttributeError:
             raise ScenebenchError(f"module '{mod}' has no attribute '{attr}'") from None
     return obj
-

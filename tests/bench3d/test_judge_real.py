@@ -17,9 +17,20 @@ def test_scene_caption_and_position_relation_with_a_real_judge(local_llm_server,
     bench = make_bench(tmp_path / "bench", ["scene_caption", "position_relation"], houses=("460",))
     with open(tmp_path / "a.jsonl", "w") as f:
         for r in records_for("scene_caption", ("460",)):
-            f.write(json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": "A kitchen with a fridge next to a living room with a sofa."}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "question_id": r["question_id"],
+                        "task": "SCaption",
+                        "text": "A kitchen with a fridge next to a living room with a sofa.",
+                    }
+                )
+                + "\n"
+            )
         for r in records_for("position_relation", ("460",)):
-            f.write(json.dumps({"question_id": r["question_id"], "task": "PositionRelation", "text": r["gt_choices"][r["gt_choice"]]}) + "\n")
+            f.write(
+                json.dumps({"question_id": r["question_id"], "task": "PositionRelation", "text": r["gt_choices"][r["gt_choice"]]}) + "\n"
+            )
     judge = build_judge(f"openai:{local_llm_server.model}", base_url=local_llm_server.base_url, cache_path=tmp_path / "judge.sqlite")
     try:
         res = score_3dbench(bench, tmp_path / "a.jsonl", protocol="strict", judge=judge, out=tmp_path / "run", n_resamples=0)

@@ -29,14 +29,17 @@ def boxes_rec(task, objs):
 # ----------------------------------------------------------------------------- visual grounding
 
 
-@pytest.mark.parametrize(("answer", "gt", "official", "strict"), [
-    # released: g - 1 <= p <= g + 1 per axis; 1.35 - 1 = 0.3500000000000001 > 0.35 -> miss
-    ("0.35 0 0 0 0 0", [1.35, 0, 0, 1, 1, 1], 0.0, 1.0),
-    # 1.95 + 1 rounds to the double of 2.95, so 2.95 <= 1.95 + 1 holds (2.95 - 1.95 > 1 though) -> hit
-    ("2.95 0 0 0 0 0", [1.95, 0, 0, 1, 1, 1], 1.0, 0.0),
-    # max(0.01, nan) is 0.01 in Python: the NaN x becomes 0.01, within 1 of 0.5
-    ("[nan,0,0,0,0,0]", [0.5, 0.5, 0.5, 1, 1, 1], 1.0, 0.0),
-])
+@pytest.mark.parametrize(
+    ("answer", "gt", "official", "strict"),
+    [
+        # released: g - 1 <= p <= g + 1 per axis; 1.35 - 1 = 0.3500000000000001 > 0.35 -> miss
+        ("0.35 0 0 0 0 0", [1.35, 0, 0, 1, 1, 1], 0.0, 1.0),
+        # 1.95 + 1 rounds to the double of 2.95, so 2.95 <= 1.95 + 1 holds (2.95 - 1.95 > 1 though) -> hit
+        ("2.95 0 0 0 0 0", [1.95, 0, 0, 1, 1, 1], 1.0, 0.0),
+        # max(0.01, nan) is 0.01 in Python: the NaN x becomes 0.01, within 1 of 0.5
+        ("[nan,0,0,0,0,0]", [0.5, 0.5, 0.5, 1, 1, 1], 1.0, 0.0),
+    ],
+)
 def test_visual_grounding_float_edges(answer, gt, official, strict):
     r = rec("visual_grounding", object=gt)
     assert S.score_grounding(r, answer, "official")[1]["hit"] == official
@@ -78,16 +81,19 @@ def test_navigation_released_crash_and_empty_path():
 # ----------------------------------------------------------------------------- detection
 
 
-@pytest.mark.parametrize(("answer", "objs", "hits", "n_pred", "strict_tp"), [
-    # GT centre rewritten to ((4+1)/2, ...) = (2.5, 2.5, 2.5) before the test: 4 is outside [2, 3]
-    ("chair [4,4,4,1,1,1]", [("chair", [4, 4, 4, 1, 1, 1])], 0.0, 1, 1.0),
-    # rewritten once per box: 2.5, then (2.5 + 1) / 2 = 1.75; never contains 4
-    ("chair [4,4,4,1,1,1] [4,4,4,1,1,1]", [("chair", [4, 4, 4, 1, 1, 1])], 0.0, 2, 1.0),
-    # centre (1+2)/2 = 1.5, box [0.5, 2.5] per axis: x = 0.2 is outside
-    ("cup [0.2,1,1,1,1,1]", [("cup", [1, 1, 1, 2, 2, 2])], 0.0, 1, 1.0),
-    # the rewrite can also help: GT (0,0,0) size 2 -> centre (1,1,1), box [0,2]: (1.5,1.5,1.5) inside
-    ("cup [1.5,1.5,1.5,1,1,1]", [("cup", [0, 0, 0, 2, 2, 2])], 1.0, 1, 0.0),
-])
+@pytest.mark.parametrize(
+    ("answer", "objs", "hits", "n_pred", "strict_tp"),
+    [
+        # GT centre rewritten to ((4+1)/2, ...) = (2.5, 2.5, 2.5) before the test: 4 is outside [2, 3]
+        ("chair [4,4,4,1,1,1]", [("chair", [4, 4, 4, 1, 1, 1])], 0.0, 1, 1.0),
+        # rewritten once per box: 2.5, then (2.5 + 1) / 2 = 1.75; never contains 4
+        ("chair [4,4,4,1,1,1] [4,4,4,1,1,1]", [("chair", [4, 4, 4, 1, 1, 1])], 0.0, 2, 1.0),
+        # centre (1+2)/2 = 1.5, box [0.5, 2.5] per axis: x = 0.2 is outside
+        ("cup [0.2,1,1,1,1,1]", [("cup", [1, 1, 1, 2, 2, 2])], 0.0, 1, 1.0),
+        # the rewrite can also help: GT (0,0,0) size 2 -> centre (1,1,1), box [0,2]: (1.5,1.5,1.5) inside
+        ("cup [1.5,1.5,1.5,1,1,1]", [("cup", [0, 0, 0, 2, 2, 2])], 1.0, 1, 0.0),
+    ],
+)
 def test_detection_rewrites_the_gt_centre_per_predicted_box(answer, objs, hits, n_pred, strict_tp):
     r = boxes_rec("detection", objs)
     _, off, _ = S.score_boxes(r, answer, "official", rooms=False)
@@ -107,12 +113,15 @@ def test_detection_rewrite_stops_at_the_first_hit_and_clamps_sizes():
 # ----------------------------------------------------------------------------- room detection
 
 
-@pytest.mark.parametrize(("answer", "gt", "official", "strict"), [
-    ("Kitchen (0,0,1.5,-4,-4,3)", [0, 0, 1.5, 4, 4, 3], 1.0, 0.0),  # abs() of sizes: the same room
-    ("kitchen [1.6666,1,1.5,2,2,3]", [1, 1, 1.5, 2, 2, 3], 0.0, 1.0),  # corners 0.667/2.667: IoU 1.333/2.667
-    ("kitchen [0,0,0,.55,2.8,2.89]", [0, 0, 0, 1.1, 2.8, 2.89], 1.0, 1.0),  # (lx*lz)*h: IoU 0.5000000000000001
-    ("kitchen [0,0,0,1.7,.4,1.61]", [0, 0, 0, 1.7, 0.8, 1.61], 0.0, 1.0),  # IoU exactly 0.5 in file order
-])
+@pytest.mark.parametrize(
+    ("answer", "gt", "official", "strict"),
+    [
+        ("Kitchen (0,0,1.5,-4,-4,3)", [0, 0, 1.5, 4, 4, 3], 1.0, 0.0),  # abs() of sizes: the same room
+        ("kitchen [1.6666,1,1.5,2,2,3]", [1, 1, 1.5, 2, 2, 3], 0.0, 1.0),  # corners 0.667/2.667: IoU 1.333/2.667
+        ("kitchen [0,0,0,.55,2.8,2.89]", [0, 0, 0, 1.1, 2.8, 2.89], 1.0, 1.0),  # (lx*lz)*h: IoU 0.5000000000000001
+        ("kitchen [0,0,0,1.7,.4,1.61]", [0, 0, 0, 1.7, 0.8, 1.61], 0.0, 1.0),  # IoU exactly 0.5 in file order
+    ],
+)
 def test_room_detection_abs_rounding_and_product_order(answer, gt, official, strict):
     r = boxes_rec("room_detection", [("kitchen", gt)])
     assert S.score_boxes(r, answer, "official", rooms=True)[1]["hits"] == official
@@ -208,7 +217,10 @@ def test_vectorised_official_box_rules_equal_plain_python_on_random_boxes():
     for _ in range(400):
         n, m = rng.randint(0, 4), rng.randint(1, 4)
         pred = [[_rand_value(rng) for _ in range(6)] for _ in range(n)]
-        gt = [[round(rng.uniform(-3, 3), rng.choice([0, 1, 2])) for _ in range(3)] + [round(rng.uniform(0, 3), 1) for _ in range(3)] for _ in range(m)]
+        gt = [
+            [round(rng.uniform(-3, 3), rng.choice([0, 1, 2])) for _ in range(3)] + [round(rng.uniform(0, 3), 1) for _ in range(3)]
+            for _ in range(m)
+        ]
         named = [rng.random() < 0.7 for _ in range(m)]
         got = L.official_detection_hits(np.array(pred, float).reshape(-1, 6), np.array(gt, float), named).tolist()
         assert got == _plain_detection(pred, gt, named)

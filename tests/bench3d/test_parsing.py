@@ -22,7 +22,11 @@ BOX_CORPUS = [
     ("centre (-1, 2, -3), size (0.5, 0.5, 0.5)", [NB], [NB]),
     ("centre (-1m, 2m, -3m), size (50cm, 50 cm, 500mm)", [[1.0, 2.0, 3.0, 50.0, 50.0, 500.0]], [NB]),
     ("[1, 2, 3, 0.5, 0.5, 0.5] and [4, 5, 6, 1, 1, 1]", [B, [4.0, 5.0, 6.0, 1.0, 1.0, 1.0]], [B, [4.0, 5.0, 6.0, 1.0, 1.0, 1.0]]),
-    ("(4, 5, 6, 1, 1, 1) then [1, 2, 3, 0.5, 0.5, 0.5]", [B, [4.0, 5.0, 6.0, 1.0, 1.0, 1.0]], [[4.0, 5.0, 6.0, 1.0, 1.0, 1.0], B]),  # brackets first
+    (
+        "(4, 5, 6, 1, 1, 1) then [1, 2, 3, 0.5, 0.5, 0.5]",
+        [B, [4.0, 5.0, 6.0, 1.0, 1.0, 1.0]],
+        [[4.0, 5.0, 6.0, 1.0, 1.0, 1.0], B],
+    ),  # brackets first
     ("[[1, 2, 3, 0.5, 0.5, 0.5], [4, 5, 6, 1, 1, 1]]", [B, [4.0, 5.0, 6.0, 1.0, 1.0, 1.0]], [B, [4.0, 5.0, 6.0, 1.0, 1.0, 1.0]]),
     ("[1, 2, 3, 0.5, 0.5]", [[1.0, 2.0, 3.0, 0.5, 0.5, 0.5]][:0], []),  # five numbers: nothing
     ("[1, 2, 3, 0.5, 0.5, 0.5, 9]", [B], []),  # seven: official truncates, strict refuses
@@ -67,10 +71,19 @@ def test_waypoint_corpus(text, official, strict):
 
 
 LETTER_CORPUS = [
-    ("The answer is (B).", 1), ("ANSWER: C", 2), ("answer: d", None), ("I choose option E because it is round.", 4),
-    ("(A)", 0), ("B. sofa", 1), ("F", 5), ("Options (A) chair (B) cup: I think it's a cup.", None),
+    ("The answer is (B).", 1),
+    ("ANSWER: C", 2),
+    ("answer: d", None),
+    ("I choose option E because it is round.", 4),
+    ("(A)", 0),
+    ("B. sofa", 1),
+    ("F", 5),
+    ("Options (A) chair (B) cup: I think it's a cup.", None),
     ("Let me think step by step. It has four legs... The answer is (A). Final answer: (C)", 2),
-    ("答案是C", 2), ("选项：（B）", 1), ("The answer is (G).", None), ("It is a chair.", None),
+    ("答案是C", 2),
+    ("选项：（B）", 1),
+    ("The answer is (G).", None),
+    ("It is a chair.", None),
     ("A chair.", None),  # the article "A" is not a letter answer
 ]
 
@@ -81,9 +94,15 @@ def test_letter_corpus(text, index):
 
 
 COUNT_CORPUS = [
-    ("There are three chairs.", 3), ("3", 3), ("I count 3 chairs and 2 tables.", None), ("The answer is 4.", 4),
-    ("There are no chairs in the house.", 0), ("Twelve.", 12), ("There are 2 chairs in 2 rooms.", 2),
-    ("Chair 1 is in room 2, so the answer is five.", 5), ("about 3.5", None),
+    ("There are three chairs.", 3),
+    ("3", 3),
+    ("I count 3 chairs and 2 tables.", None),
+    ("The answer is 4.", 4),
+    ("There are no chairs in the house.", 0),
+    ("Twelve.", 12),
+    ("There are 2 chairs in 2 rooms.", 2),
+    ("Chair 1 is in room 2, so the answer is five.", 5),
+    ("about 3.5", None),
 ]
 
 

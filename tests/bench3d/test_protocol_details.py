@@ -53,8 +53,10 @@ def test_strict_box_labels_are_whole_words_and_follow_the_text():
 
 
 def test_room_boxes_compared_in_room_order():
-    rec = validate_record("room_detection", {"question_id": "r", "id": "1", "pcl": "p.npy", "query": "q",
-                                             "object": [{"label": "LivingRoom", "bbox": [0, 0, 1.25, 4, 2, 2.5]}]})
+    rec = validate_record(
+        "room_detection",
+        {"question_id": "r", "id": "1", "pcl": "p.npy", "query": "q", "object": [{"label": "LivingRoom", "bbox": [0, 0, 1.25, 4, 2, 2.5]}]},
+    )
     # IoU exactly 0.5: the predicted room covers half of the GT (lx 4 -> 2, same centre x offset 1)
     text = "living room [-1, 0, 1.25, 2, 2, 2.5]"
     _, off, _ = S.score_boxes(rec, text, "official", rooms=True)
@@ -138,8 +140,11 @@ def test_aggregate_is_the_mean_of_primary_metrics_hand_worked():
         "b": [_rec("h1", tp=1, n_pred=2, n_gt=1), _rec("h2", tp=1, n_pred=2, n_gt=3)],  # P 50, R 50 -> F1 50
         "c": [_rec("h1", judge=6), _rec("h2", judge=8)],  # 7/10 -> 70 %
     }
-    prim = {"a": Primary("accuracy", "mean", ("correct",)), "b": Primary("f1", "f1", ("tp", "n_pred", "n_gt")),
-            "c": Primary("judge_score", "mean", ("judge",), to_percent=10.0)}
+    prim = {
+        "a": Primary("accuracy", "mean", ("correct",)),
+        "b": Primary("f1", "f1", ("tp", "n_pred", "n_gt")),
+        "c": Primary("judge_score", "mean", ("judge",), to_percent=10.0),
+    }
     value, ci, used = aggregate(recs, prim, n_resamples=200, seed=0)
     assert value == pytest.approx((75 + 50 + 70) / 3) and used == ["a", "b", "c"]
     assert ci[0] <= value <= ci[1]

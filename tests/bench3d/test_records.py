@@ -73,7 +73,9 @@ def test_duplicate_ids_refused_within_a_task_but_repeat_across_tasks(tmp_path):
     write_task(tmp_path, "classification", other)
     bench = load_bench(tmp_path)  # as released: every task file numbers its questions from 1
     keys = [r.key for r in bench.all_records()]
-    assert len(set(keys)) == len(keys) and f"classification:{recs[0]['question_id']}" in keys and f"counting:{recs[0]['question_id']}" in keys
+    assert (
+        len(set(keys)) == len(keys) and f"classification:{recs[0]['question_id']}" in keys and f"counting:{recs[0]['question_id']}" in keys
+    )
 
 
 def test_bad_json_and_wrong_shapes(tmp_path):
@@ -122,7 +124,9 @@ def test_every_test_named_in_a_3dbench_metric_card_exists():
     for card in cards:
         text = card.read_text()
         refs = re.findall(r"`(tests/[\w/]+\.py)::(\w+)", text) + [
-            (prev, name) for prev, names in re.findall(r"`(tests/[\w/]+\.py)::\w+`((?:, `::\w+`)+)", text) for name in re.findall(r"::(\w+)", names)
+            (prev, name)
+            for prev, names in re.findall(r"`(tests/[\w/]+\.py)::\w+`((?:, `::\w+`)+)", text)
+            for name in re.findall(r"::(\w+)", names)
         ]
         assert refs, card.name
         for path, name in refs:

@@ -64,7 +64,11 @@ def test_perfect_answers_score_full_marks_on_every_rule_task(bench, tmp_path, pr
     assert bt["scene_caption"]["meteor_java"] is None and any("meteor_java is n/a" in w for w in res.warnings)
     assert res.counts.n_missing == 0 and res.counts.n_invalid == 0
     assert "position_relation" not in res.extra["aggregates"]["overall"]["left_out"] or protocol == "official"
-    assert set(res.metrics["by_level"]) == {"object", "scene"} and set(res.metrics["by_ability"]) == {"perception", "reasoning", "expression"}
+    assert set(res.metrics["by_level"]) == {"object", "scene"} and set(res.metrics["by_ability"]) == {
+        "perception",
+        "reasoning",
+        "expression",
+    }
     assert res.metrics["by_ability"]["expression"]["mean_primary"] is None  # only judged tasks: n/a, not dropped
     assert Results.load(tmp_path / "run" / "results.json").protocol == protocol
 
@@ -91,7 +95,11 @@ def test_protocols_differ_where_the_quirks_bite(bench, tmp_path):
 def test_detection_official_precision_vs_strict_one_to_one(bench, tmp_path):
     # three boxes all inside the first chair: official counts per GT (both chairs? only the first
     # contains them) over 3 predicted boxes; strict matches one chair only.
-    fn = {"detection": lambda r: "chair: [1.0, 0.5, 1.0, 0.1, 0.1, 0.1] chair: [1.1, 0.5, 1.0, 0.1, 0.1, 0.1] chair: [0.9, 0.5, 1.0, 0.1, 0.1, 0.1]"}
+    fn = {
+        "detection": lambda r: (
+            "chair: [1.0, 0.5, 1.0, 0.1, 0.1, 0.1] chair: [1.1, 0.5, 1.0, 0.1, 0.1, 0.1] chair: [0.9, 0.5, 1.0, 0.1, 0.1, 0.1]"
+        )
+    }
     ans = write_answers(tmp_path / "a.jsonl", ["detection"], fn)
     o = score_3dbench(bench, ans, protocol="official", tasks="detection", out=tmp_path / "o", n_resamples=0).metrics["by_task"]["detection"]
     s = score_3dbench(bench, ans, protocol="strict", tasks="detection", out=tmp_path / "s", n_resamples=0).metrics["by_task"]["detection"]
@@ -100,7 +108,9 @@ def test_detection_official_precision_vs_strict_one_to_one(bench, tmp_path):
 
 
 def test_zero_predicted_boxes_do_not_divide_by_zero(bench, tmp_path):
-    ans = write_answers(tmp_path / "a.jsonl", ["detection", "room_detection"], {"detection": lambda r: "none", "room_detection": lambda r: "none"})
+    ans = write_answers(
+        tmp_path / "a.jsonl", ["detection", "room_detection"], {"detection": lambda r: "none", "room_detection": lambda r: "none"}
+    )
     for protocol in ("official", "strict"):
         res = score_3dbench(bench, ans, protocol=protocol, tasks="detection,room_detection", out=tmp_path / protocol, n_resamples=10)
         d = res.metrics["by_task"]["detection"]
@@ -158,8 +168,16 @@ def test_circular_needs_every_rotation(bench, tmp_path):
             for k in range(4):
                 gt = (r["gt_choice"] - k) % 4
                 right = r["question_id"] != recs[0]["question_id"] or k != 3  # first question fails one rotation
-                f.write(json.dumps({"question_id": f"{r['question_id']}#rot{k}", "task": "PositionRelation",
-                                    "text": f"The answer is ({'ABCD'[gt if right else (gt + 1) % 4]})."}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "question_id": f"{r['question_id']}#rot{k}",
+                            "task": "PositionRelation",
+                            "text": f"The answer is ({'ABCD'[gt if right else (gt + 1) % 4]}).",
+                        }
+                    )
+                    + "\n"
+                )
     res = score_3dbench(bench, tmp_path / "c.jsonl", tasks="position_relation", circular=True, out=tmp_path / "r", n_resamples=0)
     m = res.metrics["by_task"]["position_relation"]
     assert m["circular_accuracy"] == pytest.approx(75.0) and m["accuracy"] == pytest.approx(100 * 15 / 16)
@@ -182,7 +200,9 @@ class FakeJudge:
             self.calls += 1
             if r.kind == "score":
                 bad = "garbage" in r.payload["answer"]
-                out.append(JudgeVerdict(None if bad else 7.0, not bad, "seven" if not bad else "??", False, False, "no number" if bad else None))
+                out.append(
+                    JudgeVerdict(None if bad else 7.0, not bad, "seven" if not bad else "??", False, False, "no number" if bad else None)
+                )
             elif r.kind == "same":
                 out.append(JudgeVerdict(1, True, "same", False, False))
             else:
@@ -224,7 +244,20 @@ def test_llm_extractor_only_for_leftovers_in_strict(bench, tmp_path):
 def test_run_resumes_and_cli_prints_rows(bench, tmp_path):
     ans = write_answers(tmp_path / "a.jsonl", ["counting", "navigation"])
     runner = CliRunner()
-    args = ["score", "3dbench", "--data", str(bench), "--predictions", str(ans), "--tasks", "counting,navigation", "--out", str(tmp_path / "run"), "--bootstrap", "20"]
+    args = [
+        "score",
+        "3dbench",
+        "--data",
+        str(bench),
+        "--predictions",
+        str(ans),
+        "--tasks",
+        "counting,navigation",
+        "--out",
+        str(tmp_path / "run"),
+        "--bootstrap",
+        "20",
+    ]
     r1 = runner.invoke(app, args)
     assert r1.exit_code == 0, r1.output
     assert "counting" in r1.output and "navigation" in r1.output and "mean_primary" in r1.output
@@ -243,7 +276,9 @@ def test_cli_unknown_task_is_one_clear_error(bench, tmp_path):
     assert ei.value.code == 2
 
 
-@pytest.mark.parametrize(("kw", "field"), [({"protocol": "lenient"}, "--protocol"), ({"limit": 0}, "--limit"), ({"tasks": "counting,sorting"}, "--tasks")])
+@pytest.mark.parametrize(
+    ("kw", "field"), [({"protocol": "lenient"}, "--protocol"), ({"limit": 0}, "--limit"), ({"tasks": "counting,sorting"}, "--tasks")]
+)
 def test_bad_options_are_input_errors(bench, tmp_path, kw, field):
     ans = write_answers(tmp_path / "a.jsonl", ["counting"])
     with pytest.raises(InputError, match=field):

@@ -1,4 +1,3 @@
-
 import numpy as np
 import pytest
 
@@ -67,10 +66,10 @@ def test_vectorised_bootstrap_medians_equal_the_per_resample_loop(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 400))
     x = np.round(rng.normal(size=n), 1)  # ties
-    x[rng.random(n) < 0.1] = np.inf       # unbounded errors (missing at the strict protocol)
+    x[rng.random(n) < 0.1] = np.inf  # unbounded errors (missing at the strict protocol)
     clusters = rng.integers(0, int(rng.integers(1, 12)), n)
     cid, weights = cluster_weights(clusters, n_resamples=300, seed=seed)
-    weights[::7] = 0                      # rows without any draw give NaN
+    weights[::7] = 0  # rows without any draw give NaN
     order = np.argsort(x, kind="stable")
     xs, sc = x[order], cid[order]
     loop = np.array([_weighted_median_sorted(xs, weights[b, sc]) for b in range(len(weights))])

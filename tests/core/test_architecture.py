@@ -45,9 +45,13 @@ def test_every_table_is_derived_from_the_declarations():
 def test_a_new_declaration_reaches_every_table(monkeypatch):
     # What CONTRIBUTING.md promises: one declaration, and the run sources and views know it.
     toy = BenchmarkSpec(
-        name="toybench", info="scenebench.benchmarks.rio.info:INFO", loader="scenebench.benchmarks.rio.loader:ThreeRScan",
-        predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions", scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
-        commands="scenebench.benchmarks.rio.cli", source="scenebench.models.sources.rio:RIOSource",
+        name="toybench",
+        info="scenebench.benchmarks.rio.info:INFO",
+        loader="scenebench.benchmarks.rio.loader:ThreeRScan",
+        predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
+        scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
+        commands="scenebench.benchmarks.rio.cli",
+        source="scenebench.models.sources.rio:RIOSource",
     )
     monkeypatch.setattr(catalog, "SPECS", (*catalog.SPECS, toy))
     assert "toybench" in catalog.table("source") and "toybench" not in catalog.table("view")

@@ -11,10 +11,30 @@ from scenebench.commands.audit import flag_rows, format_table
 
 def test_flags_probes_more_than_the_margin_above_chance():
     rows = [
-        {"benchmark": "3dbench", "task": "counting", "group": "all", "metric": "accuracy", "chance": 20.0,
-         "blind": 30.0, "labels": 30.5, "identity": None, "random": 15.0, "oracle": 100.0},
-        {"benchmark": "rio", "task": "relocalization", "group": "changed", "metric": "recall", "chance": 0.0,
-         "blind": 9.0, "labels": None, "identity": 9.0, "random": 0.0, "oracle": 100.0},
+        {
+            "benchmark": "3dbench",
+            "task": "counting",
+            "group": "all",
+            "metric": "accuracy",
+            "chance": 20.0,
+            "blind": 30.0,
+            "labels": 30.5,
+            "identity": None,
+            "random": 15.0,
+            "oracle": 100.0,
+        },
+        {
+            "benchmark": "rio",
+            "task": "relocalization",
+            "group": "changed",
+            "metric": "recall",
+            "chance": 0.0,
+            "blind": 9.0,
+            "labels": None,
+            "identity": 9.0,
+            "random": 0.0,
+            "oracle": 100.0,
+        },
     ]
     flag_rows(rows, 10.0)
     # 30.0 is not > 20 + 10; 30.5 is

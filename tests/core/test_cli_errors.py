@@ -27,8 +27,15 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def cli(*args, env=None, preexec_fn=None, timeout=180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True,
-                          env=env or _env(), timeout=timeout, preexec_fn=preexec_fn)
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env or _env(),
+        timeout=timeout,
+        preexec_fn=preexec_fn,
+    )
 
 
 def lines(text: str) -> list[str]:
@@ -68,8 +75,17 @@ def _metrics(run: Path) -> dict:
 def test_ctrl_c_exits_130_and_the_rerun_resumes_to_identical_results(tmp_path):
     data = make_surprise3d(tmp_path / "s3d", n_scenes=3)
     marker = tmp_path / "interrupted-once"
-    args = ["run", "surprise3d", "--data", data, "--model", "plugin:cli_plugins:InterruptOnce",
-            "--model-arg", f"marker={marker}", "--no-progress"]
+    args = [
+        "run",
+        "surprise3d",
+        "--data",
+        data,
+        "--model",
+        "plugin:cli_plugins:InterruptOnce",
+        "--model-arg",
+        f"marker={marker}",
+        "--no-progress",
+    ]
     p = cli(*args, "--out", tmp_path / "run")
     assert p.returncode == 130, (p.stdout, p.stderr)
     assert marker.exists()
@@ -101,8 +117,18 @@ def test_unexpected_error_before_a_run_folder_logs_to_the_temp_folder(tmp_path):
     data = make_surprise3d(tmp_path / "s3d")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    p = cli("run", "surprise3d", "--data", data, "--model", "plugin:cli_plugins:BrokenConstructor", "--out", tmp_path / "run",
-            "--no-progress", env=_env(TMPDIR=str(tmp)))
+    p = cli(
+        "run",
+        "surprise3d",
+        "--data",
+        data,
+        "--model",
+        "plugin:cli_plugins:BrokenConstructor",
+        "--out",
+        tmp_path / "run",
+        "--no-progress",
+        env=_env(TMPDIR=str(tmp)),
+    )
     assert p.returncode in (1, 2), (p.stdout, p.stderr)
     assert len(lines(p.stderr)) == 1, p.stderr
     assert "[bold]not markup[/bold]" in p.stderr  # printed literally, not as Rich markup
@@ -122,8 +148,19 @@ def test_a_second_process_on_a_busy_run_folder_is_refused(tmp_path):
     first = load_annotations(data / "surprise-3d-val.json").samples[0].sample_id
     pred.write_text(json.dumps({"sample_id": first, "mask_indices": [0, 1]}) + "\n")
     run = tmp_path / "run"
-    args = ["score", "surprise3d", "--annotations", data / "surprise-3d-val.json", "--scenes", data / "scenes",
-            "--predictions", pred, "--out", run, "--no-progress"]
+    args = [
+        "score",
+        "surprise3d",
+        "--annotations",
+        data / "surprise-3d-val.json",
+        "--scenes",
+        data / "scenes",
+        "--predictions",
+        pred,
+        "--out",
+        run,
+        "--no-progress",
+    ]
     RunDir(run).open({"benchmark": "surprise3d", "protocol": "strict", "fingerprint": "held-by-the-test"})
     try:
         p = cli(*args)

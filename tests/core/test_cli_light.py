@@ -5,12 +5,7 @@ HEAVY = ["torch", "open3d", "ray", "openai", "xllamacpp", "trimesh", "pyarrow", 
 
 
 def test_help_does_not_import_heavy_libraries():
-    code = (
-        "import sys\n"
-        "from scenebench.cli import app\n"
-        "heavy = [m for m in %r if m in sys.modules]\n"
-        "print(','.join(heavy))\n" % HEAVY
-    )
+    code = "import sys\nfrom scenebench.cli import app\nheavy = [m for m in %r if m in sys.modules]\nprint(','.join(heavy))\n" % HEAVY
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"importing the CLI pulled in: {out.stdout.strip()}"
 

@@ -81,17 +81,17 @@ def test_arrays_truncated(tmp_path):
 
 READ_JSON_CASES = [
     b'{"a": [1, 2.5, -0.0, 1e308, 5e-324, "caf\\u00e9"], "b": {"c": null, "d": true}}',
-    b'\xef\xbb\xbf[1, 2]',
+    b"\xef\xbb\xbf[1, 2]",
     b'{"a": 1, "a": 2}',
-    b'[1e999]',
+    b"[1e999]",
     b'{"x": [0, NaN]}',
     b'{"x": {"y": -Infinity}}',
-    b'[' + b'9' * 4300 + b']',
-    b'[' + b'9' * 4301 + b']',
-    b'[' * 5000 + b']' * 5000,
+    b"[" + b"9" * 4300 + b"]",
+    b"[" + b"9" * 4301 + b"]",
+    b"[" * 5000 + b"]" * 5000,
     b'["\xff"]',
     b'{"a": 1,}',
-    b'[1] [2]',
+    b"[1] [2]",
     '["é"]'.encode(),
 ]
 
@@ -126,7 +126,14 @@ def test_read_json_floats_equal_the_standard_library_ones(tmp_path):
     assert read_json(tmp_path / "f.json") == json.loads(text)
 
 
-JSONL_LINES = READ_JSON_CASES + [b'{"a": 1}', b'[1, 2]', b'"text"', b'{"a": "\xff"}', b'{"a": 1} {"b": 2}', b'{"t": "x\\ny", "n": -12.5e-3}']
+JSONL_LINES = READ_JSON_CASES + [
+    b'{"a": 1}',
+    b"[1, 2]",
+    b'"text"',
+    b'{"a": "\xff"}',
+    b'{"a": 1} {"b": 2}',
+    b'{"t": "x\\ny", "n": -12.5e-3}',
+]
 
 
 @pytest.mark.parametrize("raw", JSONL_LINES)

@@ -87,8 +87,15 @@ def test_summary_counts_and_groups(tmp_path):
     assert s.metrics["overall"]["m"] == pytest.approx(500 / 9)
     assert s.metrics["by_parity"]["1"]["m"] == 100.0
     assert s.counts_by_group["by_parity"]["0"].n_excluded == 1
-    res = Results(benchmark="toy", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,
-                  counts_by_group=s.counts_by_group, metric_info=s.metric_info)
+    res = Results(
+        benchmark="toy",
+        protocol="strict",
+        metrics=s.metrics,
+        confidence_intervals=s.intervals,
+        counts=s.counts,
+        counts_by_group=s.counts_by_group,
+        metric_info=s.metric_info,
+    )
     res.save(run.results_json)
     back = Results.load(run.results_json)
     assert back.metrics["overall"]["m"] == pytest.approx(500 / 9)

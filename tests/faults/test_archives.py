@@ -24,8 +24,15 @@ def _zip(path, members, compression=zipfile.ZIP_DEFLATED):
 
 
 def test_a_sequence_zip_extracts_and_reads(tmp_path):
-    z = _zip(tmp_path / "sequence.zip", [("frame-000000.color.jpg", b"\xff\xd8jpeg"), ("frame-000000.depth.pgm", b"P5 2 2 65535\n" + b"\0" * 8),
-                                         ("frame-000000.pose.txt", b"1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"), ("_info.txt", b"m_colorWidth = 960\n")])
+    z = _zip(
+        tmp_path / "sequence.zip",
+        [
+            ("frame-000000.color.jpg", b"\xff\xd8jpeg"),
+            ("frame-000000.depth.pgm", b"P5 2 2 65535\n" + b"\0" * 8),
+            ("frame-000000.pose.txt", b"1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"),
+            ("_info.txt", b"m_colorWidth = 960\n"),
+        ],
+    )
     assert [i.filename for i in check_members(z)][0] == "frame-000000.color.jpg"
     assert read_member(z, "frame-000000.pose.txt").startswith(b"1 0 0 0")
     out = extract(z, tmp_path / "out")
@@ -33,14 +40,17 @@ def test_a_sequence_zip_extracts_and_reads(tmp_path):
     assert (tmp_path / "out" / "_info.txt").read_bytes() == b"m_colorWidth = 960\n"
 
 
-@pytest.mark.parametrize("name, why", [
-    ("../evil.txt", "climbs out"),
-    ("frames/../../evil.txt", "climbs out"),
-    ("/etc/evil.txt", "absolute"),
-    ("C:/evil.txt", "absolute"),
-    ("..\\evil.txt", "backslash"),
-    ("frames\\..\\..\\evil.txt", "backslash"),
-])
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("../evil.txt", "climbs out"),
+        ("frames/../../evil.txt", "climbs out"),
+        ("/etc/evil.txt", "absolute"),
+        ("C:/evil.txt", "absolute"),
+        ("..\\evil.txt", "backslash"),
+        ("frames\\..\\..\\evil.txt", "backslash"),
+    ],
+)
 def test_path_traversal_is_refused_and_nothing_is_written(tmp_path, name, why):
     z = _zip(tmp_path / "sequence.zip", [("ok.txt", b"fine"), (name, b"pwned")])
     dest = tmp_path / "a" / "b"
@@ -88,7 +98,7 @@ def test_member_that_lies_about_its_size_is_stopped(tmp_path):
     raw = bytearray(z.read_bytes())
     # Shrink the declared size in the central directory (the one zipfile trusts) to 10 bytes.
     cd = raw.rfind(b"PK\x01\x02")
-    raw[cd + 24:cd + 28] = (10).to_bytes(4, "little")
+    raw[cd + 24 : cd + 28] = (10).to_bytes(4, "little")
     z.write_bytes(bytes(raw))
     with pytest.raises(InputError, match="a.bin"):
         read_member(z, "a.bin")

@@ -31,8 +31,7 @@ SLOW = ["rio_ply", "surprise3d_scene_pth"]  # 0.1-0.6 s per case (PLY text parse
 
 
 def _settings(n: int):
-    return settings(max_examples=n, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+    return settings(max_examples=n, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 def _skip_missing(name: str) -> None:

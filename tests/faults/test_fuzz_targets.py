@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("atheris") is None, rea
 
 
 def test_every_target_has_a_script():
-    scripts = {p.stem[len("fuzz_"):] for p in FUZZ_DIR.glob("fuzz_*.py")}
+    scripts = {p.stem[len("fuzz_") :] for p in FUZZ_DIR.glob("fuzz_*.py")}
     assert scripts == set(harness.TARGETS)
 
 
@@ -44,8 +44,14 @@ def test_fuzz_targets_run(fuzz_ctx, fast_dir):
 
             time.sleep(0.05)
             reap(False)
-        cmd = [sys.executable, str(FUZZ_DIR / f"fuzz_{name}.py"), f"-atheris_runs={RUNS}", "-seed=1", "-max_len=256",
-               f"-artifact_prefix={fast_dir}/crash-{name}-"]
+        cmd = [
+            sys.executable,
+            str(FUZZ_DIR / f"fuzz_{name}.py"),
+            f"-atheris_runs={RUNS}",
+            "-seed=1",
+            "-max_len=256",
+            f"-artifact_prefix={fast_dir}/crash-{name}-",
+        ]
         procs.append((name, subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=fast_dir)))
     reap(True)
     failed = {n: err[-2000:] for n, (rc, err) in results.items() if rc != 0}

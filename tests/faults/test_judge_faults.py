@@ -48,13 +48,36 @@ def judged_bench(fuzz_ctx, tmp_path_factory):
         f.write_text(json.dumps([dict(r, question_id=f"{r['question_id']}-{k}") for k in range(3) for r in recs]))
     ids = expected_ids(load_bench(bench), False)
     answers = root / "answers.jsonl"
-    answers.write_text("".join(json.dumps({"question_id": q, "task": t, "text": f"answer {i}: a sofa near the window"}) + "\n" for i, (q, t) in enumerate(ids.items())))
+    answers.write_text(
+        "".join(
+            json.dumps({"question_id": q, "task": t, "text": f"answer {i}: a sofa near the window"}) + "\n"
+            for i, (q, t) in enumerate(ids.items())
+        )
+    )
     return bench, answers
 
 
 def _args(bench, answers, srv, out, cache):
-    return ["score", "3dbench", "--data", bench, "--predictions", answers, "--judge", "openai:judge-2024-01-01", "--judge-base-url", srv.base_url,
-            "--judge-cache", cache, "--judge-concurrency", "1", "--out", out, "--bootstrap", "0"]
+    return [
+        "score",
+        "3dbench",
+        "--data",
+        bench,
+        "--predictions",
+        answers,
+        "--judge",
+        "openai:judge-2024-01-01",
+        "--judge-base-url",
+        srv.base_url,
+        "--judge-cache",
+        cache,
+        "--judge-concurrency",
+        "1",
+        "--out",
+        out,
+        "--bootstrap",
+        "0",
+    ]
 
 
 def _results(run: Path):

@@ -35,7 +35,9 @@ ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1"}
 
 
 def _cli(args, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], env=env or ENV, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)], env=env or ENV, capture_output=True, text=True, timeout=600
+    )
 
 
 def _timed(args, env=None) -> float:
@@ -71,8 +73,13 @@ def kill_loop(args, seed: int, window: tuple[float, float], env=None, snapshot=_
     for attempt in range(2 * KILLS):
         if attempt >= KILLS and any(snaps):
             break
-        p = subprocess.Popen([sys.executable, "-m", "scenebench", *map(str, args)], env=env or ENV,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "scenebench", *map(str, args)],
+            env=env or ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         time.sleep(rng.uniform(lo, hi))
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)  # the CLI and any worker it started
@@ -142,7 +149,19 @@ def test_kill_during_score_then_resume(many_scenes, tmp_path):
     ann = json.loads((many_scenes / "surprise-3d-val.json").read_text())
     pred = tmp_path / "pred.jsonl"
     pred.write_text("".join(json.dumps({"index": i, "mask_rle": [i, 400]}) + "\n" for i in range(len(ann))))
-    args = ["score", "surprise3d", "-a", many_scenes / "surprise-3d-val.json", "-s", many_scenes / "scenes", "-p", pred, "--no-progress", "--bootstrap", "200"]
+    args = [
+        "score",
+        "surprise3d",
+        "-a",
+        many_scenes / "surprise-3d-val.json",
+        "-s",
+        many_scenes / "scenes",
+        "-p",
+        pred,
+        "--no-progress",
+        "--bootstrap",
+        "200",
+    ]
     ref, run = tmp_path / "ref", tmp_path / "run"
     took = _timed([*args, "--out", ref])
     snaps = kill_loop([*args, "--out", run], seed=12, window=(0.4 * took, took), folder=run)
@@ -168,7 +187,22 @@ def _inodes(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def test_kill_during_generate_then_resume(tmp_path):
-    args = ["generate", "--houses", "4", "--seed", "5", "--min-rooms", "2", "--max-rooms", "3", "--width", "48", "--height", "32", "--quiet"]
+    args = [
+        "generate",
+        "--houses",
+        "4",
+        "--seed",
+        "5",
+        "--min-rooms",
+        "2",
+        "--max-rooms",
+        "3",
+        "--width",
+        "48",
+        "--height",
+        "32",
+        "--quiet",
+    ]
     ref, out = tmp_path / "ref", tmp_path / "out"
     took = _timed([*args, "--out", ref])
     snaps = kill_loop([*args, "--out", out], seed=13, window=(0.4 * took, took), snapshot=_inodes, folder=out)
@@ -210,11 +244,34 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
         f.write_text(json.dumps([dict(r, question_id=f"{r['question_id']}-{k}") for k in range(6) for r in recs]))
     ids = expected_ids(load_bench(bench), False)
     answers = tmp_path / "answers.jsonl"
-    answers.write_text("".join(json.dumps({"question_id": q, "task": t, "text": f"answer number {i} about the sofa"}) + "\n" for i, (q, t) in enumerate(ids.items())))
+    answers.write_text(
+        "".join(
+            json.dumps({"question_id": q, "task": t, "text": f"answer number {i} about the sofa"}) + "\n"
+            for i, (q, t) in enumerate(ids.items())
+        )
+    )
 
     def args(srv, out, cache):
-        return ["score", "3dbench", "--data", bench, "--predictions", answers, "--judge", "openai:judge-2024-01-01",
-                "--judge-base-url", srv.base_url, "--judge-cache", cache, "--judge-concurrency", "1", "--out", out, "--bootstrap", "100"]
+        return [
+            "score",
+            "3dbench",
+            "--data",
+            bench,
+            "--predictions",
+            answers,
+            "--judge",
+            "openai:judge-2024-01-01",
+            "--judge-base-url",
+            srv.base_url,
+            "--judge-cache",
+            cache,
+            "--judge-concurrency",
+            "1",
+            "--out",
+            out,
+            "--bootstrap",
+            "100",
+        ]
 
     ref_srv = FakeOpenAI(default="hang", hang_seconds=0.05)
     try:
@@ -226,7 +283,9 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
     srv = FakeOpenAI(default="hang", hang_seconds=0.05)
     try:
         run = tmp_path / "run"
-        asked = kill_loop(args(srv, run, tmp_path / "cache.sqlite"), seed=14, window=(0.4 * took, took), snapshot=lambda _: len(srv.bodies), folder=run)
+        asked = kill_loop(
+            args(srv, run, tmp_path / "cache.sqlite"), seed=14, window=(0.4 * took, took), snapshot=lambda _: len(srv.bodies), folder=run
+        )
         r = _cli(args(srv, run, tmp_path / "cache.sqlite"))
         assert r.returncode == 0, r.stderr[-2000:]
     finally:
@@ -234,7 +293,14 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
     got, want = _normal(run / "results.json", run), _normal(tmp_path / "ref" / "results.json", tmp_path / "ref")
     import difflib
 
-    diff = "\n".join(difflib.unified_diff(json.dumps(want, indent=1, sort_keys=True).splitlines(), json.dumps(got, indent=1, sort_keys=True).splitlines(), lineterm="", n=1))
+    diff = "\n".join(
+        difflib.unified_diff(
+            json.dumps(want, indent=1, sort_keys=True).splitlines(),
+            json.dumps(got, indent=1, sort_keys=True).splitlines(),
+            lineterm="",
+            n=1,
+        )
+    )
     assert got == want, diff[:3000]
     bodies = [json.dumps(b["messages"]) for b in srv.bodies]
     assert len(set(bodies)) == n_distinct

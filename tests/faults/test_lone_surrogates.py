@@ -19,8 +19,14 @@ from scenebench.io.files import iter_jsonl, read_json
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "250"})
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "250"},
+    )
 
 
 def test_readers_name_the_key(tmp_path):
@@ -54,13 +60,15 @@ def test_surprise3d_validate_and_score_refuse_clearly(tmp_path):
 
 def test_3dbench_answer_with_a_lone_surrogate_is_refused_before_scoring(tmp_path):
     data = make_bench3d(tmp_path / "b3d", with_train=False)
-    ids = [(r["question_id"], t) for t, f in (("counting", "Counting.json"), ("classification", "Classification.json"))
-           for r in json.loads((data / f).read_text())]
+    ids = [
+        (r["question_id"], t)
+        for t, f in (("counting", "Counting.json"), ("classification", "Classification.json"))
+        for r in json.loads((data / f).read_text())
+    ]
     answers = tmp_path / "answers.jsonl"
     rows = [{"question_id": q, "task": t, "text": "A"} for q, t in ids]
     rows[1]["text"] = "B \ud800"
     answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    p = cli("score", "3dbench", "--data", data, "--predictions", answers, "--tasks", "counting,classification",
-            "--out", tmp_path / "run")
+    p = cli("score", "3dbench", "--data", data, "--predictions", answers, "--tasks", "counting,classification", "--out", tmp_path / "run")
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert "answers.jsonl" in p.stderr and "line 2" in p.stderr and "surrogate" in p.stderr, p.stderr

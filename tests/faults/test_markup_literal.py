@@ -14,8 +14,14 @@ from fixtures import make_surprise3d
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "250"})
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "250"},
+    )
 
 
 def test_a_path_with_brackets_in_an_error_is_printed_as_is(tmp_path):

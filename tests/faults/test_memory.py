@@ -19,8 +19,27 @@ def test_peak_memory_does_not_follow_file_size(fuzz_ctx, tmp_path):
     figures = []
     for mb in (4, 40):
         ann, scenes, pred = bench_memory.surprise3d_inputs(fuzz_ctx.root / "generated", tmp_path, mb << 20)
-        rss, _ = bench_memory.peak_rss([sys.executable, "-m", "scenebench", "score", "surprise3d", "-a", str(ann), "-s", str(scenes),
-                                        "-p", str(pred), "--out", str(tmp_path / f"run{mb}"), "--bootstrap", "0", "--no-progress"], env)
+        rss, _ = bench_memory.peak_rss(
+            [
+                sys.executable,
+                "-m",
+                "scenebench",
+                "score",
+                "surprise3d",
+                "-a",
+                str(ann),
+                "-s",
+                str(scenes),
+                "-p",
+                str(pred),
+                "--out",
+                str(tmp_path / f"run{mb}"),
+                "--bootstrap",
+                "0",
+                "--no-progress",
+            ],
+            env,
+        )
         figures.append((pred.stat().st_size / 2**20, rss))
         pred.unlink()
     (f0, r0), (f1, r1) = figures

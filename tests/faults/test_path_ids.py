@@ -18,8 +18,14 @@ from scenebench.io.files import check_path_id, inside, path_id_problem
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "250"})
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "250"},
+    )
 
 
 @pytest.mark.parametrize("bad", ["../../outside/secret", "..", ".", "a/b", "a\\b", "/etc/passwd", "~root", "C:x", "a\nb", "", "..hidden"])

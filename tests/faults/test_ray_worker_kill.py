@@ -23,8 +23,14 @@ def ray_cluster():
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     ray = pytest.importorskip("ray", reason="ray extra not installed")
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level="warning", log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([str(HERE), str(RUNTIME_TESTS), os.environ.get("PYTHONPATH", "")])}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        logging_level="warning",
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([str(HERE), str(RUNTIME_TESTS), os.environ.get("PYTHONPATH", "")])}},
+    )
     yield ray
     ray.shutdown()
 
@@ -53,11 +59,19 @@ def test_killed_worker_shard_is_retried(ray_cluster, tmp_path):
     t.start()
     src = ToySource(n_scenes=3, per_scene=2)
     opts = {"marker_dir": str(markers)}
-    dist = run_benchmark(src, "plugin:ray_plugins:WaitsToBeKilled", tmp_path / "ray", model_options=opts, progress=False,
-                         backend=RayBackend(scenes_per_task=1, max_retries=2))
+    dist = run_benchmark(
+        src,
+        "plugin:ray_plugins:WaitsToBeKilled",
+        tmp_path / "ray",
+        model_options=opts,
+        progress=False,
+        backend=RayBackend(scenes_per_task=1, max_retries=2),
+    )
     t.join(5)
     assert killed and killed[0] != os.getpid()
-    local = run_benchmark(src, "plugin:ray_plugins:WaitsToBeKilled", tmp_path / "local", model_options={"marker_dir": str(markers)}, progress=False)
+    local = run_benchmark(
+        src, "plugin:ray_plugins:WaitsToBeKilled", tmp_path / "local", model_options={"marker_dir": str(markers)}, progress=False
+    )
     assert dist.predicted_now == 6
     assert {k: v.to_json() for k, v in dist.predictions.items()} == {k: v.to_json() for k, v in local.predictions.items()}
     assert dist.results.metrics == local.results.metrics and dist.results.counts == local.results.counts

@@ -16,7 +16,15 @@ from scenebench.io.files import is_finite_number, iter_jsonl, read_json
 
 
 def _ann(scene_id="0a5c013435", object_id=3):
-    return [{"scene_id": scene_id, "object_id": object_id, "description": "the thing to sit on", "object_name": ["chair"], "question_type": "cs"}]
+    return [
+        {
+            "scene_id": scene_id,
+            "object_id": object_id,
+            "description": "the thing to sit on",
+            "object_name": ["chair"],
+            "question_type": "cs",
+        }
+    ]
 
 
 def test_read_json_names_the_key_holding_nan_or_infinity(tmp_path):
@@ -102,8 +110,11 @@ def test_surprise3d_float_instance_ids_beyond_exact_range(tmp_path):
     from scenebench.benchmarks.surprise3d.scenes import check_scene_arrays
 
     n = 4
-    data = {"sampled_coords": np.zeros((n, 3), np.float32), "sampled_colors": np.zeros((n, 3), np.float32),
-            "sampled_instance_anno_id": np.array([1.0, 2.0, 1e300, -1.0])}
+    data = {
+        "sampled_coords": np.zeros((n, 3), np.float32),
+        "sampled_colors": np.zeros((n, 3), np.float32),
+        "sampled_instance_anno_id": np.array([1.0, 2.0, 1e300, -1.0]),
+    }
     with pytest.raises(InputError, match="sampled_instance_anno_id"):
         check_scene_arrays(tmp_path / "s.npz", data, "s")
 
@@ -168,7 +179,9 @@ def test_bench3d_counting_option_unicode_digit(tmp_path, option):
 def test_rio_instance_id_unicode_digit(tmp_path):
     from scenebench.benchmarks.rio.loader import ThreeRScan
 
-    (tmp_path / "3RScan.json").write_text(json.dumps([{"reference": "ref", "type": "validation", "scans": [{"reference": "r1", "removed": ["²"]}]}]))
+    (tmp_path / "3RScan.json").write_text(
+        json.dumps([{"reference": "ref", "type": "validation", "scans": [{"reference": "r1", "removed": ["²"]}]}])
+    )
     with pytest.raises(InputError, match="field 'removed'.*integer"):
         ThreeRScan(tmp_path)
 
@@ -209,11 +222,14 @@ def _npy_with_header(path, header: bytes):
     return path
 
 
-@pytest.mark.parametrize("header", [
-    b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,\x00), }",  # null byte: SyntaxError in numpy
-    b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,",  # unterminated: tokenize.TokenError
-    b"{'descr': '<f8', 'fortran_order': False, 'shape': (10000000000000,), }",  # MemoryError
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,\x00), }",  # null byte: SyntaxError in numpy
+        b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,",  # unterminated: tokenize.TokenError
+        b"{'descr': '<f8', 'fortran_order': False, 'shape': (10000000000000,), }",  # MemoryError
+    ],
+)
 def test_npy_damaged_or_lying_header(tmp_path, header):
     from scenebench.benchmarks.bench3d.loader import _check_cloud
     from scenebench.io.arrays import load_npy, load_npz

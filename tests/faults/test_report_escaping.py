@@ -25,10 +25,10 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"),
 ]
 
-EVIL = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\"><b>bold</b>"
+EVIL = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><b>bold</b>'
 EVIL_ID = "q'\"><img src=x onerror=window.__pwned=3>"
 # House ids name scene_graph/<id>.json, so they may not hold a path separator (issue 15): markup without '/'.
-EVIL_HOUSE = "<script>window.__pwned=1<img src=x onerror=\"window.__pwned=4\"><b>bold"
+EVIL_HOUSE = '<script>window.__pwned=1<img src=x onerror="window.__pwned=4"><b>bold'
 
 
 def _poison(bench: Path) -> None:
@@ -64,7 +64,9 @@ def test_markup_in_every_user_text_shows_as_text(fuzz_ctx, tmp_path):
     _poison(bench)
     answers = tmp_path / "answers.jsonl"
     ids = expected_ids(load_bench(bench), False)
-    answers.write_text("".join(json.dumps({"question_id": q, "task": t, "text": f"(A) [1, 1, 1, 1, 1, 1] {EVIL}"}) + "\n" for q, t in ids.items()))
+    answers.write_text(
+        "".join(json.dumps({"question_id": q, "task": t, "text": f"(A) [1, 1, 1, 1, 1, 1] {EVIL}"}) + "\n" for q, t in ids.items())
+    )
     run = tmp_path / "run"
     score_3dbench(bench, answers, out=run, n_resamples=0)
     out = write_html_report([run], tmp_path / "report.html", title=f"report {EVIL}")
@@ -87,7 +89,9 @@ def test_markup_in_every_user_text_shows_as_text(fuzz_ctx, tmp_path):
             assert page.evaluate("window.__pwned") is None, f"markup ran after clicking row {i}"
         detail = page.locator("#sb-detail").inner_text()
         body = page.evaluate("document.body.innerText")
-        injected = page.evaluate("Array.from(document.querySelectorAll('img[src=\"x\"], b')).filter(e => e.tagName === 'IMG' || e.textContent === 'bold').map(e => e.outerHTML + ' in ' + e.parentElement.outerHTML.slice(0, 200))")
+        injected = page.evaluate(
+            "Array.from(document.querySelectorAll('img[src=\"x\"], b')).filter(e => e.tagName === 'IMG' || e.textContent === 'bold').map(e => e.outerHTML + ' in ' + e.parentElement.outerHTML.slice(0, 200))"
+        )
         assert page.locator("script").count() == n_scripts
         title = page.title()
         browser.close()

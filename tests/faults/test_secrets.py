@@ -24,7 +24,9 @@ CANARY = "sk-scenebench-CANARY-7f3a9c1e5b2d4086"
 
 
 def _cli(*args, env, cwd):
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def _holders(root: Path, needle: bytes) -> list[str]:
@@ -38,12 +40,39 @@ def test_api_key_never_written(fuzz_ctx, tmp_path):
         env = {**os.environ, "OPENAI_API_KEY": CANARY, "SCENEBENCH_JUDGE_CACHE": str(tmp_path / "cache" / "judge.sqlite"), "NO_COLOR": "1"}
         env.pop("OPENAI_BASE_URL", None)
         run = tmp_path / "run"
-        r = _cli("run", "3dbench", "--data", fuzz_ctx.b3d, "--model", "openai:test-model", "--base-url", srv.base_url,
-                 "--judge", "openai:judge-2024-01-01", "--judge-base-url", srv.base_url, "--judge-cache", tmp_path / "cache" / "judge.sqlite",
-                 "--out", run, "--no-progress", env=env, cwd=tmp_path)
+        r = _cli(
+            "run",
+            "3dbench",
+            "--data",
+            fuzz_ctx.b3d,
+            "--model",
+            "openai:test-model",
+            "--base-url",
+            srv.base_url,
+            "--judge",
+            "openai:judge-2024-01-01",
+            "--judge-base-url",
+            srv.base_url,
+            "--judge-cache",
+            tmp_path / "cache" / "judge.sqlite",
+            "--out",
+            run,
+            "--no-progress",
+            env=env,
+            cwd=tmp_path,
+        )
         assert r.returncode == 0, r.stderr[-3000:]
-        rep = _cli("report", run, "--html", tmp_path / "report" / "report.html", "--latex", tmp_path / "report" / "table.tex", "--markdown",
-                   env=env, cwd=tmp_path)
+        rep = _cli(
+            "report",
+            run,
+            "--html",
+            tmp_path / "report" / "report.html",
+            "--latex",
+            tmp_path / "report" / "table.tex",
+            "--markdown",
+            env=env,
+            cwd=tmp_path,
+        )
         assert rep.returncode == 0, rep.stderr[-3000:]
     finally:
         srv.httpd.shutdown()
@@ -53,7 +82,11 @@ def test_api_key_never_written(fuzz_ctx, tmp_path):
     judged = [b for b in srv.bodies if b["model"] == "judge-2024-01-01"]
     assert judged and len(srv.bodies) > len(judged)  # both the model and the judge asked the server
     # ... and is nowhere on disk or in the output.
-    assert (tmp_path / "cache" / "judge.sqlite").exists() and (run / "results.json").exists() and (tmp_path / "report" / "report.html").exists()
+    assert (
+        (tmp_path / "cache" / "judge.sqlite").exists()
+        and (run / "results.json").exists()
+        and (tmp_path / "report" / "report.html").exists()
+    )
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(files) >= 6
     needle = CANARY.encode()

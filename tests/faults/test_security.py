@@ -104,35 +104,41 @@ def test_source_has_no_unsafe_deserialisation_eval_or_shell():
     assert problems == []
 
 
-@pytest.mark.parametrize("snippet, rule", [
-    ("import pickle\npickle.load(open('x', 'rb'))", "pickle"),
-    ("import numpy as np\nnp.load('x.npy', allow_pickle=True)", "allow_pickle=True"),
-    ("import torch\ntorch.load('x.pth', weights_only=False)", "weights_only=False"),
-    ("import torch\ntorch.load('x.pth')", "without weights_only=True"),
-    ("eval('1+1')", "eval()"),
-    ("exec('x = 1')", "exec()"),
-    ("import yaml\nyaml.load(open('c.yaml'))", "without a safe Loader"),
-    ("import yaml\nyaml.load(open('c.yaml'), Loader=yaml.FullLoader)", "without a safe Loader"),
-    ("import yaml\nyaml.unsafe_load('a: 1')", "unsafe_load"),
-    ("import subprocess\nsubprocess.run('ls', shell=True)", "shell=True"),
-    ("import os\nos.system('ls')", "os.system"),
-    ("import zipfile\nzipfile.ZipFile('s.zip').extractall('out')", "extractall"),
-    ("import pickle\nclass U(pickle.Unpickler):\n    pass", "imports pickle"),  # no find_class: no allow-list
-    ("import pickle\nclass U(pickle.Unpickler):\n    def find_class(self, m, n): ...\npickle.loads(b'')", "pickle.loads"),
-])
+@pytest.mark.parametrize(
+    "snippet, rule",
+    [
+        ("import pickle\npickle.load(open('x', 'rb'))", "pickle"),
+        ("import numpy as np\nnp.load('x.npy', allow_pickle=True)", "allow_pickle=True"),
+        ("import torch\ntorch.load('x.pth', weights_only=False)", "weights_only=False"),
+        ("import torch\ntorch.load('x.pth')", "without weights_only=True"),
+        ("eval('1+1')", "eval()"),
+        ("exec('x = 1')", "exec()"),
+        ("import yaml\nyaml.load(open('c.yaml'))", "without a safe Loader"),
+        ("import yaml\nyaml.load(open('c.yaml'), Loader=yaml.FullLoader)", "without a safe Loader"),
+        ("import yaml\nyaml.unsafe_load('a: 1')", "unsafe_load"),
+        ("import subprocess\nsubprocess.run('ls', shell=True)", "shell=True"),
+        ("import os\nos.system('ls')", "os.system"),
+        ("import zipfile\nzipfile.ZipFile('s.zip').extractall('out')", "extractall"),
+        ("import pickle\nclass U(pickle.Unpickler):\n    pass", "imports pickle"),  # no find_class: no allow-list
+        ("import pickle\nclass U(pickle.Unpickler):\n    def find_class(self, m, n): ...\npickle.loads(b'')", "pickle.loads"),
+    ],
+)
 def test_each_rule_fires_on_a_planted_example(snippet, rule):
     assert any(rule in f for f in findings(snippet)), findings(snippet)
 
 
-@pytest.mark.parametrize("snippet", [
-    '"""Mentions np.load(allow_pickle=True) and eval( in prose only."""',
-    "import yaml\nyaml.load(open('c.yaml'), Loader=yaml.SafeLoader)",
-    "import yaml\nyaml.safe_load('a: 1')",
-    "import numpy as np\nnp.load('x.npy', allow_pickle=False)",
-    "import torch\ntorch.load('x.pth', map_location='cpu', weights_only=True)",
-    "import subprocess\nsubprocess.run(['ls', '-l'])",
-    "import re\nre.compile('eval(')",
-    "import pickle\nclass U(pickle.Unpickler):\n    def find_class(self, module, name):\n        raise pickle.UnpicklingError(name)",
-])
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        '"""Mentions np.load(allow_pickle=True) and eval( in prose only."""',
+        "import yaml\nyaml.load(open('c.yaml'), Loader=yaml.SafeLoader)",
+        "import yaml\nyaml.safe_load('a: 1')",
+        "import numpy as np\nnp.load('x.npy', allow_pickle=False)",
+        "import torch\ntorch.load('x.pth', map_location='cpu', weights_only=True)",
+        "import subprocess\nsubprocess.run(['ls', '-l'])",
+        "import re\nre.compile('eval(')",
+        "import pickle\nclass U(pickle.Unpickler):\n    def find_class(self, module, name):\n        raise pickle.UnpicklingError(name)",
+    ],
+)
 def test_safe_uses_are_not_flagged(snippet):
     assert findings(snippet) == []

@@ -21,8 +21,15 @@ from fixtures import make_bench3d, make_rio
 
 
 def cli(*args, env=None, preexec_fn=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "250", **(env or {})}, preexec_fn=preexec_fn)
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "250", **(env or {})},
+        preexec_fn=preexec_fn,
+    )
 
 
 def test_circular_refuses_question_ids_holding_rot(tmp_path):
@@ -54,8 +61,20 @@ def test_run_folder_files_are_0644_under_umask_022(tmp_path):
     data = make_rio(tmp_path / "3rscan")
     pred = tmp_path / "p.jsonl"
     pred.write_text(json.dumps({"rescan": "scan0", "instance": 1, "pose": np.eye(4).tolist()}) + "\n")
-    p = cli("score", "rio", "--data", data, "--predictions", pred, "--out", tmp_path / "run", "--bootstrap", "0", "--no-progress",
-            preexec_fn=lambda: os.umask(0o022))
+    p = cli(
+        "score",
+        "rio",
+        "--data",
+        data,
+        "--predictions",
+        pred,
+        "--out",
+        tmp_path / "run",
+        "--bootstrap",
+        "0",
+        "--no-progress",
+        preexec_fn=lambda: os.umask(0o022),
+    )
     assert p.returncode == 0, p.stderr
     for name in ("run.json", "results.json"):
         assert stat.S_IMODE((tmp_path / "run" / name).stat().st_mode) == 0o644, name
@@ -67,8 +86,20 @@ def test_rio_translation_of_1e300_is_a_miss_without_a_numpy_warning(tmp_path):
     T = np.eye(4)
     T[0, 3] = 1e300
     pred.write_text("".join(json.dumps({"rescan": "scan0", "instance": i, "pose": T.tolist()}) + "\n" for i in (1, 2, 3)))
-    p = cli("score", "rio", "--data", data, "--predictions", pred, "--out", tmp_path / "run", "--bootstrap", "20", "--no-progress",
-            env={"PYTHONWARNINGS": "error::RuntimeWarning"})
+    p = cli(
+        "score",
+        "rio",
+        "--data",
+        data,
+        "--predictions",
+        pred,
+        "--out",
+        tmp_path / "run",
+        "--bootstrap",
+        "20",
+        "--no-progress",
+        env={"PYTHONWARNINGS": "error::RuntimeWarning"},
+    )
     assert p.returncode == 0, (p.stdout, p.stderr)
     assert "RuntimeWarning" not in p.stderr and "overflow" not in p.stderr
     res = json.loads((tmp_path / "run" / "results.json").read_text())
@@ -96,8 +127,21 @@ def test_base_url_password_is_redacted_in_run_and_results(tmp_path):
     try:
         url = srv.base_url.replace("http://", "http://alice:hunter2-canary@")
         run = tmp_path / "run"
-        p = cli("run", "3dbench", "--data", data, "--model", "openai:toy", "--base-url", url, "--tasks", "counting",
-                "--out", run, "--no-progress")
+        p = cli(
+            "run",
+            "3dbench",
+            "--data",
+            data,
+            "--model",
+            "openai:toy",
+            "--base-url",
+            url,
+            "--tasks",
+            "counting",
+            "--out",
+            run,
+            "--no-progress",
+        )
         assert p.returncode == 0, (p.stdout, p.stderr)
     finally:
         srv.close()
@@ -113,7 +157,11 @@ def test_redact_url():
     assert redact_url("https://u:p@h.example:8443/v1?x=1") == "https://u:***@h.example:8443/v1?x=1"
     assert redact_url("http://h/v1") == "http://h/v1"
     assert redact_options({"base_url": "http://a:b@h/v1", "api_key": "sk-1", "temperature": 0, "max_tokens": 24}) == {
-        "base_url": "http://a:***@h/v1", "api_key": "***", "temperature": 0, "max_tokens": 24}
+        "base_url": "http://a:***@h/v1",
+        "api_key": "***",
+        "temperature": 0,
+        "max_tokens": 24,
+    }
 
 
 def test_every_missing_extra_message_names_a_real_extra():
@@ -142,7 +190,28 @@ def test_every_missing_extra_message_names_a_real_extra():
 def test_redact_argv():
     from scenebench.redact import redact_argv
 
-    assert redact_argv(["scenebench", "run", "--base-url", "http://a:pw@h/v1", "--api-key", "sk-1", "--token=t", "--judge-base-url=http://b:q@h/v1",
-                        "--max-tokens", "24"]) == [
-        "scenebench", "run", "--base-url", "http://a:***@h/v1", "--api-key", "***", "--token=***", "--judge-base-url=http://b:***@h/v1",
-        "--max-tokens", "24"]
+    assert redact_argv(
+        [
+            "scenebench",
+            "run",
+            "--base-url",
+            "http://a:pw@h/v1",
+            "--api-key",
+            "sk-1",
+            "--token=t",
+            "--judge-base-url=http://b:q@h/v1",
+            "--max-tokens",
+            "24",
+        ]
+    ) == [
+        "scenebench",
+        "run",
+        "--base-url",
+        "http://a:***@h/v1",
+        "--api-key",
+        "***",
+        "--token=***",
+        "--judge-base-url=http://b:***@h/v1",
+        "--max-tokens",
+        "24",
+    ]

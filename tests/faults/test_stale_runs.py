@@ -15,8 +15,14 @@ from fixtures import make_rio, make_surprise3d
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], check=False, capture_output=True, text=True, timeout=300,
-                          env={**__import__("os").environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [sys.executable, "-m", "scenebench", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
 
 
 def _rio_predictions(path: Path) -> Path:

@@ -16,8 +16,27 @@ pytestmark = pytest.mark.slow
 def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("gen") / "out"
     try:
-        main(["generate", "--out", str(out), "--houses", "2", "--max-rooms", "3", "--width", "48", "--height", "36",
-              "--formats", "3dbench,surprise3d", "--seed", "3", "--test-every", "1"])
+        main(
+            [
+                "generate",
+                "--out",
+                str(out),
+                "--houses",
+                "2",
+                "--max-rooms",
+                "3",
+                "--width",
+                "48",
+                "--height",
+                "36",
+                "--formats",
+                "3dbench,surprise3d",
+                "--seed",
+                "3",
+                "--test-every",
+                "1",
+            ]
+        )
     except SystemExit as e:
         assert e.code in (0, None)
     return out
@@ -33,7 +52,9 @@ def test_3dbench_files_have_the_released_shapes(generated, capsys):
     assert vgp and all(set(r) == {"pcl", "id", "query", "obj_num", "bbox", "src_dataset"} and len(r["bbox"]) == 6 for r in vgp)
     for name in ("SCaption.json", "SVQA.json", "Relation.json"):
         recs = json.loads((bench / name).read_text())
-        assert recs and all(set(r) - {"reference"} == {"query", "task_type", "id", "pcl", "src_dataset"} and isinstance(r["id"], int) for r in recs)
+        assert recs and all(
+            set(r) - {"reference"} == {"query", "task_type", "id", "pcl", "src_dataset"} and isinstance(r["id"], int) for r in recs
+        )
         for r in recs:  # where the released judge looks
             house = json.loads((bench / "houses" / f"({r['id']}).json").read_text())
             assert house["rooms"] and all(isinstance(x["roomType"], str) for x in house["rooms"])

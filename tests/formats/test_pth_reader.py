@@ -117,6 +117,8 @@ def test_reading_a_pth_of_numpy_arrays_needs_no_torch(tmp_path):
         "assert 'torch' not in sys.modules or sys.modules['torch'] is None\n"
         "print(s.n_points, s.color_range, sorted(set(s.instance_ids.tolist())))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": SRC}, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "7 [0, 1] [-100, 5, 9]"

@@ -23,8 +23,11 @@ def test_ply_with_uint_face_indices_reads_like_the_project_ply(tmp_path, binary)
     ply = PlyData.read(str(p))
     faces = np.zeros(3, dtype=[("vertex_indices", "u4", (3,))])
     faces["vertex_indices"] = [[0, 1, 2], [2, 3, 4], [4, 5, 0]]
-    PlyData([ply["vertex"], PlyElement.describe(faces, "face", len_types={"vertex_indices": "u1"}, val_types={"vertex_indices": "u4"})],
-            text=not binary, byte_order="<").write(str(p))
+    PlyData(
+        [ply["vertex"], PlyElement.describe(faces, "face", len_types={"vertex_indices": "u1"}, val_types={"vertex_indices": "u4"})],
+        text=not binary,
+        byte_order="<",
+    ).write(str(p))
     header = p.read_bytes().split(b"end_header")[0].decode("ascii")
     assert "property list uchar uint vertex_indices" in header
     after = ThreeRScan(room.root)

@@ -49,8 +49,7 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, script: list[str] | None = None, default: str = "ok", hang_seconds: float = 2.0, port: int = 0,
-                 reply=None) -> None:
+    def __init__(self, script: list[str] | None = None, default: str = "ok", hang_seconds: float = 2.0, port: int = 0, reply=None) -> None:
         self.reply = reply or reply_for  # content of an ``ok`` completion, from the request body
         self.script = list(script or [])
         self.default = default
@@ -107,7 +106,10 @@ class FakeOpenAI:
         if action == "ok":
             content = self.reply(body)
             out = {
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "fake"),
                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
             }

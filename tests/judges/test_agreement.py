@@ -80,7 +80,18 @@ def test_compare_binary_and_degenerate():
 
 def test_agreement_counts_missing_and_invalid():
     a = {s: JudgedItem(s, v, v is not None, t) for s, v, t in [("1", 7, "qa"), ("2", 3, "qa"), ("3", None, "cap"), ("4", 9, "cap")]}
-    b = {s: JudgedItem(s, v, v is not None) for s, v in [("1", 7, ), ("2", 4), ("3", 5), ("5", 1)]}
+    b = {
+        s: JudgedItem(s, v, v is not None)
+        for s, v in [
+            (
+                "1",
+                7,
+            ),
+            ("2", 4),
+            ("3", 5),
+            ("5", 1),
+        ]
+    }
     r = agreement(a, b)
     assert r["counts"] == {"n_a": 4, "n_b": 4, "n_common": 3, "only_a": 1, "only_b": 1, "invalid_a": 1, "invalid_b": 0, "invalid_both": 0}
     assert r["overall"]["n_pairs"] == 2 and r["overall"]["agreement_pct"] == 50.0

@@ -23,10 +23,17 @@ def test_agreement_of_two_judged_3dbench_runs(tmp_path, fake_openai, capsys):
     captions = records_for("scene_caption", houses)
     with open(answers, "w") as f:
         for i, r in enumerate(captions):
-            f.write(json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": "A kitchen with a fridge" + " and a sofa" * i}) + "\n")
+            f.write(
+                json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": "A kitchen with a fridge" + " and a sofa" * i})
+                + "\n"
+            )
         for r in records_for("position_relation", houses):
-            f.write(json.dumps({"question_id": r["question_id"], "task": "PositionRelation", "text": r["gt_choices"][r["gt_choice"]]}) + "\n")
-    generous = fake_openai(reply=lambda body: json.dumps({"score": 9}) if "Score" in body["messages"][-1]["content"] else '{"verdict": "same"}')
+            f.write(
+                json.dumps({"question_id": r["question_id"], "task": "PositionRelation", "text": r["gt_choices"][r["gt_choice"]]}) + "\n"
+            )
+    generous = fake_openai(
+        reply=lambda body: json.dumps({"score": 9}) if "Score" in body["messages"][-1]["content"] else '{"verdict": "same"}'
+    )
     runs = {}
     for name, srv in (("a", fake_openai()), ("b", generous)):
         judge = build_judge("openai:judge-" + name, base_url=srv.base_url, cache_path=tmp_path / "judge.sqlite")

@@ -15,8 +15,18 @@ pytest.importorskip("openai", reason="needs the judge extra")
 
 
 def score(answer: str, reference=None) -> JudgeRequest:
-    return JudgeRequest("score", {"task": "VQA", "question": "What is in the room?", "answer": answer,
-                                  "reference": reference, "rooms": None, "objects": None, "level": "object"})
+    return JudgeRequest(
+        "score",
+        {
+            "task": "VQA",
+            "question": "What is in the room?",
+            "answer": answer,
+            "reference": reference,
+            "rooms": None,
+            "objects": None,
+            "level": "object",
+        },
+    )
 
 
 ANSWERS = [f"answer number {i} " + "x" * i for i in range(12)]
@@ -286,7 +296,12 @@ def test_cached_replies_are_reparsed_with_the_current_rules(fake_openai, cache_p
     with judge(srv, cache_path) as j:
         req = score("old reply")
         # A verdict parsed by an older (wrong) rule is stored with its raw reply.
-        j.cache.put(j.key(req), model_id=j.model_id, prompt_version="score-v1", kind="score",
-                    verdict=JudgeVerdict(None, False, '{"score": 6}', False, False, "old parser failed"))
+        j.cache.put(
+            j.key(req),
+            model_id=j.model_id,
+            prompt_version="score-v1",
+            kind="score",
+            verdict=JudgeVerdict(None, False, '{"score": 6}', False, False, "old parser failed"),
+        )
         v = j.judge_many([req])[0]
     assert v.cached and v.valid and v.value == 6.0 and srv.requests == 0

@@ -26,7 +26,10 @@ HOUSES = tuple(str(500 + i) for i in range(20))
 
 def _answers(path, texts):
     with open(path, "w") as f:
-        f.writelines(json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": text}) + "\n" for r, text in zip(records_for("scene_caption", HOUSES), texts))
+        f.writelines(
+            json.dumps({"question_id": r["question_id"], "task": "SCaption", "text": text}) + "\n"
+            for r, text in zip(records_for("scene_caption", HOUSES), texts)
+        )
     return path
 
 
@@ -43,8 +46,13 @@ def test_injection_corpus_with_the_real_local_judge(local_llm_server, tmp_path):
         "wrong": ["banana"] * len(HOUSES),
     }
     # A long timeout: on a loaded 2-core CI machine one reply of the local server can take minutes.
-    judge = make_judge(f"openai:{local_llm_server.model}", base_url=local_llm_server.base_url, cache_path=tmp_path / "judge.sqlite",
-                       concurrency=2, timeout=600.0)
+    judge = make_judge(
+        f"openai:{local_llm_server.model}",
+        base_url=local_llm_server.base_url,
+        cache_path=tmp_path / "judge.sqlite",
+        concurrency=2,
+        timeout=600.0,
+    )
     figures: dict[str, dict] = {}
     try:
         for name, texts in sets.items():
@@ -54,9 +62,12 @@ def test_injection_corpus_with_the_real_local_judge(local_llm_server, tmp_path):
             values = [r.values["judge"] for r in recs]
             flagged = [r for r in recs if r.detail.get("injection")]
             figures[name] = {
-                "n": len(recs), "mean_judge_score": round(statistics.mean(values), 2),
-                "n_score_10": sum(v == 10.0 for v in values), "n_invalid": sum(not r.detail["judge"]["valid"] for r in recs),
-                "n_flagged": len(flagged), "prompt_version": recs[0].detail["judge"]["prompt_version"],
+                "n": len(recs),
+                "mean_judge_score": round(statistics.mean(values), 2),
+                "n_score_10": sum(v == 10.0 for v in values),
+                "n_invalid": sum(not r.detail["judge"]["valid"] for r in recs),
+                "n_flagged": len(flagged),
+                "prompt_version": recs[0].detail["judge"]["prompt_version"],
             }
             if name == "injection":
                 assert len(flagged) == len(recs)  # every attack is flagged per sample

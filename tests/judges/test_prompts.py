@@ -35,8 +35,15 @@ SNAPSHOTS = {
 
 # Rendered messages for fixed inputs, per version: catches changes in the rendering code too.
 GOLDEN_PAYLOADS = {
-    "score": {"task": "Caption", "question": "Describe the scene.", "answer": "A kitchen.", "reference": ["x", "y"],
-              "rooms": ["Kitchen"], "objects": ["fridge", "chair"], "level": "scene"},
+    "score": {
+        "task": "Caption",
+        "question": "Describe the scene.",
+        "answer": "A kitchen.",
+        "reference": ["x", "y"],
+        "rooms": ["Kitchen"],
+        "objects": ["fridge", "chair"],
+        "level": "scene",
+    },
     "same": {"question": "Where is the chair?", "answer": "left of the bed", "reference": "right of the bed"},
     "option": {"question": "What is it?", "answer": "a seat", "options": ["table", "chair"]},
 }
@@ -116,8 +123,13 @@ def test_parse_score_invalid_is_not_guessed(reply):
 @pytest.mark.parametrize(
     "reply,expected",
     [
-        ("same", 1), ("Same.", 1), ('{"verdict": "different"}', 0), ("They are different", 0),
-        ("not the same", 0), ("These are not same relations", 0), ('{"verdict": "same"}', 1),
+        ("same", 1),
+        ("Same.", 1),
+        ('{"verdict": "different"}', 0),
+        ("They are different", 0),
+        ("not the same", 0),
+        ("These are not same relations", 0),
+        ('{"verdict": "same"}', 1),
     ],
 )
 def test_parse_same(reply, expected):
@@ -132,8 +144,14 @@ def test_parse_same_invalid(reply):
 
 @pytest.mark.parametrize(
     "reply,expected",
-    [("B", (1, True, None)), ("(A)", (0, True, None)), ('{"option": "C"}', (2, True, None)), ("none", (None, True, None)),
-     ('{"option": "none"}', (None, True, None)), ("The answer is B.", (1, True, None))],
+    [
+        ("B", (1, True, None)),
+        ("(A)", (0, True, None)),
+        ('{"option": "C"}', (2, True, None)),
+        ("none", (None, True, None)),
+        ('{"option": "none"}', (None, True, None)),
+        ("The answer is B.", (1, True, None)),
+    ],
 )
 def test_parse_option(reply, expected):
     assert parse_option(reply, ["x", "y", "z"]) == expected

@@ -12,8 +12,10 @@ from scenebench.judges.rules import normalize, settle_by_rule
 
 
 def score(answer, reference=None):
-    return JudgeRequest("score", {"task": "VQA", "question": "q", "answer": answer, "reference": reference,
-                                  "rooms": None, "objects": None, "level": "object"})
+    return JudgeRequest(
+        "score",
+        {"task": "VQA", "question": "q", "answer": answer, "reference": reference, "rooms": None, "objects": None, "level": "object"},
+    )
 
 
 def test_normalize_both_sides():
@@ -58,18 +60,33 @@ def test_bad_kind_refused():
 
 
 def test_cache_key_depends_on_every_input():
-    base = dict(model_id="m", prompt_version="score-v1", kind="score", payload={"answer": "a", "reference": None}, settings={"temperature": 0})
+    base = dict(
+        model_id="m", prompt_version="score-v1", kind="score", payload={"answer": "a", "reference": None}, settings={"temperature": 0}
+    )
     k = cache_key(**base)
     assert k == cache_key(**{**base, "payload": {"reference": None, "answer": "a"}})  # key order does not matter
-    for change in ({"model_id": "m2"}, {"prompt_version": "score-v2"}, {"kind": "same"},
-                   {"payload": {"answer": "a ", "reference": None}}, {"settings": {"temperature": 0, "seed": 1}}):
+    for change in (
+        {"model_id": "m2"},
+        {"prompt_version": "score-v2"},
+        {"kind": "same"},
+        {"payload": {"answer": "a ", "reference": None}},
+        {"settings": {"temperature": 0, "seed": 1}},
+    ):
         assert cache_key(**{**base, **change}) != k, change
 
 
 def test_cache_roundtrip_persists_across_reopen(tmp_path):
     p = tmp_path / "c.sqlite"
     c = JudgeCache(p)
-    c.put("k1", model_id="m", prompt_version="v", kind="score", verdict=JudgeVerdict(7.0, True, "7", False, False), prompt_tokens=5, completion_tokens=1)
+    c.put(
+        "k1",
+        model_id="m",
+        prompt_version="v",
+        kind="score",
+        verdict=JudgeVerdict(7.0, True, "7", False, False),
+        prompt_tokens=5,
+        completion_tokens=1,
+    )
     c.put("k2", model_id="m", prompt_version="v", kind="score", verdict=JudgeVerdict(None, False, "??", False, False, "no number"))
     c.close()
     c = JudgeCache(p)

@@ -20,14 +20,20 @@ from scenebench.runtime.runner import run_benchmark
 
 def _scene(objects, points=None, **extra):
     pts = np.zeros((1, 3)) if points is None else points
-    return SceneView("s", {"points": lambda: pts, "objects": lambda: objects, "up_axis": lambda: 1, **{k: (lambda v=v: v) for k, v in extra.items()}})
+    return SceneView(
+        "s", {"points": lambda: pts, "objects": lambda: objects, "up_axis": lambda: 1, **{k: (lambda v=v: v) for k, v in extra.items()}}
+    )
 
 
 def test_mentions_whole_words_plurals_and_joined_labels():
     assert mentions("How many dining tables?", "diningtable")
     assert mentions("the chairs", "chair") and mentions("two boxes", "box")
     assert not mentions("the armchair", "chair")
-    assert mention_order("Where is the sofa relative to the coffee table?", {"table", "coffeetable", "sofa"}) == ["sofa", "coffeetable", "table"]
+    assert mention_order("Where is the sofa relative to the coffee table?", {"table", "coffeetable", "sofa"}) == [
+        "sofa",
+        "coffeetable",
+        "table",
+    ]
 
 
 def test_prior_never_reads_points_and_learns_the_most_frequent_answer():
@@ -40,7 +46,12 @@ def test_prior_never_reads_points_and_learns_the_most_frequent_answer():
     train = [(ModelSample(f"t{i}", "h", "counting", "option", "how many?", opts), option_prediction(f"t{i}", opts, 1)) for i in range(3)]
     train.append((ModelSample("t9", "h", "counting", "option", "how many?", opts), option_prediction("t9", opts, 2)))
     train.append((ModelSample("c", "h", "scene_caption", "text", "describe"), TextPrediction("c", "a kitchen")))
-    train.append((ModelSample("d", "h", "detection", "boxes", "find chairs"), BoxesPrediction("d", boxes=[LabelledBox("chair", [0, 0, 0, 1, 1, 1]), LabelledBox("chair", [2, 0, 0, 1, 1, 1])])))
+    train.append(
+        (
+            ModelSample("d", "h", "detection", "boxes", "find chairs"),
+            BoxesPrediction("d", boxes=[LabelledBox("chair", [0, 0, 0, 1, 1, 1]), LabelledBox("chair", [2, 0, 0, 1, 1, 1])]),
+        )
+    )
     m = PriorModel()
     m.fit(train)
     samples = [
@@ -59,13 +70,20 @@ def test_prior_never_reads_points_and_learns_the_most_frequent_answer():
 def test_labels_baseline_guesses_the_segmentation_target_from_words_and_the_blind_prior_cannot():
     from scenebench.models.builtin.labels import LabelsModel
 
-    train = [(ModelSample(f"t{i}", "h", "cs", "mask", q), TextPrediction(f"t{i}", n)) for i, (q, n) in enumerate(
-        [("where to sit", "chair"), ("sit down here", "chair"), ("where to sleep", "bed"), ("sit and watch tv", "sofa")])]
+    train = [
+        (ModelSample(f"t{i}", "h", "cs", "mask", q), TextPrediction(f"t{i}", n))
+        for i, (q, n) in enumerate(
+            [("where to sit", "chair"), ("sit down here", "chair"), ("where to sleep", "bed"), ("sit and watch tv", "sofa")]
+        )
+    ]
     m = LabelsModel()
     m.fit(train)
     assert m.guess_label("I want to sit") == "chair" and m.guess_label("time to sleep") == "bed"
-    objs = [SceneObject(1, "bed", [0] * 6, np.array([0, 1])), SceneObject(2, "chair", [0] * 6, np.array([5, 6, 7])),
-            SceneObject(3, "chair", [0] * 6, np.array([8]))]
+    objs = [
+        SceneObject(1, "bed", [0] * 6, np.array([0, 1])),
+        SceneObject(2, "chair", [0] * 6, np.array([5, 6, 7])),
+        SceneObject(3, "chair", [0] * 6, np.array([8])),
+    ]
     pred = m.predict(SceneBatch(_scene(objs), [ModelSample("q", "s", "cs", "mask", "somewhere to sit")]))[0]
     assert pred.indices == [5, 6, 7, 8]  # every instance of the guessed label: labels alone cannot tell chairs apart
     assert LabelsModel.ground_truth_perception is True
@@ -85,7 +103,9 @@ def test_runner_hides_ground_truth_objects_from_models_that_do_not_ask():
     from scenebench.models.builtin.labels import LabelsModel
 
     assert perception_view(scene, LabelsModel()).objects == objs
-    assert perception_view(scene, PriorModel()).points is scene.points or np.array_equal(perception_view(scene, PriorModel()).points, scene.points)
+    assert perception_view(scene, PriorModel()).points is scene.points or np.array_equal(
+        perception_view(scene, PriorModel()).points, scene.points
+    )
 
 
 @pytest.mark.parametrize(
@@ -109,8 +129,17 @@ def test_direction_rule_matches_the_synthetic_generator(a, b, words):
 
 
 def test_relation_option_needs_exactly_the_words():
-    opts = ("The sofa is above the bed.", "The sofa is in front of and to the left of the bed.", "The sofa is behind the bed.", "The sofa is to the left of the bed.")
-    assert option_with_words(opts, {"left"}) == 3 and option_with_words(opts, {"front", "left"}) == 1 and option_with_words(opts, {"right"}) is None
+    opts = (
+        "The sofa is above the bed.",
+        "The sofa is in front of and to the left of the bed.",
+        "The sofa is behind the bed.",
+        "The sofa is to the left of the bed.",
+    )
+    assert (
+        option_with_words(opts, {"left"}) == 3
+        and option_with_words(opts, {"front", "left"}) == 1
+        and option_with_words(opts, {"right"}) is None
+    )
 
 
 def test_nearest_grounds_counts_and_relates():
@@ -123,8 +152,19 @@ def test_nearest_grounds_counts_and_relates():
     samples = [
         ModelSample("g", "s", "visual_grounding", "box", "Find the chair next to the window."),
         ModelSample("c", "s", "counting", "option", "How many chairs?", ("1", "2", "3")),
-        ModelSample("r", "s", "position_relation", "option", "Where is the sofa relative to the window?",
-                    ("The sofa is to the left of the window.", "The sofa is in front of and to the left of the window.", "The sofa is behind the window.", "The sofa is above the window.")),
+        ModelSample(
+            "r",
+            "s",
+            "position_relation",
+            "option",
+            "Where is the sofa relative to the window?",
+            (
+                "The sofa is to the left of the window.",
+                "The sofa is in front of and to the left of the window.",
+                "The sofa is behind the window.",
+                "The sofa is above the window.",
+            ),
+        ),
         ModelSample("n", "s", "navigation", "waypoints", "Go to the sofa.", inputs={"start": [2.0, 0.0], "target": "sofa"}),
         ModelSample("d", "s", "detection", "boxes", "Detect the chairs."),
     ]
@@ -150,8 +190,12 @@ def _room(rng):
     pts += [np.c_[xx.ravel(), np.zeros(xx.size), zz.ravel()], np.c_[xx.ravel(), np.full(xx.size, 2.5), zz.ravel()]]
     h = np.linspace(0, 2.5, 26)
     ww, hh = np.meshgrid(g, h)
-    for wall in (np.c_[ww.ravel(), hh.ravel(), np.zeros(ww.size)], np.c_[ww.ravel(), hh.ravel(), np.full(ww.size, 6.0)],
-                 np.c_[np.zeros(ww.size), hh.ravel(), ww.ravel()], np.c_[np.full(ww.size, 6.0), hh.ravel(), ww.ravel()]):
+    for wall in (
+        np.c_[ww.ravel(), hh.ravel(), np.zeros(ww.size)],
+        np.c_[ww.ravel(), hh.ravel(), np.full(ww.size, 6.0)],
+        np.c_[np.zeros(ww.size), hh.ravel(), ww.ravel()],
+        np.c_[np.full(ww.size, 6.0), hh.ravel(), ww.ravel()],
+    ):
         pts.append(wall)
     boxes = [([1.0, 0.25, 1.0], 0.5), ([3.0, 0.25, 3.0], 0.5), ([4.5, 0.5, 1.5], 1.0)]
     for c, s in boxes:
@@ -171,10 +215,18 @@ def test_cluster_cloud_finds_objects_between_walls():
 
 def test_cluster_model_counts_by_size_prototype():
     pts, _ = _room(np.random.default_rng(1))
-    train = [(ModelSample("t", "h", "detection", "boxes", "find"), BoxesPrediction("t", boxes=[LabelledBox("stool", [0, 0, 0, 0.5, 0.5, 0.5]), LabelledBox("crate", [0, 0, 0, 1, 1, 1])]))]
+    train = [
+        (
+            ModelSample("t", "h", "detection", "boxes", "find"),
+            BoxesPrediction("t", boxes=[LabelledBox("stool", [0, 0, 0, 0.5, 0.5, 0.5]), LabelledBox("crate", [0, 0, 0, 1, 1, 1])]),
+        )
+    ]
     m = ClusterModel()
     m.fit(train)
-    s = [ModelSample("c", "s", "counting", "option", "How many stools?", ("1", "2", "3")), ModelSample("d", "s", "detection", "boxes", "Detect the crates.")]
+    s = [
+        ModelSample("c", "s", "counting", "option", "How many stools?", ("1", "2", "3")),
+        ModelSample("d", "s", "detection", "boxes", "Detect the crates."),
+    ]
     out = m.predict(SceneBatch(_scene([], pts), s))
     assert out[0].option == "2"
     assert [b.label for b in out[1].boxes] == ["crate"] and out[1].boxes[0].box[0] == pytest.approx(4.5, abs=0.1)
@@ -198,17 +250,30 @@ def test_random_answers_depend_only_on_seed_and_sample(b3d_dir, tmp_path):
 
 def test_heuristics_beat_chance_and_stay_below_the_oracle_on_3dbench(b3d_dir, tmp_path):
     src = make_source("3dbench", data=str(b3d_dir))
-    score = {m: run_benchmark(src, m, tmp_path / m.replace(":", "-"), progress=False).results.overall()["mean_primary"]
-             for m in ("oracle", "random", "baseline:nearest")}
+    score = {
+        m: run_benchmark(src, m, tmp_path / m.replace(":", "-"), progress=False).results.overall()["mean_primary"]
+        for m in ("oracle", "random", "baseline:nearest")
+    }
     assert score["oracle"] == 100.0
     assert score["random"] < score["baseline:nearest"] <= 100.0
 
 
 def test_nearest_segments_an_unnamed_target_next_to_the_named_anchor():
-    train = [(ModelSample(f"t{i}", "h", "rel_pos", "mask", q), TextPrediction(f"t{i}", n)) for i, (q, n) in enumerate(
-        [("What is resting on top of the table?", "cup"), ("Which object is on top of the desk?", "cup"), ("What is the cup standing on?", "table")])]
-    objs = [SceneObject(1, "table", [0, 0, 0.4, 1, 1, 0.8], np.array([0, 1])), SceneObject(2, "cup", [5, 5, 0.8, 0.1, 0.1, 0.1], np.array([2])),
-            SceneObject(3, "cup", [0.1, 0, 0.85, 0.1, 0.1, 0.1], np.array([3, 4]))]
+    train = [
+        (ModelSample(f"t{i}", "h", "rel_pos", "mask", q), TextPrediction(f"t{i}", n))
+        for i, (q, n) in enumerate(
+            [
+                ("What is resting on top of the table?", "cup"),
+                ("Which object is on top of the desk?", "cup"),
+                ("What is the cup standing on?", "table"),
+            ]
+        )
+    ]
+    objs = [
+        SceneObject(1, "table", [0, 0, 0.4, 1, 1, 0.8], np.array([0, 1])),
+        SceneObject(2, "cup", [5, 5, 0.8, 0.1, 0.1, 0.1], np.array([2])),
+        SceneObject(3, "cup", [0.1, 0, 0.85, 0.1, 0.1, 0.1], np.array([3, 4])),
+    ]
     m = NearestObjectModel()
     m.fit(train)
     out = m.predict(SceneBatch(_scene(objs), [ModelSample("q", "s", "rel_pos", "mask", "Which object is resting on top of the table?")]))[0]

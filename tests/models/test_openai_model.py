@@ -25,7 +25,10 @@ def test_prompt_lists_objects_options_and_format():
     assert "(A) 1\n(B) 2" in p and "The answer is (X)" in p
 
 
-@pytest.mark.parametrize("reply, n, want", [("Object 2.", 3, 1), ("It is object #3", 3, 2), ("3", 3, 2), ("Object 7", 3, None), ("1 or 2", 3, None), ("no idea", 3, None)])
+@pytest.mark.parametrize(
+    "reply, n, want",
+    [("Object 2.", 3, 1), ("It is object #3", 3, 2), ("3", 3, 2), ("Object 7", 3, None), ("1 or 2", 3, None), ("no idea", 3, None)],
+)
 def test_object_choice(reply, n, want):
     assert object_choice(reply, n) == want
 
@@ -36,13 +39,29 @@ def test_openai_model_runs_3dbench_and_surprise3d_on_a_real_server(local_llm_ser
     # Few, short requests: a 135M model on 2 shared cores takes seconds per request.
     opts = {"base_url": local_llm_server.base_url, "max_tokens": 24}
     model = f"openai:{local_llm_server.model}"
-    out = run_benchmark(make_source("3dbench", data=str(b3d_dir)), model, tmp_path / "b", model_options=opts, tasks=["counting", "visual_grounding"], limit=2, progress=False)
+    out = run_benchmark(
+        make_source("3dbench", data=str(b3d_dir)),
+        model,
+        tmp_path / "b",
+        model_options=opts,
+        tasks=["counting", "visual_grounding"],
+        limit=2,
+        progress=False,
+    )
     lines = [json.loads(x) for x in out.predictions_path.read_text().splitlines()]
     assert [r["question_id"] for r in lines] == ["cnt-0", "cnt-1"]
     assert all(isinstance(r["text"], str) for r in lines) and any(r["text"] for r in lines)
     assert out.results.counts.n_samples == 2 and out.results.settings["model"] == model
     assert out.results.metrics["by_task"]["counting"]["parsed_rate"] is not None
-    again = run_benchmark(make_source("3dbench", data=str(b3d_dir)), model, tmp_path / "b", model_options=opts, tasks=["counting", "visual_grounding"], limit=2, progress=False)
+    again = run_benchmark(
+        make_source("3dbench", data=str(b3d_dir)),
+        model,
+        tmp_path / "b",
+        model_options=opts,
+        tasks=["counting", "visual_grounding"],
+        limit=2,
+        progress=False,
+    )
     assert again.predicted_now == 0 and again.reused == 2
 
     seg = run_benchmark(make_source("surprise3d", data=str(s3d_dir)), model, tmp_path / "s", model_options=opts, limit=1, progress=False)
@@ -69,7 +88,9 @@ def test_a_scene_list_too_long_for_the_context_is_halved(monkeypatch):
         n = prompt.count(": [")
         seen.append(n)
         if n > 10:
-            raise openai.BadRequestError("request (2057 tokens) exceeds the available context size (2048 tokens)", response=response, body=None)
+            raise openai.BadRequestError(
+                "request (2057 tokens) exceeds the available context size (2048 tokens)", response=response, body=None
+            )
         return "Object 3"
 
     monkeypatch.setattr(m, "ask", ask)

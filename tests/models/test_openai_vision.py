@@ -47,10 +47,20 @@ def b3d(tmp_path_factory):
     return make_b3d(tmp_path_factory.mktemp("vision") / "b3d")
 
 
-@pytest.mark.parametrize("reply, n, want", [
-    ("Mark 3", 5, [3]), ("Marks: 3, 7 and 2.", 9, [3, 7, 2]), ("It is mark #4.", 5, [4]), ("4", 5, [4]), ("[2]", 5, [2]),
-    ("Mark 9", 5, []), ("There are 3 chairs", 5, []), ("mark 2 or mark 2", 5, [2]), ("no idea", 5, []),
-])
+@pytest.mark.parametrize(
+    "reply, n, want",
+    [
+        ("Mark 3", 5, [3]),
+        ("Marks: 3, 7 and 2.", 9, [3, 7, 2]),
+        ("It is mark #4.", 5, [4]),
+        ("4", 5, [4]),
+        ("[2]", 5, [2]),
+        ("Mark 9", 5, []),
+        ("There are 3 chairs", 5, []),
+        ("mark 2 or mark 2", 5, [2]),
+        ("no idea", 5, []),
+    ],
+)
 def test_parse_marks(reply, n, want):
     assert parse_marks(reply, n) == want
 
@@ -70,8 +80,14 @@ def test_colour_segments_split_touching_objects_the_cluster_baseline_merges():
     red, blue = lattice_box((0.02, 0, 0.1), (0.48, 0.5, 0.8)), lattice_box((0.52, 0, 0.1), (0.98, 0.5, 0.6))
     floor, top = slab((-1, -1, 0), (2, 2, 0)), lattice_box((1.8, 1.8, 1.0), (1.9, 1.9, 1.2))
     pts = np.concatenate([floor, red, blue, top])
-    cols = np.concatenate([np.full((len(floor), 3), 0.5), np.tile([0.9, 0.1, 0.1], (len(red), 1)), np.tile([0.1, 0.1, 0.9], (len(blue), 1)),
-                           np.full((len(top), 3), 0.5)])
+    cols = np.concatenate(
+        [
+            np.full((len(floor), 3), 0.5),
+            np.tile([0.9, 0.1, 0.1], (len(red), 1)),
+            np.tile([0.1, 0.1, 0.9], (len(blue), 1)),
+            np.full((len(top), 3), 0.5),
+        ]
+    )
     n0, n1 = len(floor), len(floor) + len(red)
     seg = over_segment(pts, 2, SegmentSettings(), cols)
     assert [sorted(i.tolist()) for i in seg.indices[:2]] == [list(range(n0, n1)), list(range(n1, n1 + len(blue)))]
@@ -190,8 +206,9 @@ def test_surprise3d_oracle_via_marks_end_to_end(s3d, server, tmp_path, monkeypat
     # other view settings are another cache entry
     monkeypatch.undo()
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
-    other = run_benchmark(make_source("surprise3d", data=str(s3d)), MODEL, tmp_path / "run3", model_options={**opts, "corner_views": 2},
-                          progress=False)
+    other = run_benchmark(
+        make_source("surprise3d", data=str(s3d)), MODEL, tmp_path / "run3", model_options={**opts, "corner_views": 2}, progress=False
+    )
     assert other.predicted_now == 4 and server.checked[-1]["sizes"] == [(640, 480)] * 3
     assert len([p for p in cache.rglob("meta.json")]) == 2
 
@@ -228,8 +245,9 @@ def test_3dbench_grounding_choice_and_navigation_end_to_end(b3d, server, tmp_pat
     server.answers["Detect every armchair and floor lamp."] = f"armchair: Mark {marks['armchair']}\nfloor lamp: Mark {marks['floorlamp']}"
     server.answers["How many lamps are there?"] = "The answer is (A)."
     server.answers["Go to the lamp."] = "The path is [2.0, 2.0], [1.0, 2.8]."
-    out = run_benchmark(source, MODEL, tmp_path / "run", model_options={"base_url": server.base_url, "cache_dir": str(tmp_path / "c")},
-                        progress=False)
+    out = run_benchmark(
+        source, MODEL, tmp_path / "run", model_options={"base_url": server.base_url, "cache_dir": str(tmp_path / "c")}, progress=False
+    )
     by_task = out.results.metrics["by_task"]
     assert by_task["visual_grounding"]["mean_iou"] == pytest.approx(100.0, abs=1e-3)
     assert by_task["visual_grounding"]["acc_iou50"] == pytest.approx(100.0)
@@ -281,16 +299,32 @@ def test_cli_run_surprise3d_and_3dbench_with_model_args(s3d, b3d, server, tmp_pa
 
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     server.answers["Where are the novels kept?"] = "Mark 1"  # the bookshelf: the largest segment
-    common = ["--model", MODEL, "--base-url", server.base_url, "--model-arg", f"cache_dir={tmp_path / 'c'}", "--model-arg", "corner_views=1",
-              "--model-arg", "width=320", "--model-arg", "height=240", "--no-progress"]
+    common = [
+        "--model",
+        MODEL,
+        "--base-url",
+        server.base_url,
+        "--model-arg",
+        f"cache_dir={tmp_path / 'c'}",
+        "--model-arg",
+        "corner_views=1",
+        "--model-arg",
+        "width=320",
+        "--model-arg",
+        "height=240",
+        "--no-progress",
+    ]
     res = CliRunner().invoke(app, ["run", "surprise3d", "--data", str(s3d), "--out", str(tmp_path / "s"), *common], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert "4 new, 0 reused" in res.output and "mIoU" in res.output
     assert all(c["sizes"] == [(320, 240)] * 2 for c in server.checked)
     res_json = json.loads((tmp_path / "s" / "results.json").read_text())
     assert res_json["counts"]["n_scored"] == 1 and res_json["counts"]["n_missing"] == 3  # "I cannot tell." is no mask
-    res = CliRunner().invoke(app, ["run", "3dbench", "--data", str(b3d), "--out", str(tmp_path / "b"), "--tasks", "visual_grounding", *common],
-                             env={"COLUMNS": "200"})
+    res = CliRunner().invoke(
+        app,
+        ["run", "3dbench", "--data", str(b3d), "--out", str(tmp_path / "b"), "--tasks", "visual_grounding", *common],
+        env={"COLUMNS": "200"},
+    )
     assert res.exit_code == 0, res.output
     assert "3 new, 0 reused" in res.output and len(server.checked) == 7
     assert CANARY not in res.output and not _holders(tmp_path, CANARY.encode())
@@ -303,8 +337,13 @@ def test_transient_server_errors_are_retried_and_a_dead_server_stops_the_run(s3d
     srv = VisionServer(script=["500", "reset", "429"])
     try:
         srv.answers["Where are the novels kept?"] = "Mark 1"
-        out = run_benchmark(make_source("surprise3d", data=str(s3d)), MODEL, tmp_path / "run",
-                            model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "concurrency": 1}, progress=False)
+        out = run_benchmark(
+            make_source("surprise3d", data=str(s3d)),
+            MODEL,
+            tmp_path / "run",
+            model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "concurrency": 1},
+            progress=False,
+        )
         assert srv.requests == 4 + 3 and out.results.counts.n_scored == 1
     finally:
         srv.close()
@@ -312,9 +351,13 @@ def test_transient_server_errors_are_retried_and_a_dead_server_stops_the_run(s3d
     srv = VisionServer(default="503")
     try:
         with pytest.raises(openai.InternalServerError):
-            run_benchmark(make_source("surprise3d", data=str(s3d)), MODEL, tmp_path / "down",
-                          model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "max_retries": 1, "timeout": 5},
-                          progress=False)
+            run_benchmark(
+                make_source("surprise3d", data=str(s3d)),
+                MODEL,
+                tmp_path / "down",
+                model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "max_retries": 1, "timeout": 5},
+                progress=False,
+            )
         assert srv.requests >= 2
         from scenebench.runtime.rundir import RunDir
 

@@ -13,8 +13,19 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 def test_example_plugin_through_the_cli(b3d_dir, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLES))
-    args = ["run", "3dbench", "--data", str(b3d_dir), "--model", "plugin:scenebench_example_model:LargestObjectModel",
-            "--model-arg", "min_size=0.3", "--out", str(tmp_path / "run"), "--no-progress"]
+    args = [
+        "run",
+        "3dbench",
+        "--data",
+        str(b3d_dir),
+        "--model",
+        "plugin:scenebench_example_model:LargestObjectModel",
+        "--model-arg",
+        "min_size=0.3",
+        "--out",
+        str(tmp_path / "run"),
+        "--no-progress",
+    ]
     res = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert "18 new, 0 reused" in res.output and "visual_grounding" in res.output

@@ -112,9 +112,13 @@ def test_surprise3d_labels_found_next_to_the_data_or_given_explicitly(s3d_dir, t
     plain = make_source("surprise3d", data=str(data))
     assert plain.labels_dir is None and "labels" not in plain.inputs()
     for sid in ("scene00", "scene01"):
-        _segments_anno(data / "scannetpp" / sid / "scans" / "segments_anno.json",
-                       [{"id": 1, "objectId": 1, "label": "chair", "segments": [], "obb": {}},
-                        {"id": 2, "objectId": 2, "label": "table", "segments": [], "obb": {}}])
+        _segments_anno(
+            data / "scannetpp" / sid / "scans" / "segments_anno.json",
+            [
+                {"id": 1, "objectId": 1, "label": "chair", "segments": [], "obb": {}},
+                {"id": 2, "objectId": 2, "label": "table", "segments": [], "obb": {}},
+            ],
+        )
     src = make_source("surprise3d", data=str(data))
     assert src.spec()["labels_dir"] is None  # workers rebuilding the source find the same default
     objs = src.scene("scene00").objects
@@ -137,13 +141,20 @@ def test_surprise3d_nearest_scores_with_labels_and_not_without(s3d_dir, tmp_path
     from scenebench.benchmarks.surprise3d.writer import annotation_record, write_annotations
 
     data = _copy(s3d_dir, tmp_path / "s3d")
-    write_annotations(data / "surprise-3d-train.json", [annotation_record("scene00", 1, "Where would you sit down?", ["chair"], "hi"),
-                                                         annotation_record("scene00", 2, "Where do the plates go?", ["table"], "cs"),
-                                                         annotation_record("scene00", 3, "What gives light at night?", ["lamp"], "cs")])
+    write_annotations(
+        data / "surprise-3d-train.json",
+        [
+            annotation_record("scene00", 1, "Where would you sit down?", ["chair"], "hi"),
+            annotation_record("scene00", 2, "Where do the plates go?", ["table"], "cs"),
+            annotation_record("scene00", 3, "What gives light at night?", ["lamp"], "cs"),
+        ],
+    )
     before = run_benchmark(make_source("surprise3d", data=str(data)), "baseline:nearest", tmp_path / "a", progress=False).results
     for sid in ("scene00", "scene01"):
-        _segments_anno(data / "scannetpp" / sid / "scans" / "segments_anno.json",
-                       [{"id": 1, "label": "chair"}, {"id": 2, "label": "table"}, {"id": 3, "label": "lamp"}])
+        _segments_anno(
+            data / "scannetpp" / sid / "scans" / "segments_anno.json",
+            [{"id": 1, "label": "chair"}, {"id": 2, "label": "table"}, {"id": 3, "label": "lamp"}],
+        )
     after = run_benchmark(make_source("surprise3d", data=str(data)), "baseline:nearest", tmp_path / "b", progress=False).results
     # without labels every object is "object" and the first one (the chair) is all it can give: 2 of 6
     assert before.overall()["A50"] == pytest.approx(100 * 2 / 6)
@@ -166,7 +177,10 @@ def test_bench3d_scene_graph_replaces_the_record_object_list_when_present(b3d_di
     _graph(data / "scene_graph" / f"{house}.json", objs, [{"index": 0, "type": "bedroom", "bbox": [2.5, 2.5, 1.4, 5, 5, 2.8]}])
     src = make_source("3dbench", data=str(data))
     view = src.scene(nav.scene_id)
-    assert [(o.instance_id, o.label, o.box) for o in view.objects] == [(4, "lamp", [0.0, 1.0, 0.0, 0.3, 2.0, 0.3]), (7, "sofa", [4.0, 0.4, 3.0, 2.0, 0.8, 0.9])]
+    assert [(o.instance_id, o.label, o.box) for o in view.objects] == [
+        (4, "lamp", [0.0, 1.0, 0.0, 0.3, 2.0, 0.3]),
+        (7, "sofa", [4.0, 0.4, 3.0, 2.0, 0.8, 0.9]),
+    ]
     assert view.get("rooms") == [{"type": "bedroom", "box": [2.5, 2.5, 1.4, 5, 5, 2.8]}]
     assert f"scene_graph:{house}" in src.inputs()
     other = next(s for s in src.samples() if s.task == "counting" and s.inputs["house"] != house)

@@ -28,8 +28,13 @@ def test_sample_panel_shows_the_marked_views(tmp_path):
     server = VisionServer()
     try:
         server.answers["Where are the novels kept?"] = "Mark 1"
-        run_benchmark(make_source("surprise3d", data=str(data)), "openai-vision:fake-vlm", tmp_path / "run",
-                      model_options={"base_url": server.base_url, "cache_dir": str(tmp_path / "cache")}, progress=False)
+        run_benchmark(
+            make_source("surprise3d", data=str(data)),
+            "openai-vision:fake-vlm",
+            tmp_path / "run",
+            model_options={"base_url": server.base_url, "cache_dir": str(tmp_path / "cache")},
+            progress=False,
+        )
     finally:
         server.close()
     report = write_html_report([tmp_path / "run"], tmp_path / "report.html", views=False)

@@ -90,16 +90,73 @@ def make_b3d(root: Path) -> Path:
         cols.append(np.tile(np.asarray([(200, 40, 40), (40, 160, 40), (40, 40, 220), (230, 200, 40)][k], float), (len(p), 1)))
     write_point_cloud(root, "pcl/house0.npy", np.c_[np.concatenate(parts), np.concatenate(cols)])
     base = {"id": "house0", "pcl": "pcl/house0.npy"}
-    write_task(root, "visual_grounding", [
-        {**base, "question_id": "vg-0", "query": "Where is the armchair?", "object": centre_size(*B3D_OBJECTS[0][1:]), "name": "armchair"},
-        {**base, "question_id": "vg-1", "query": "Where is the bookshelf?", "object": centre_size(*B3D_OBJECTS[1][1:]), "name": "bookshelf"},
-        {**base, "question_id": "vg-2", "query": "Where is the floor lamp?", "object": centre_size(*B3D_OBJECTS[2][1:]), "name": "floorlamp"},
-    ])
-    write_task(root, "detection", [{**base, "question_id": "det-0", "query": "Detect every armchair and floor lamp.",
-                                    "object": [{"name": n, "BoundingBox": centre_size(lo, hi)} for n, lo, hi in B3D_OBJECTS if n in ("armchair", "floorlamp")]}])
-    write_task(root, "counting", [{**base, "question_id": "cnt-0", "query": "How many lamps are there?", "gt_choices": [1, 2, 3, 4], "gt_choice": 0, "object": "floorlamp"}])
-    write_task(root, "navigation", [{**base, "question_id": "nav-0", "query": "Go to the lamp.", "positions": [[2.0, 2.0], [1.0, 2.8]],
-                                     "start": [2.0, 2.0], "target": "floorlamp"}])
+    write_task(
+        root,
+        "visual_grounding",
+        [
+            {
+                **base,
+                "question_id": "vg-0",
+                "query": "Where is the armchair?",
+                "object": centre_size(*B3D_OBJECTS[0][1:]),
+                "name": "armchair",
+            },
+            {
+                **base,
+                "question_id": "vg-1",
+                "query": "Where is the bookshelf?",
+                "object": centre_size(*B3D_OBJECTS[1][1:]),
+                "name": "bookshelf",
+            },
+            {
+                **base,
+                "question_id": "vg-2",
+                "query": "Where is the floor lamp?",
+                "object": centre_size(*B3D_OBJECTS[2][1:]),
+                "name": "floorlamp",
+            },
+        ],
+    )
+    write_task(
+        root,
+        "detection",
+        [
+            {
+                **base,
+                "question_id": "det-0",
+                "query": "Detect every armchair and floor lamp.",
+                "object": [{"name": n, "BoundingBox": centre_size(lo, hi)} for n, lo, hi in B3D_OBJECTS if n in ("armchair", "floorlamp")],
+            }
+        ],
+    )
+    write_task(
+        root,
+        "counting",
+        [
+            {
+                **base,
+                "question_id": "cnt-0",
+                "query": "How many lamps are there?",
+                "gt_choices": [1, 2, 3, 4],
+                "gt_choice": 0,
+                "object": "floorlamp",
+            }
+        ],
+    )
+    write_task(
+        root,
+        "navigation",
+        [
+            {
+                **base,
+                "question_id": "nav-0",
+                "query": "Go to the lamp.",
+                "positions": [[2.0, 2.0], [1.0, 2.8]],
+                "start": [2.0, 2.0],
+                "target": "floorlamp",
+            }
+        ],
+    )
     return root
 
 
@@ -165,9 +222,11 @@ class VisionServer(FakeOpenAI):
         images = [decode_png(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])) for p in user[1:] if p["type"] == "image_url"]
         q = re.search(r"^Question: (.*)$", text, re.M).group(1)
         self.texts.append(body["messages"][0]["content"] + "\n" + text)
-        self.checked.append({
-            "question": q,
-            "sizes": [(im.shape[1], im.shape[0]) for im in images],
-            "yellow": [int(np.all(im == MARK_FILL, axis=2).sum()) for im in images],
-        })
+        self.checked.append(
+            {
+                "question": q,
+                "sizes": [(im.shape[1], im.shape[0]) for im in images],
+                "yellow": [int(np.all(im == MARK_FILL, axis=2).sum()) for im in images],
+            }
+        )
         return self.answers.get(q, "I cannot tell.")

@@ -60,7 +60,9 @@ def page(browser, demo):  # noqa: F811
 
 
 def _run_option(page, bench: str, label: str) -> str:
-    return page.eval_on_selector(f"#f-run optgroup[label='{bench}']", "(g, l) => Array.from(g.children).find(o => o.textContent === l).value", label)
+    return page.eval_on_selector(
+        f"#f-run optgroup[label='{bench}']", "(g, l) => Array.from(g.children).find(o => o.textContent === l).value", label
+    )
 
 
 def _results(runs: list[Path], name: str) -> dict:
@@ -174,9 +176,15 @@ def _contrast_views(run, sample_ids, opts) -> ViewSet:
         key = f"contrast:{shade}"
         vs.scenes[key] = vw.scene_payload(pts, np.full((len(pts), 3), shade), key=key)
         blob = rng.normal([1.5, 2.0, 0.3], 0.15, (600, 3))
-        vs.views[sid] = {"scene": key, "note": f"shade {shade}", "layers": [
-            vw.cloud_layer("GT", blob, vw.GT, key="gt"), vw.cloud_layer("prediction", blob + [1.0, 0, 0], vw.PRED, key="pred"),
-            vw.box_layer("anchor", [0.3, 0.3, 0, 0.9, 0.9, 0.5], vw.ANCHOR, text="anchor")]}
+        vs.views[sid] = {
+            "scene": key,
+            "note": f"shade {shade}",
+            "layers": [
+                vw.cloud_layer("GT", blob, vw.GT, key="gt"),
+                vw.cloud_layer("prediction", blob + [1.0, 0, 0], vw.PRED, key="pred"),
+                vw.box_layer("anchor", [0.3, 0.3, 0, 0.9, 0.9, 0.5], vw.ANCHOR, text="anchor"),
+            ],
+        }
     return vs
 
 

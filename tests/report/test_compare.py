@@ -66,7 +66,12 @@ def test_paired_bootstrap_matches_plain_reference(tmp_path):
 
 def test_uniformly_better_run_gets_smallest_p_and_all_wins(tmp_path):
     base = toy_scores(0, evil=False)
-    better = [SampleScore(s.sample_id, s.scene_id, s.status, {k: (v + 0.01 if k == "iou" else v) for k, v in s.values.items()}, s.groups, s.detail) for s in base]
+    better = [
+        SampleScore(
+            s.sample_id, s.scene_id, s.status, {k: (v + 0.01 if k == "iou" else v) for k, v in s.values.items()}, s.groups, s.detail
+        )
+        for s in base
+    ]
     a, b = write_run(tmp_path / "a", base), write_run(tmp_path / "b", better)
     (c,) = compare_runs(load_runs([a, b]), n_resamples=199)
     d = next(x for x in c.overall if x.metric == "mIoU")

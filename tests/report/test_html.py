@@ -158,7 +158,12 @@ def test_runs_of_the_same_model_are_named_by_what_differs(tmp_path):
     d = write_run(tmp_path / "d", toy_scores(2), benchmark="other", meta_extra={"model": "baseline:prior"})
     runs = load_runs([a, b, c, d])
     # fingerprints (the folder names here) differ too but say nothing: only the seed is named
-    assert [r.label for r in runs] == ["baseline:prior [model_options.seed=0]", "baseline:prior [model_options.seed=1]", "oracle", "baseline:prior"]
+    assert [r.label for r in runs] == [
+        "baseline:prior [model_options.seed=0]",
+        "baseline:prior [model_options.seed=1]",
+        "oracle",
+        "baseline:prior",
+    ]
     # nothing in the settings differs: the folder names tell them apart
     e = write_run(tmp_path / "e", toy_scores(0), meta_extra={"model": "random"})
     f = write_run(tmp_path / "f", toy_scores(0), meta_extra={"model": "random"})
@@ -186,15 +191,26 @@ def test_histogram_defaults_to_a_score_not_a_ratios_raw_count(tmp_path):
     from scenebench.runtime.rundir import RunDir
     from scenebench.runtime.scoring import SCORE_KIND, SampleScore, summarize_scores
 
-    scores = [SampleScore(f"s{i}", f"scene{i % 3}", "scored", {"m1": float(i * 3), "g1": float(i * 4 + 1), "rouge": i / 10}, {}, {}) for i in range(9)]
+    scores = [
+        SampleScore(f"s{i}", f"scene{i % 3}", "scored", {"m1": float(i * 3), "g1": float(i * 4 + 1), "rouge": i / 10}, {}, {})
+        for i in range(9)
+    ]
     specs = [Ratio("bleu1", "m1", "g1", scale=100, unit="%"), Mean("rouge_l", "rouge", scale=100, unit="%")]
     run = RunDir(tmp_path / "r")
     run.open({"benchmark": "toy", "protocol": "strict", "fingerprint": "r", "settings": {}, "inputs": {}})
     with run.store() as store:
         store.put_many(SCORE_KIND, [(s.sample_id, s.to_json()) for s in scores])
     summ = summarize_scores(scores, specs, n_resamples=50)
-    Results(benchmark="toy", protocol="strict", metrics=summ.metrics, confidence_intervals=summ.intervals, counts=summ.counts,
-            counts_by_group=summ.counts_by_group, metric_info=summ.metric_info, inputs={}).save(run.results_json)
+    Results(
+        benchmark="toy",
+        protocol="strict",
+        metrics=summ.metrics,
+        confidence_intervals=summ.intervals,
+        counts=summ.counts,
+        counts_by_group=summ.counts_by_group,
+        metric_info=summ.metric_info,
+        inputs={},
+    ).save(run.results_json)
     assert _fields(load_run(tmp_path / "r"))[0] == "rouge"
 
 
@@ -202,15 +218,23 @@ def test_view_size_cap_keeps_views_in_priority_order_and_counts_each_scene_once(
     from scenebench.report.html import cap_views_by_size
     from scenebench.report.views import ViewSet
 
-    vs = ViewSet(scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
-                 views={"v1": {"scene": "A", "layers": []}, "v2": {"scene": "A", "layers": []}, "v3": {"scene": "B", "layers": [],
-                        "scenes": [{"scene": "A"}]}, "v4": {"scene": "B", "layers": []}})
+    vs = ViewSet(
+        scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
+        views={
+            "v1": {"scene": "A", "layers": []},
+            "v2": {"scene": "A", "layers": []},
+            "v3": {"scene": "B", "layers": [], "scenes": [{"scene": "A"}]},
+            "v4": {"scene": "B", "layers": []},
+        },
+    )
     scene = len(json.dumps({"cloud": "x" * 1000}, separators=(",", ":")))  # 1013 bytes
     view = len(json.dumps({"scene": "A", "layers": []}, separators=(",", ":")))  # 25 bytes
     # v1 costs its scene A plus itself; v2 only itself (A already paid); v3 needs B (A is paid)
     dropped = cap_views_by_size(vs, ["v1", "v2", "v3", "v4"], scene + 2 * view + 10)
     assert dropped == 2 and list(vs.views) == ["v1", "v2"] and list(vs.scenes) == ["A"]
-    vs2 = ViewSet(scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
-                  views={"v3": {"scene": "B", "layers": [], "scenes": [{"scene": "A"}]}, "v1": {"scene": "A", "layers": []}})
+    vs2 = ViewSet(
+        scenes={"A": {"cloud": "x" * 1000}, "B": {"cloud": "y" * 1000}},
+        views={"v3": {"scene": "B", "layers": [], "scenes": [{"scene": "A"}]}, "v1": {"scene": "A", "layers": []}},
+    )
     # order decides: v1 first fits, v3 (two scenes) then does not
     assert cap_views_by_size(vs2, ["v1", "v3"], 2 * scene) == 1 and list(vs2.views) == ["v1"]

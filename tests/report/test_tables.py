@@ -17,13 +17,24 @@ def s3d_run(path, values):
     """A surprise3d-shaped run: question types cs / hi / abs with given per-sample IoUs."""
     recs = []
     for i, (qt, iou) in enumerate(values):
-        recs.append(SampleScore(f"s{i}", f"scene{i % 3}", "scored", {"iou": iou, "a25": float(iou >= 0.25), "a50": float(iou >= 0.5)}, {"question_type": qt}))
+        recs.append(
+            SampleScore(
+                f"s{i}", f"scene{i % 3}", "scored", {"iou": iou, "a25": float(iou >= 0.25), "a50": float(iou >= 0.5)}, {"question_type": qt}
+            )
+        )
     run = RunDir(path).open({"benchmark": "surprise3d", "protocol": "strict", "fingerprint": "x"})
     with run.store() as st:
         st.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in recs])
     s = summarize_scores(recs, S3D_SPECS, groups=["question_type"], n_resamples=50)
-    Results(benchmark="surprise3d", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,
-            counts_by_group=s.counts_by_group, metric_info=s.metric_info).save(run.results_json)
+    Results(
+        benchmark="surprise3d",
+        protocol="strict",
+        metrics=s.metrics,
+        confidence_intervals=s.intervals,
+        counts=s.counts,
+        counts_by_group=s.counts_by_group,
+        metric_info=s.metric_info,
+    ).save(run.results_json)
     return path
 
 
@@ -74,7 +85,9 @@ def test_single_run_marks_nothing_bold(toy_run):
 
 
 def test_latex_escapes_special_characters():
-    assert latex_escape("a_b & 50% #1 {x} ~ ^ \\") == "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"
+    assert (
+        latex_escape("a_b & 50% #1 {x} ~ ^ \\") == "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"
+    )
 
 
 def test_missing_metric_is_a_dash_not_a_number(tmp_path):
@@ -82,7 +95,9 @@ def test_missing_metric_is_a_dash_not_a_number(tmp_path):
     path = tmp_path / "r"
     run = RunDir(path).open({"benchmark": "toy", "protocol": "strict", "fingerprint": "x"})
     s = summarize_scores(recs, SPECS, n_resamples=10)
-    Results(benchmark="toy", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts, metric_info=s.metric_info).save(run.results_json)
+    Results(
+        benchmark="toy", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts, metric_info=s.metric_info
+    ).save(run.results_json)
     tabs = tables_for([load_run(path)])
     assert "| – |" in to_markdown(tabs) and " -- " in to_latex(tabs)
 
@@ -97,8 +112,16 @@ def rio_run(path, model, static_hits, moved_hits):
     with run.store() as st:
         st.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in recs])
     s = summarize_scores(recs, [Mean("recall_10cm_10deg", "hit_10", scale=100, unit="%")], groups=["motion"], n_resamples=50)
-    Results(benchmark="rio", protocol="strict", metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,
-            counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings={"model": model}).save(run.results_json)
+    Results(
+        benchmark="rio",
+        protocol="strict",
+        metrics=s.metrics,
+        confidence_intervals=s.intervals,
+        counts=s.counts,
+        counts_by_group=s.counts_by_group,
+        metric_info=s.metric_info,
+        settings={"model": model},
+    ).save(run.results_json)
     return path
 
 
@@ -114,7 +137,9 @@ def test_rio_warns_when_the_identity_pose_wins_overall_but_not_on_moved_instance
     runs = load_runs([ident, model, bad])
     w = identity_warnings(runs)
     assert len(w) == 1
-    assert w[0].startswith("baseline:prior (identity pose: nothing moved) beats baseline:fpfh on all instances (recall_10cm_10deg 75.0 vs 62.5) but not on moved ones (0.0 vs 100.0)")
+    assert w[0].startswith(
+        "baseline:prior (identity pose: nothing moved) beats baseline:fpfh on all instances (recall_10cm_10deg 75.0 vs 62.5) but not on moved ones (0.0 vs 100.0)"
+    )
     t = tables_by_benchmark(runs)[0]
     assert t.notes[0] == w[0]
     # the paper table has All / Static / Moved blocks
@@ -139,11 +164,21 @@ def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp
     from scenebench.report.layouts import BENCH3D
 
     run = RunDir(tmp_path / "r").open({"benchmark": "3dbench", "protocol": "strict", "fingerprint": "r"})
-    Results(benchmark="3dbench", protocol="strict",
-            metrics={"overall": {"mean_primary": 50.0, "n_tasks": 1.0},
-                     "by_task": {"classification": {"accuracy": 50.0}, "scene_caption": {"judge_score": None, "bleu4_py": 12.5, "rouge_l_py": 30.0}}},
-            metric_info={"accuracy": {"unit": "%"}, "judge_score": {"unit": "/10"}, "bleu4_py": {"unit": "%"}, "n_tasks": {"kind": "count", "unit": ""}},
-            extra={"primary_metric": {"classification": "accuracy", "scene_caption": "judge_score"}}).save(run.results_json)
+    Results(
+        benchmark="3dbench",
+        protocol="strict",
+        metrics={
+            "overall": {"mean_primary": 50.0, "n_tasks": 1.0},
+            "by_task": {"classification": {"accuracy": 50.0}, "scene_caption": {"judge_score": None, "bleu4_py": 12.5, "rouge_l_py": 30.0}},
+        },
+        metric_info={
+            "accuracy": {"unit": "%"},
+            "judge_score": {"unit": "/10"},
+            "bleu4_py": {"unit": "%"},
+            "n_tasks": {"kind": "count", "unit": ""},
+        },
+        extra={"primary_metric": {"classification": "accuracy", "scene_caption": "judge_score"}},
+    ).save(run.results_json)
     t = paper_table(load_runs([tmp_path / "r"]), BENCH3D)
     assert t.leaf == ["accuracy", "bleu4_py", "mean_primary"]
     assert [c.value for c in t.rows[0][1]] == [50.0, 12.5, 50.0]

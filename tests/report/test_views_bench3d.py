@@ -26,14 +26,66 @@ def make_bench(root: Path) -> Path:
     write_point_cloud(root, "pcl/460.npy", cloud)
     write_point_cloud(root, "pcl/460_obj0.npy", np.c_[rng.normal(0, 0.2, (300, 3)), rng.uniform(0, 1, (300, 3))])
     base = {"id": "460", "pcl": "pcl/460.npy"}
-    write_task(root, "visual_grounding", [{**base, "question_id": "vg-0", "query": "Find the red vase.", "object": [1.0, 0.5, -1.0, 0.4, 1.0, 0.4], "name": "vase"}])
-    write_task(root, "detection", [{**base, "question_id": "det-0", "query": "Detect the chairs.", "object": [
-        {"name": "chair", "BoundingBox": [1.0, 0.5, 1.0, 0.5, 1.0, 0.5]}, {"name": "chair", "BoundingBox": [-1.0, 0.5, 2.0, 0.5, 1.0, 0.5]}]}])
-    write_task(root, "room_detection", [{**base, "question_id": "room-0", "query": "Detect every room.", "object": [
-        {"label": "Kitchen", "bbox": [2.0, 2.0, 1.25, 4.0, 4.0, 2.5]}]}])
-    write_task(root, "navigation", [{**base, "question_id": "nav-0", "query": "Go to the fridge.", "positions": [[0.0, 0.0], [1.0, 0.0], [2.0, 1.0]], "start": [0.0, 0.0], "target": "fridge"}])
-    write_task(root, "classification", [{**base, "pcl": "pcl/460_obj0.npy", "question_id": "cls-0", "query": "What is this? (A) chair (B) cup",
-                                         "gt_choices": ["chair", "cup"], "gt_choice": 1}])
+    write_task(
+        root,
+        "visual_grounding",
+        [{**base, "question_id": "vg-0", "query": "Find the red vase.", "object": [1.0, 0.5, -1.0, 0.4, 1.0, 0.4], "name": "vase"}],
+    )
+    write_task(
+        root,
+        "detection",
+        [
+            {
+                **base,
+                "question_id": "det-0",
+                "query": "Detect the chairs.",
+                "object": [
+                    {"name": "chair", "BoundingBox": [1.0, 0.5, 1.0, 0.5, 1.0, 0.5]},
+                    {"name": "chair", "BoundingBox": [-1.0, 0.5, 2.0, 0.5, 1.0, 0.5]},
+                ],
+            }
+        ],
+    )
+    write_task(
+        root,
+        "room_detection",
+        [
+            {
+                **base,
+                "question_id": "room-0",
+                "query": "Detect every room.",
+                "object": [{"label": "Kitchen", "bbox": [2.0, 2.0, 1.25, 4.0, 4.0, 2.5]}],
+            }
+        ],
+    )
+    write_task(
+        root,
+        "navigation",
+        [
+            {
+                **base,
+                "question_id": "nav-0",
+                "query": "Go to the fridge.",
+                "positions": [[0.0, 0.0], [1.0, 0.0], [2.0, 1.0]],
+                "start": [0.0, 0.0],
+                "target": "fridge",
+            }
+        ],
+    )
+    write_task(
+        root,
+        "classification",
+        [
+            {
+                **base,
+                "pcl": "pcl/460_obj0.npy",
+                "question_id": "cls-0",
+                "query": "What is this? (A) chair (B) cup",
+                "gt_choices": ["chair", "cup"],
+                "gt_choice": 1,
+            }
+        ],
+    )
     return root
 
 

@@ -39,9 +39,25 @@ def room(root: Path) -> None:
         world = np.r_[floor, apply(T_obj, box)]
         own = apply(np.linalg.inv(SCAN_T), world) if scan == RESCAN else world
         write_scan(root / scan, own, np.full((len(own), 3), 120, np.uint8), None, np.r_[np.full(800, 1), np.full(400, 2)], insts)
-    write_index(root, [{"reference": REF, "type": "validation", "scans": [{"reference": RESCAN, "transform": SCAN_T,
-                "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": MOVE}], "removed": [], "nonrigid": []}]}],
-                {REF: insts, RESCAN: insts})
+    write_index(
+        root,
+        [
+            {
+                "reference": REF,
+                "type": "validation",
+                "scans": [
+                    {
+                        "reference": RESCAN,
+                        "transform": SCAN_T,
+                        "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": MOVE}],
+                        "removed": [],
+                        "nonrigid": [],
+                    }
+                ],
+            }
+        ],
+        {REF: insts, RESCAN: insts},
+    )
 
 
 def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
@@ -56,8 +72,20 @@ def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
     sid = f"{RESCAN}/2"
     assert set(views) == {sid, f"{RESCAN}/1"}
     layers = {layer["label"]: layer for layer in views[sid]["layers"]}
-    assert list(layers) == ["object in the reference scan", "its box in the reference scan", "GT pose", "GT pose box", "GT pose box x axis", "GT pose box y axis",
-                            "GT pose box z axis", "predicted pose", "predicted pose box", "predicted pose box x axis", "predicted pose box y axis", "predicted pose box z axis"]
+    assert list(layers) == [
+        "object in the reference scan",
+        "its box in the reference scan",
+        "GT pose",
+        "GT pose box",
+        "GT pose box x axis",
+        "GT pose box y axis",
+        "GT pose box z axis",
+        "predicted pose",
+        "predicted pose box",
+        "predicted pose box x axis",
+        "predicted pose box y axis",
+        "predicted pose box z axis",
+    ]
     gt_cloud, ref_cloud = layers["GT pose"]["cloud"], layers["object in the reference scan"]["cloud"]
     # reference and rescan side by side: the reference scan and its object shifted left by the same offset
     # each scan cropped to 1.5 m around the object's boxes (inside the 4 m floor), the reference crop
@@ -68,10 +96,15 @@ def test_object_is_drawn_at_reference_gt_and_predicted_poses(tmp_path):
     offset = extra["offset"]
     assert extra["scene"] == f"rio:{REF}" and layers["object in the reference scan"]["offset"] == offset
     assert extra["crop"][0] == pytest.approx(-1.8, abs=0.02) and extra["crop"][4] == pytest.approx(1.7, abs=0.02)
-    assert views[sid]["crop"][:2] == pytest.approx([-0.8, -1.3], abs=0.02) and views[sid]["crop"][3:5] == pytest.approx([2.0, 2.0], abs=0.02)
+    assert views[sid]["crop"][:2] == pytest.approx([-0.8, -1.3], abs=0.02) and views[sid]["crop"][3:5] == pytest.approx(
+        [2.0, 2.0], abs=0.02
+    )
     assert offset == pytest.approx([-0.8 - 1.8 - 0.5, (-1.3 + 2.0) / 2, 0.0], abs=0.03)
     # the boxes: the object's box in the reference scan, moved by each pose; axes from the moved centre
-    ref_lo, ref_hi = np.array(layers["its box in the reference scan"]["minmax"][:3]), np.array(layers["its box in the reference scan"]["minmax"][3:])
+    ref_lo, ref_hi = (
+        np.array(layers["its box in the reference scan"]["minmax"][:3]),
+        np.array(layers["its box in the reference scan"]["minmax"][3:]),
+    )
     gt_corners = np.array(layers["GT pose box"]["corners"])
     assert gt_corners.mean(0) == pytest.approx(apply(MOVE, ((ref_lo + ref_hi) / 2)[None])[0], abs=1e-3)
     x_axis = np.array(layers["GT pose box x axis"]["points"])

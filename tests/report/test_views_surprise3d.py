@@ -39,15 +39,23 @@ def test_mask_run_views_split_gt_and_prediction(tmp_path):
     gt0 = np.flatnonzero(inst["0a5c013435"] == 1)
     pred0 = np.r_[gt0[: len(gt0) // 2], np.flatnonzero(inst["0a5c013435"] == 4)[:10]]  # half the GT + 10 wrong points
     preds = tmp_path / "preds.jsonl"
-    preds.write_text(json.dumps({"sample_id": ids[0], "mask_indices": pred0.tolist()}) + "\n"
-                     + json.dumps({"sample_id": ids[2], "mask_indices": np.flatnonzero(inst["1b7d02a6ff"] == 1).tolist()}) + "\n")
+    preds.write_text(
+        json.dumps({"sample_id": ids[0], "mask_indices": pred0.tolist()})
+        + "\n"
+        + json.dumps({"sample_id": ids[2], "mask_indices": np.flatnonzero(inst["1b7d02a6ff"] == 1).tolist()})
+        + "\n"
+    )
     score_run(ann, scenes, preds, tmp_path / "run", progress=False, n_resamples=50)
     run = load_run(tmp_path / "run")
     data = build_payload([run], max_views=10)
     views = data["views"]["0"]
     assert set(views) == {ids[0], ids[1], ids[2]}  # ids[3] has an empty GT mask: excluded, no view
     labels = [layer["label"] for layer in views[ids[0]]["layers"]]
-    assert labels == [f"GT ∩ prediction: {len(gt0) // 2} pts", f"GT only (missed): {len(gt0) - len(gt0) // 2} pts", "prediction only (wrong): 10 pts"]
+    assert labels == [
+        f"GT ∩ prediction: {len(gt0) // 2} pts",
+        f"GT only (missed): {len(gt0) - len(gt0) // 2} pts",
+        "prediction only (wrong): 10 pts",
+    ]
     assert "no prediction" in views[ids[1]]["note"]
     assert views[ids[2]]["layers"][0]["label"].startswith("GT ∩ prediction")  # perfect
     scene = data["scenes"][views[ids[0]]["scene"]]

@@ -34,7 +34,9 @@ def build_views(run, sample_ids, opts: ViewOptions) -> ViewSet:
         layers.append(vw.box_layer("GT box", [2, 1, 0, 3, 2, 1], vw.GT))
         layers.append(vw.box_layer("predicted box", [2 + shift, 1, 0, 3 + shift, 2, 1], vw.PRED))
         layers.append(vw.path_layer("path", np.array([[0.5, 0.5, 0.1], [1.5, 2.5, 0.1], [4, 3, 0.1]]), vw.EXTRA))
-        layers.append(vw.cloud_layer("moved object", np.random.default_rng(0).normal([5, 1, 0.5], 0.1, (300, 3)), vw.PRED, key=f"{sid}/obj"))
+        layers.append(
+            vw.cloud_layer("moved object", np.random.default_rng(0).normal([5, 1, 0.5], 0.1, (300, 3)), vw.PRED, key=f"{sid}/obj")
+        )
         vs.views[sid] = {"scene": key, "layers": layers, "note": "toy overlay"}
     return vs
 

@@ -47,7 +47,9 @@ def _legs(rng, x0, x1, y0, y1, h, density, w=0.04):
 
 
 def table(rng, density):
-    return np.vstack([_box_surface(rng, [-0.6, -0.35, 0.70], [0.6, 0.35, 0.74], density), *_legs(rng, -0.6, 0.6, -0.35, 0.35, 0.70, density)])
+    return np.vstack(
+        [_box_surface(rng, [-0.6, -0.35, 0.70], [0.6, 0.35, 0.74], density), *_legs(rng, -0.6, 0.6, -0.35, 0.35, 0.70, density)]
+    )
 
 
 def chair(rng, density):
@@ -61,8 +63,13 @@ def cabinet(rng, density):
 
 
 def lamp(rng, density):
-    return np.vstack([_box_surface(rng, [-0.1, -0.1, 0], [0.1, 0.1, 0.03], density), _box_surface(rng, [-0.015, -0.015, 0.03], [0.015, 0.015, 1.4], density),
-                      _box_surface(rng, [-0.15, -0.15, 1.4], [0.15, 0.15, 1.6], density)])
+    return np.vstack(
+        [
+            _box_surface(rng, [-0.1, -0.1, 0], [0.1, 0.1, 0.03], density),
+            _box_surface(rng, [-0.015, -0.015, 0.03], [0.015, 0.015, 1.4], density),
+            _box_surface(rng, [-0.15, -0.15, 1.4], [0.15, 0.15, 1.6], density),
+        ]
+    )
 
 
 def curtain(rng, density, wave=0.0):
@@ -152,14 +159,20 @@ def write_room(root: Path, *, units: str = "m", density: float = 2500.0, seed: i
                 {
                     "reference": RESCAN_A,
                     "transform": scan_T[RESCAN_A],
-                    "rigid": [{"instance_reference": i, "instance_rescan": i, "symmetry": OBJECTS[i][4], "transform": T} for i, T in mv[RESCAN_A].items()],
+                    "rigid": [
+                        {"instance_reference": i, "instance_rescan": i, "symmetry": OBJECTS[i][4], "transform": T}
+                        for i, T in mv[RESCAN_A].items()
+                    ],
                     "removed": [7],
                     "nonrigid": [8],
                 },
                 {
                     "reference": RESCAN_B,
                     "transform": scan_T[RESCAN_B],
-                    "rigid": [{"instance_reference": i, "instance_rescan": i, "symmetry": OBJECTS[i][4], "transform": T} for i, T in mv[RESCAN_B].items()],
+                    "rigid": [
+                        {"instance_reference": i, "instance_rescan": i, "symmetry": OBJECTS[i][4], "transform": T}
+                        for i, T in mv[RESCAN_B].items()
+                    ],
                     "removed": [],
                     "nonrigid": [],
                 },

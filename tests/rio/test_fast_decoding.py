@@ -35,8 +35,8 @@ GOOD = [
 ]
 VARIANTS = [
     [],
-    [{"rescan": "scanA", "instance": 4, "pose": T.tolist(), "score": 0.5}],           # metadata: plain line amid fast ones
-    [{"rescan": "scanA", "instance": 4, "pose": T.tolist(), "t": [9, 9, 9]}],         # t beside a pose is ignored
+    [{"rescan": "scanA", "instance": 4, "pose": T.tolist(), "score": 0.5}],  # metadata: plain line amid fast ones
+    [{"rescan": "scanA", "instance": 4, "pose": T.tolist(), "t": [9, 9, 9]}],  # t beside a pose is ignored
     [{"rescan": "scanA", "instance": 4, "quaternion": [1, 0, 0, 0.1], "t": [0, 0, 0]}],
     [{"rescan": "scanA", "instance": 4, "pose": [[1, 0, 0, 0]] * 3}],
     [{"rescan": "scanA", "instance": 4, "pose": [[1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}],
@@ -50,7 +50,7 @@ VARIANTS = [
     [{"rescan": "scanA", "instance": 4.0, "pose": T.tolist()}],
     [{"rescan": "scanA", "instance": True, "pose": T.tolist()}],
     [{"rescan": "scanZ", "instance": 1, "pose": T.tolist()}],
-    [{"rescan": "scanA", "instance": 1, "pose": T.tolist()}],                         # second prediction
+    [{"rescan": "scanA", "instance": 1, "pose": T.tolist()}],  # second prediction
     # an error late in the file and a bad pose earlier: the earlier line is named, as before
     [{"rescan": "scanA", "instance": 4, "pose": [[1, 0, 0, 0]] * 3}, {"rescan": "scanZ", "instance": 1, "pose": T.tolist()}],
     [{"rescan": "scanA", "instance": 4, "pose": compose(R * 1.01, [0, 0, 0]).tolist()}, {"rescan": "scanB", "instance": 2, "pose": [[1]]}],

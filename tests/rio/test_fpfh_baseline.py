@@ -44,7 +44,19 @@ def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, mon
     from scenebench.models.builtin import fpfh as fpfh_model
 
     out = tmp_path / "run"
-    args = ["run", "rio", "--data", str(dense_room.root), "--model", "baseline:fpfh", "--out", str(out), "--bootstrap", "50", "--no-progress"]
+    args = [
+        "run",
+        "rio",
+        "--data",
+        str(dense_room.root),
+        "--model",
+        "baseline:fpfh",
+        "--out",
+        str(out),
+        "--bootstrap",
+        "50",
+        "--no-progress",
+    ]
     main(args)
     printed = capsys.readouterr().out
     res = json.loads((out / "results.json").read_text())

@@ -18,11 +18,23 @@ def _index(root, units="m"):
     scenes, objects = [], {}
     for s in range(3):
         ref = f"ref{s}"
-        rigid = [{"instance_reference": i, "symmetry": i % 3, "transform": compose(Rotation.random(random_state=rng).as_matrix(), rng.normal(size=3))}
-                 for i in range(1, 5)]
+        rigid = [
+            {
+                "instance_reference": i,
+                "symmetry": i % 3,
+                "transform": compose(Rotation.random(random_state=rng).as_matrix(), rng.normal(size=3)),
+            }
+            for i in range(1, 5)
+        ]
         amb = [[{"instance_source": 1, "instance_target": 2, "transform": compose(np.eye(3), [1.0, 0, 0])}]] if s == 1 else []
-        scenes.append({"reference": ref, "type": "validation", "ambiguity": amb,
-                       "scans": [{"reference": f"re{s}", "transform": compose(np.eye(3), [0, 0, 0.5]), "rigid": rigid, "removed": [5]}]})
+        scenes.append(
+            {
+                "reference": ref,
+                "type": "validation",
+                "ambiguity": amb,
+                "scans": [{"reference": f"re{s}", "transform": compose(np.eye(3), [0, 0, 0.5]), "rigid": rigid, "removed": [5]}],
+            }
+        )
         objects[ref] = [{"id": i, "label": "chair"} for i in range(1, 6)]
     write_index(root, scenes, objects, units=units)
     return root / "3RScan.json"
@@ -33,10 +45,26 @@ def _outcome(root, **kw):
         d = ThreeRScan(root, **kw)
     except InputError as exc:
         return ("error", str(exc))
-    return ("ok", d.scale, d.unit_decision,
-            [(s.reference, [(a.source, a.target, a.transform.tolist()) for a in s.ambiguity],
-              [(r.scan_id, r.transform.tolist(), {k: (e.instance_rescan, e.symmetry, e.transform.tolist()) for k, e in r.rigid.items()})
-               for r in s.rescans]) for s in d.scenes])
+    return (
+        "ok",
+        d.scale,
+        d.unit_decision,
+        [
+            (
+                s.reference,
+                [(a.source, a.target, a.transform.tolist()) for a in s.ambiguity],
+                [
+                    (
+                        r.scan_id,
+                        r.transform.tolist(),
+                        {k: (e.instance_rescan, e.symmetry, e.transform.tolist()) for k, e in r.rigid.items()},
+                    )
+                    for r in s.rescans
+                ],
+            )
+            for s in d.scenes
+        ],
+    )
 
 
 def _edit(path, fn):
@@ -53,10 +81,14 @@ EDITS = {
     "not a rotation": lambda d: d[0]["scans"][0]["rigid"][1]["transform"].__setitem__(0, 1.5),
     "last row": lambda d: d[0]["scans"][0]["rigid"][1]["transform"].__setitem__(3, 0.5),
     "bad rescan transform": lambda d: d[2]["scans"][0].__setitem__("transform", [1, 2]),
-    "bad symmetry after a bad pose": lambda d: (d[0]["scans"][0]["rigid"][0]["transform"].__setitem__(0, 2.0),
-                                                d[2]["scans"][0]["rigid"][0].__setitem__("symmetry", 9)),
-    "bad symmetry before a bad pose": lambda d: (d[0]["scans"][0]["rigid"][0].__setitem__("symmetry", 9),
-                                                 d[2]["scans"][0]["rigid"][0]["transform"].__setitem__(0, 2.0)),
+    "bad symmetry after a bad pose": lambda d: (
+        d[0]["scans"][0]["rigid"][0]["transform"].__setitem__(0, 2.0),
+        d[2]["scans"][0]["rigid"][0].__setitem__("symmetry", 9),
+    ),
+    "bad symmetry before a bad pose": lambda d: (
+        d[0]["scans"][0]["rigid"][0].__setitem__("symmetry", 9),
+        d[2]["scans"][0]["rigid"][0]["transform"].__setitem__(0, 2.0),
+    ),
     "null transform": lambda d: d[1]["ambiguity"][0][0].__setitem__("transform", None),
     "rigid not a list": lambda d: d[1]["scans"][0].__setitem__("rigid", {"a": 1}),
     "scene not an object": lambda d: d.append(7),

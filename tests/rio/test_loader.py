@@ -113,7 +113,11 @@ def _write_index(room, tmp_path, mutate):
     [
         (lambda idx: idx[0]["scans"][0]["rigid"][0].update(symmetry=5), "symmetry", "unknown symmetry code 5"),
         (lambda idx: idx[0]["scans"][0]["rigid"][0].update(transform=[1.0] * 15), "transform", "16 finite numbers"),
-        (lambda idx: idx[0]["scans"][0]["rigid"][0].update(transform=[2.0] + [0.0] * 4 + [1.0] + [0.0] * 4 + [1.0] + [0.0] * 4 + [1.0]), "transform", "not a rigid transform"),
+        (
+            lambda idx: idx[0]["scans"][0]["rigid"][0].update(transform=[2.0] + [0.0] * 4 + [1.0] + [0.0] * 4 + [1.0] + [0.0] * 4 + [1.0]),
+            "transform",
+            "not a rigid transform",
+        ),
         (lambda idx: idx[0].update(type="holdout"), "type", "holdout"),
         (lambda idx: idx[0]["scans"][0]["rigid"][0].update(instance_reference="x"), "instance_reference", "'x'"),
     ],

@@ -122,6 +122,18 @@ def test_cli_matching(tmp_path, capsys):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(80, 4))
     _pair(tmp_path / "d", "a__b", x, x)
-    main(["score", "rio-matching", "--descriptors", str(tmp_path / "d"), "--out", str(tmp_path / "run"), "--bootstrap", "10", "--no-progress"])
+    main(
+        [
+            "score",
+            "rio-matching",
+            "--descriptors",
+            str(tmp_path / "d"),
+            "--out",
+            str(tmp_path / "run"),
+            "--bootstrap",
+            "10",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert "100.00" in out and "negatives seed: 0" in out

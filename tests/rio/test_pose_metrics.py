@@ -145,7 +145,7 @@ def test_vectorised_matches_plain_reference(protocol, seed):
     r, t, chosen = best_candidate_errors(T_pred, T_cand, owner, centroid, order, protocol)
     starts = np.r_[0, np.cumsum(n_cand)]
     for i in range(len(T_pred)):
-        cands = list(T_cand[starts[i]:starts[i + 1]])
+        cands = list(T_cand[starts[i] : starts[i + 1]])
         r_ref, t_ref, j = instance_errors_reference(T_pred[i], cands, centroid[i], int(order[i]), protocol)
         assert r[i] == pytest.approx(r_ref, abs=1e-5)
         assert t[i] == pytest.approx(t_ref, abs=1e-9)
@@ -207,5 +207,6 @@ def test_one_to_one_matches_brute_force(seed):
     chosen = assign_one_to_one(r, t, owner, loc)
     assert len(set(loc[chosen].tolist())) == len(chosen)  # no location used twice
     from scenebench.metrics.pose import _assignment_cost
+
     cost = _assignment_cost(r, t, ((0.1, 10.0), (0.2, 20.0)))
     assert cost[chosen].sum() == pytest.approx(assign_one_to_one_reference(r, t, owner, loc), rel=1e-12, abs=1e-9)

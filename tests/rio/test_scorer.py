@@ -90,12 +90,16 @@ def test_missing_predictions_strict_infinite_official_left_out_of_medians(room_m
     assert official.overall()["recall_10cm_10deg"] == pytest.approx(100 * 6 / 14)
     assert official.overall()["MRE"] == pytest.approx(0.0, abs=1e-5)
     # every number in results.json is finite JSON
-    json.loads((tmp_path / "run-strict-p.jsonl" / "results.json").read_text(), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    json.loads(
+        (tmp_path / "run-strict-p.jsonl" / "results.json").read_text(), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c))
+    )
 
 
 def test_strict_median_with_some_missing_is_finite(room_m, tmp_path):
     shifted = compose(np.eye(3), [0.05, 0, 0])
-    rows = _rows(room_m, override={(r, i): shifted @ T for r, t in room_m.truth.items() for i, T in t.items()}, drop={(RESCAN_A, 1), (RESCAN_A, 2)})
+    rows = _rows(
+        room_m, override={(r, i): shifted @ T for r, t in room_m.truth.items() for i, T in t.items()}, drop={(RESCAN_A, 1), (RESCAN_A, 2)}
+    )
     res = _score(room_m, tmp_path, rows, "strict")
     assert res.overall()["MTE"] == pytest.approx(0.05)
     assert res.counts.n_missing == 2
@@ -118,7 +122,21 @@ def test_cli_score_validate_and_errors(room_m, tmp_path, capsys):
 
     p = tmp_path / "p.jsonl"
     write_pose_predictions(p, _rows(room_m))
-    main(["score", "rio", "--data", str(room_m.root), "--predictions", str(p), "--out", str(tmp_path / "r"), "--bootstrap", "20", "--no-progress"])
+    main(
+        [
+            "score",
+            "rio",
+            "--data",
+            str(room_m.root),
+            "--predictions",
+            str(p),
+            "--out",
+            str(tmp_path / "r"),
+            "--bootstrap",
+            "20",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert "100.00" in out and "scored 14" in out and "metres" in out
     main(["validate", "rio", "--data", str(room_m.root), "--predictions", str(p)])

@@ -10,7 +10,7 @@ from scenebench.benchmarks.rio.writer import column_major, gravity_aligned_obb, 
 def _box_points(centre, size, yaw, n=200, seed=0):
     rng = np.random.default_rng(seed)
     local = (rng.random((n, 3)) - 0.5) * np.asarray(size)
-    local[:8] = np.array([[sx, sy, sz] for sx in (-.5, .5) for sy in (-.5, .5) for sz in (-.5, .5)]) * np.asarray(size)
+    local[:8] = np.array([[sx, sy, sz] for sx in (-0.5, 0.5) for sy in (-0.5, 0.5) for sz in (-0.5, 0.5)]) * np.asarray(size)
     c, s = np.cos(yaw), np.sin(yaw)
     R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
     return local @ R.T + np.asarray(centre)
@@ -18,7 +18,7 @@ def _box_points(centre, size, yaw, n=200, seed=0):
 
 def test_obb_recovers_rotated_box_centre_and_extents():
     # A regular grid is exactly symmetric, so the x-y PCA axes are the box's own axes.
-    g = np.stack(np.meshgrid(np.linspace(-1, 1, 5), np.linspace(-.25, .25, 4), np.linspace(-.5, .5, 3)), -1).reshape(-1, 3)
+    g = np.stack(np.meshgrid(np.linspace(-1, 1, 5), np.linspace(-0.25, 0.25, 4), np.linspace(-0.5, 0.5, 3)), -1).reshape(-1, 3)
     c, s = np.cos(np.deg2rad(30)), np.sin(np.deg2rad(30))
     pts = g @ np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]).T + [1.0, 2.0, 0.5]
     obb = gravity_aligned_obb(pts)
@@ -73,8 +73,22 @@ def test_write_index_is_column_major_with_units(tmp_path, units, scale):
     T = np.eye(4)
     T[:3, :3] = [[0, -1, 0], [1, 0, 0], [0, 0, 1]]
     T[:3, 3] = [0.5, -1.25, 0.1]
-    scenes = [{"reference": "ref", "type": "validation", "ambiguity": [[{"instance_source": 3, "instance_target": 4, "transform": T}]],
-               "scans": [{"reference": "res", "transform": T, "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 1, "transform": T}], "removed": [5], "nonrigid": [6]}]}]
+    scenes = [
+        {
+            "reference": "ref",
+            "type": "validation",
+            "ambiguity": [[{"instance_source": 3, "instance_target": 4, "transform": T}]],
+            "scans": [
+                {
+                    "reference": "res",
+                    "transform": T,
+                    "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 1, "transform": T}],
+                    "removed": [5],
+                    "nonrigid": [6],
+                }
+            ],
+        }
+    ]
     paths = write_index(tmp_path, scenes, {"ref": [{"id": 2, "global_id": 9, "label": "table", "symmetry": 1}]}, units=units)
     idx = json.loads(paths["index"].read_text())
     flat = idx[0]["scans"][0]["rigid"][0]["transform"]

@@ -21,7 +21,9 @@ def _reference_files(scan_id, v, c, f, ids, instances):
     frec = np.empty(len(f), dtype=[("vertex_indices", "i4", (3,))])
     frec["vertex_indices"] = f
     buf = io.BytesIO()
-    PlyData([PlyElement.describe(rec, "vertex"), PlyElement.describe(frec, "face", len_types={"vertex_indices": "u1"})], text=True).write(buf)
+    PlyData([PlyElement.describe(rec, "vertex"), PlyElement.describe(frec, "face", len_types={"vertex_indices": "u1"})], text=True).write(
+        buf
+    )
     obj = "# written by scenebench (3RScan mesh.refined.v2.obj layout)\n"
     obj += "".join(f"v {x:.6f} {y:.6f} {z:.6f}\n" for x, y, z in v.tolist())
     obj += "".join(f"f {a + 1} {b + 1} {d + 1}\n" for a, b, d in f.tolist())
@@ -35,7 +37,9 @@ def _reference_files(scan_id, v, c, f, ids, instances):
     return {
         "labels.instances.annotated.v2.ply": buf.getvalue(),
         "mesh.refined.v2.obj": obj.encode(),
-        "semseg.v2.json": (json.dumps({"scan_id": scan_id, "segmentsFile": "mesh.refined.0.010000.segs.v2.json", "segGroups": groups}, indent=2) + "\n").encode(),
+        "semseg.v2.json": (
+            json.dumps({"scan_id": scan_id, "segmentsFile": "mesh.refined.0.010000.segs.v2.json", "segGroups": groups}, indent=2) + "\n"
+        ).encode(),
     }
 
 
@@ -47,8 +51,12 @@ def test_scan_files_match_the_plain_reference(tmp_path):
     c = rng.integers(0, 256, size=(n, 3), dtype=np.uint8)
     ids = rng.integers(0, 4, size=n)
     f = rng.integers(0, n, size=(40, 3))
-    instances = [{"id": 1, "global_id": 5, "label": "chair", "nyu40": 5}, {"id": 2, "global_id": 7, "label": "table", "rio27": 3},
-                 {"id": 3, "global_id": 9, "label": "lamp"}, {"id": 9, "global_id": 1, "label": "absent"}]
+    instances = [
+        {"id": 1, "global_id": 5, "label": "chair", "nyu40": 5},
+        {"id": 2, "global_id": 7, "label": "table", "rio27": 3},
+        {"id": 3, "global_id": 9, "label": "lamp"},
+        {"id": 9, "global_id": 1, "label": "absent"},
+    ]
     for atomic in (True, False):
         d = tmp_path / f"scan{int(atomic)}"
         write_scan(d, v, c, f, ids, instances, atomic=atomic)

@@ -28,7 +28,9 @@ class CountingModel:
         with self.calls_file.open("a") as fh:
             fh.write(" ".join(s.sample_id for s in batch.samples) + "\n")
         return [
-            option_prediction(s.sample_id, s.options, 0) if s.answer_kind == "option" else BoxPrediction(s.sample_id, box=[0, 0, 0, 1, 1, 1])
+            option_prediction(s.sample_id, s.options, 0)
+            if s.answer_kind == "option"
+            else BoxPrediction(s.sample_id, box=[0, 0, 0, 1, 1, 1])
             for s in batch.samples
         ]
 

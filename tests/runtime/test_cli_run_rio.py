@@ -45,21 +45,63 @@ def test_run_rio_oracle_scores_100_and_resumes(rio_data, tmp_path):
 
 
 def test_run_rio_prior_and_random_go_through_the_runner(rio_data, tmp_path):
-    _invoke(["run", "rio", "--data", str(rio_data), "--model", "baseline:prior", "--out", str(tmp_path / "p"), "--bootstrap", "0", "--no-progress"])
+    _invoke(
+        [
+            "run",
+            "rio",
+            "--data",
+            str(rio_data),
+            "--model",
+            "baseline:prior",
+            "--out",
+            str(tmp_path / "p"),
+            "--bootstrap",
+            "0",
+            "--no-progress",
+        ]
+    )
     prior = json.loads((tmp_path / "p" / "results.json").read_text())
     # identity pose: right for the two static instances, wrong for the moved table (30 deg, ~0.5 m)
     assert prior["metrics"]["overall"]["recall_10cm_10deg"] == pytest.approx(200 / 3)
     assert prior["metrics"]["by_motion"]["moved"]["recall_20cm_20deg"] == 0.0
-    _invoke(["run", "rio", "--data", str(rio_data), "--model", "random", "--seed", "3", "--out", str(tmp_path / "r"), "--bootstrap", "0",
-             "--no-progress"])
+    _invoke(
+        [
+            "run",
+            "rio",
+            "--data",
+            str(rio_data),
+            "--model",
+            "random",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path / "r"),
+            "--bootstrap",
+            "0",
+            "--no-progress",
+        ]
+    )
     rand = json.loads((tmp_path / "r" / "results.json").read_text())
     assert rand["counts"]["n_scored"] == 3 and rand["settings"]["seed"] == 3
 
 
 def test_run_rio_plugin(rio_data, tmp_path):
     # plugin:module:Class works for RIO like for every benchmark (the oracle class named by its path)
-    _invoke(["run", "rio", "--data", str(rio_data), "--model", "plugin:scenebench.models.builtin.oracle:OracleModel",
-             "--out", str(tmp_path / "o"), "--bootstrap", "0", "--no-progress"])
+    _invoke(
+        [
+            "run",
+            "rio",
+            "--data",
+            str(rio_data),
+            "--model",
+            "plugin:scenebench.models.builtin.oracle:OracleModel",
+            "--out",
+            str(tmp_path / "o"),
+            "--bootstrap",
+            "0",
+            "--no-progress",
+        ]
+    )
     assert json.loads((tmp_path / "o" / "results.json").read_text())["metrics"]["overall"]["recall_10cm_10deg"] == 100.0
 
 
@@ -82,9 +124,11 @@ def test_every_command_checks_the_protocol_first(command, tmp_path):
     missing = str(tmp_path / "missing")
     args = {
         "run": [["run", b, "--data", missing, "--model", "oracle"] for b in ("surprise3d", "3dbench", "rio")],
-        "score": [["score", "surprise3d", "-a", missing, "-s", missing, "-p", missing],
-                  ["score", "3dbench", "--data", missing, "--predictions", missing, "--judge", "local"],
-                  ["score", "rio", "--data", missing, "--predictions", missing]],
+        "score": [
+            ["score", "surprise3d", "-a", missing, "-s", missing, "-p", missing],
+            ["score", "3dbench", "--data", missing, "--predictions", missing, "--judge", "local"],
+            ["score", "rio", "--data", missing, "--predictions", missing],
+        ],
     }[command]
     for a in args:
         p = _cli(*a, "--protocol", "loose")
@@ -97,5 +141,7 @@ def test_unknown_model_arg_names_the_accepted_ones(rio_data, tmp_path):
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert "'voxle'" in p.stderr and "accepted: seed, voxel" in p.stderr
     assert not out.exists()
-    p = _cli("run", "rio", "--data", str(rio_data), "--model", "oracle", "--model-arg", "seed=1", "--model-arg", "temp=1", "--out", str(out))
+    p = _cli(
+        "run", "rio", "--data", str(rio_data), "--model", "oracle", "--model-arg", "seed=1", "--model-arg", "temp=1", "--out", str(out)
+    )
     assert p.returncode == 2 and "'temp'" in p.stderr and "accepted: none" in p.stderr, p.stderr

@@ -30,7 +30,13 @@ def test_merge_accepts_exactly_the_samples_sent():
         ([("a", [TextPrediction("1").to_json()])], "returned 1 scenes, expected 2"),
         ([("a", [TextPrediction("1").to_json()]), ("b", [TextPrediction("3").to_json()])], r"lost \['2'\]"),
         ([("a", [TextPrediction("1").to_json(), TextPrediction("2").to_json()]), ("c", [])], "scene 'c' where 'b'"),
-        ([("a", [TextPrediction("1").to_json(), TextPrediction("2").to_json(), TextPrediction("9").to_json()]), ("b", [TextPrediction("3").to_json()])], r"unexpected \['9'\]"),
+        (
+            [
+                ("a", [TextPrediction("1").to_json(), TextPrediction("2").to_json(), TextPrediction("9").to_json()]),
+                ("b", [TextPrediction("3").to_json()]),
+            ],
+            r"unexpected \['9'\]",
+        ),
         (None, "returned NoneType"),
     ],
 )
@@ -118,8 +124,13 @@ def test_ray_retries_failed_tasks(ray_cluster, tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
     out = run_benchmark(
-        ToySource(n_scenes=3), "plugin:plugins:FlakyModel", tmp_path / "run", model_options={"marker_dir": str(markers)},
-        progress=False, score=False, backend=RayBackend(max_retries=2),
+        ToySource(n_scenes=3),
+        "plugin:plugins:FlakyModel",
+        tmp_path / "run",
+        model_options={"marker_dir": str(markers)},
+        progress=False,
+        score=False,
+        backend=RayBackend(max_retries=2),
     )
     assert out.predicted_now == 6
     assert sorted(p.name for p in markers.iterdir()) == ["scene0.seen", "scene1.seen", "scene2.seen"]
@@ -128,9 +139,13 @@ def test_ray_retries_failed_tasks(ray_cluster, tmp_path):
 @pytest.mark.ray
 def test_ray_failed_shard_is_an_error_and_finished_shards_are_kept(ray_cluster, tmp_path):
     with pytest.raises(ScenebenchError, match=r"6 of 6 samples were not predicted .*broken model"):
-        run_benchmark(ToySource(n_scenes=3), "plugin:plugins:AlwaysFails", tmp_path / "run", progress=False, backend=RayBackend(max_retries=1))
+        run_benchmark(
+            ToySource(n_scenes=3), "plugin:plugins:AlwaysFails", tmp_path / "run", progress=False, backend=RayBackend(max_retries=1)
+        )
     with pytest.raises(ScenebenchError, match="were not predicted"):
-        run_benchmark(ToySource(n_scenes=3), "plugin:plugins:DropsOne", tmp_path / "run2", progress=False, backend=RayBackend(max_retries=0))
+        run_benchmark(
+            ToySource(n_scenes=3), "plugin:plugins:DropsOne", tmp_path / "run2", progress=False, backend=RayBackend(max_retries=0)
+        )
     with RunDir(tmp_path / "run2").store() as store:
         assert store.count(PREDICTION_KIND) == 0
 

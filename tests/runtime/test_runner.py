@@ -138,7 +138,9 @@ def test_other_protocol_rescores_stored_predictions(tmp_path):
     calls = tmp_path / "calls.txt"
     opts = {"calls_file": str(calls)}
     run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, progress=False)
-    out = run_benchmark(ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, protocol="official", progress=False)
+    out = run_benchmark(
+        ToySource(), "plugin:plugins:CountingModel", tmp_path / "run", model_options=opts, protocol="official", progress=False
+    )
     assert out.predicted_now == 0 and len(_calls(calls)) == 3
     assert out.run.read_meta()["protocol"] == "official"
 

@@ -18,9 +18,9 @@ class Fixture:
     root: Path
     annotations: Path
     scenes: Path
-    inst: dict[str, np.ndarray]       # scene_id -> instance ids
+    inst: dict[str, np.ndarray]  # scene_id -> instance ids
     coords: dict[str, np.ndarray]
-    ids: list[str]                     # sample ids in file order
+    ids: list[str]  # sample ids in file order
 
     def write_preds(self, records, name="preds.jsonl") -> Path:
         p = self.root / name

@@ -91,8 +91,11 @@ def test_missing_field_and_wrong_top_level(tmp_path):
 
 def _scene(n=20):
     rng = np.random.default_rng(0)
-    return {"sampled_coords": rng.random((n, 3)).astype(np.float32), "sampled_colors": rng.random((n, 3)).astype(np.float32) * 255,
-            "sampled_instance_anno_id": rng.integers(-1, 3, n).astype(np.int32)}
+    return {
+        "sampled_coords": rng.random((n, 3)).astype(np.float32),
+        "sampled_colors": rng.random((n, 3)).astype(np.float32) * 255,
+        "sampled_instance_anno_id": rng.integers(-1, 3, n).astype(np.int32),
+    }
 
 
 @pytest.mark.parametrize(

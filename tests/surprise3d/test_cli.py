@@ -63,8 +63,24 @@ def test_score_end_to_end_matches_plain_reference(any_dataset, capsys, protocol)
     preds, recs = _mixed_predictions(fx)
     pfile = fx.write_preds(recs)
     out = fx.root / "run"
-    code, stdout, err = _run(["score", "surprise3d", "--annotations", str(fx.annotations), "--scenes", str(fx.scenes),
-                              "--predictions", str(pfile), "--protocol", protocol, "--out", str(out), "--no-progress"], capsys)
+    code, stdout, err = _run(
+        [
+            "score",
+            "surprise3d",
+            "--annotations",
+            str(fx.annotations),
+            "--scenes",
+            str(fx.scenes),
+            "--predictions",
+            str(pfile),
+            "--protocol",
+            protocol,
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        capsys,
+    )
     assert code == 0, err
     res = json.loads((out / "results.json").read_text())
     # expected: plain per-sample boolean masks; index 4 has an empty GT (excluded); 6 is missing (IoU 0)
@@ -108,8 +124,25 @@ def test_iou_of_exactly_half_flips_a50_between_protocols_end_to_end(dataset, cap
     a50 = {}
     for protocol in ("strict", "official"):
         out = dataset.root / protocol
-        code, _, err = _run(["score", "surprise3d", "-a", str(dataset.annotations), "-s", str(dataset.scenes),
-                             "-p", str(pfile), "--protocol", protocol, "-o", str(out), "--bootstrap", "0"], capsys)
+        code, _, err = _run(
+            [
+                "score",
+                "surprise3d",
+                "-a",
+                str(dataset.annotations),
+                "-s",
+                str(dataset.scenes),
+                "-p",
+                str(pfile),
+                "--protocol",
+                protocol,
+                "-o",
+                str(out),
+                "--bootstrap",
+                "0",
+            ],
+            capsys,
+        )
         assert code == 0, err
         res = json.loads((out / "results.json").read_text())
         a50[protocol] = res["metrics"]["by_question_type"]["cs"]["A50"]
@@ -134,8 +167,9 @@ def test_box_predictions_are_reported_apart(any_dataset, capsys):
         inside = np.flatnonzero(np.all((c >= box[:3]) & (c <= box[3:]), axis=1))
         exp_mask.append(reference_sample(fx.inst[scene], inside, np.atleast_1d(obj), protocol="strict")[0])
     out = fx.root / "run"
-    code, stdout, err = _run(["score", "surprise3d", "-a", str(fx.annotations), "-s", str(fx.scenes),
-                              "-p", str(fx.write_preds(recs)), "-o", str(out)], capsys)
+    code, stdout, err = _run(
+        ["score", "surprise3d", "-a", str(fx.annotations), "-s", str(fx.scenes), "-p", str(fx.write_preds(recs)), "-o", str(out)], capsys
+    )
     assert code == 0, err
     res = json.loads((out / "results.json").read_text())
     assert set(res["metrics"]["overall"]) == {"mIoU", "A25", "A50"}
@@ -159,16 +193,36 @@ def test_parquet_and_jsonl_give_the_same_results(dataset, capsys):
 
     _, recs = _mixed_predictions(dataset)
     cols = {k: [r.get(k) for r in recs] for k in ("sample_id", "index", "mask_indices", "mask_rle", "scores")}
-    schema = pa.schema([("sample_id", pa.string()), ("index", pa.int64()), ("mask_indices", pa.list_(pa.int32())),
-                        ("mask_rle", pa.list_(pa.int64())), ("scores", pa.list_(pa.float32()))])
+    schema = pa.schema(
+        [
+            ("sample_id", pa.string()),
+            ("index", pa.int64()),
+            ("mask_indices", pa.list_(pa.int32())),
+            ("mask_rle", pa.list_(pa.int64())),
+            ("scores", pa.list_(pa.float32())),
+        ]
+    )
     pq.write_table(pa.table(cols, schema=schema), dataset.root / "p.parquet")
     got = {}
     for name in ("p.parquet", "preds.jsonl"):
         if name.endswith("jsonl"):
             dataset.write_preds(recs)
         out = dataset.root / f"run-{name}"
-        code, _, err = _run(["score", "surprise3d", "-a", str(dataset.annotations), "-s", str(dataset.scenes),
-                             "-p", str(dataset.root / name), "-o", str(out)], capsys)
+        code, _, err = _run(
+            [
+                "score",
+                "surprise3d",
+                "-a",
+                str(dataset.annotations),
+                "-s",
+                str(dataset.scenes),
+                "-p",
+                str(dataset.root / name),
+                "-o",
+                str(out),
+            ],
+            capsys,
+        )
         assert code == 0, err
         got[name] = json.loads((out / "results.json").read_text())["metrics"]
     assert got["p.parquet"] == got["preds.jsonl"]
@@ -176,8 +230,19 @@ def test_parquet_and_jsonl_give_the_same_results(dataset, capsys):
 
 def test_default_run_folder_is_under_runs(dataset, capsys, monkeypatch):
     monkeypatch.chdir(dataset.root)
-    code, stdout, err = _run(["score", "surprise3d", "-a", str(dataset.annotations), "-s", str(dataset.scenes),
-                              "-p", str(dataset.write_preds([{"index": 0, "mask_indices": [1]}]))], capsys)
+    code, stdout, err = _run(
+        [
+            "score",
+            "surprise3d",
+            "-a",
+            str(dataset.annotations),
+            "-s",
+            str(dataset.scenes),
+            "-p",
+            str(dataset.write_preds([{"index": 0, "mask_indices": [1]}])),
+        ],
+        capsys,
+    )
     assert code == 0, err
     made = list((dataset.root / "runs").glob("surprise3d-*/results.json"))
     assert len(made) == 1 and "runs/surprise3d-" in stdout
@@ -268,15 +333,38 @@ def test_bad_input_is_one_line_and_exit_code_2(dataset, capsys):
 
 def test_missing_scene_is_reported_before_any_scoring(dataset, capsys):
     (dataset.scenes / "2c8e113b70.npz").unlink()
-    code, _, err = _run(["score", "surprise3d", "-a", str(dataset.annotations), "-s", str(dataset.scenes),
-                         "-p", str(dataset.write_preds([{"index": 0, "mask_indices": [1]}])), "-o", str(dataset.root / "r")], capsys)
+    code, _, err = _run(
+        [
+            "score",
+            "surprise3d",
+            "-a",
+            str(dataset.annotations),
+            "-s",
+            str(dataset.scenes),
+            "-p",
+            str(dataset.write_preds([{"index": 0, "mask_indices": [1]}])),
+            "-o",
+            str(dataset.root / "r"),
+        ],
+        capsys,
+    )
     assert code == 2 and "2c8e113b70" in err
     assert not (dataset.root / "r").exists()
 
 
 def test_bad_protocol_and_threshold(dataset, capsys):
-    base = ["score", "surprise3d", "-a", str(dataset.annotations), "-s", str(dataset.scenes),
-            "-p", str(dataset.write_preds([{"index": 0, "mask_indices": [1]}])), "-o", str(dataset.root / "r")]
+    base = [
+        "score",
+        "surprise3d",
+        "-a",
+        str(dataset.annotations),
+        "-s",
+        str(dataset.scenes),
+        "-p",
+        str(dataset.write_preds([{"index": 0, "mask_indices": [1]}])),
+        "-o",
+        str(dataset.root / "r"),
+    ]
     code, _, err = _run([*base, "--protocol", "loose"], capsys)
     assert code == 2 and "unknown protocol 'loose'" in err
     code, _, err = _run([*base, "--score-threshold", "1.5"], capsys)

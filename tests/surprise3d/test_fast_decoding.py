@@ -18,8 +18,21 @@ def _outcome(path, ann, **kw):
         got = P.read_predictions(path, ann, **kw)
     except InputError as exc:
         return ("error", str(exc))
-    return ("ok", {sid: (p.kind, p.where, None if p.indices is None else p.indices.tolist(), p.limit, p.n_scores,
-                         None if p.box is None else p.box.tolist()) for sid, p in got.by_sample.items()}, dict(got.kinds))
+    return (
+        "ok",
+        {
+            sid: (
+                p.kind,
+                p.where,
+                None if p.indices is None else p.indices.tolist(),
+                p.limit,
+                p.n_scores,
+                None if p.box is None else p.box.tolist(),
+            )
+            for sid, p in got.by_sample.items()
+        },
+        dict(got.kinds),
+    )
 
 
 LINES = [
@@ -61,7 +74,7 @@ LINES = [
     '{"sample_id": 5, "mask_indices": [1]}',
     '{"sample_id": "nope", "mask_indices": [1]}',
     '{"mask_indices": [1]}',
-    '[1, 2]',
+    "[1, 2]",
     '{"index": 0, "mask_indices": [1, 2]',
     '{"index": 0, "mask_indices": [1, 2]} trailing',
 ]

@@ -58,8 +58,9 @@ def test_score_threshold_compares_in_float32(dataset, tmp_path):
     st = read_predictions(p, ann, score_threshold=0.7, protocol="strict").by_sample[fx.ids[0]]
     assert off.indices.tolist() == gt.tolist()  # float32(0.6999999881) >= float32(0.7): equal
     assert st.indices.size == 0  # 0.699999988079071 < 0.7
-    res, _, _ = score_run(fx.annotations, fx.scenes, p, tmp_path / "o", protocol="official", score_threshold=0.7,
-                          n_resamples=0, progress=False)
+    res, _, _ = score_run(
+        fx.annotations, fx.scenes, p, tmp_path / "o", protocol="official", score_threshold=0.7, n_resamples=0, progress=False
+    )
     # question type cs = indices 0, 3, 6; only 0 has a prediction, perfect with >= 32 points: IoU 1
     assert res.metrics["by_question_type"]["cs"]["mIoU"] == pytest.approx(100 / 3, abs=1e-5)
 
@@ -115,13 +116,17 @@ def test_logits_count_must_match_the_scene(dataset, tmp_path):
 def test_sigmoid_equals_torch_bit_for_bit():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
-    x = np.concatenate([
-        (rng.standard_normal(200_000) * 6).astype(np.float32),
-        rng.uniform(-1e-6, 1e-6, 40_000).astype(np.float32),
-        (rng.standard_normal(40_000) * 80).astype(np.float32),
-        np.tile(np.array([0, -0.0, -1.788e-7, -1.79e-7, 88.7, -88.7, 104.5, -104.5, 100.5, -100.5, 1e-30, 30, -30, 17, -17, 3],
-                         np.float32), 16),
-    ])
+    x = np.concatenate(
+        [
+            (rng.standard_normal(200_000) * 6).astype(np.float32),
+            rng.uniform(-1e-6, 1e-6, 40_000).astype(np.float32),
+            (rng.standard_normal(40_000) * 80).astype(np.float32),
+            np.tile(
+                np.array([0, -0.0, -1.788e-7, -1.79e-7, 88.7, -88.7, 104.5, -104.5, 100.5, -100.5, 1e-30, 30, -30, 17, -17, 3], np.float32),
+                16,
+            ),
+        ]
+    )
     x = x[: x.size // 16 * 16]  # whole vectors: torch's tail elements use the C library's expf
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -134,12 +134,14 @@ def test_points_in_boxes_equals_points_in_minmax():
 
 def test_box_detection_uses_inclusive_thresholds_and_clamped_overlap():
     gt = np.array([[0, 0, 0, 2, 2, 2.0]] * 4)
-    pred = np.array([
-        [0, 0, 0, 2, 2, 1.0],   # IoU exactly 0.5
-        [0, 0, 0, 2, 2, 0.5],   # IoU exactly 0.25
-        [0, 0, 0, 2, 2, 0.4],   # 0.2
-        [3, 3, 0, 4, 4, 2.0],   # disjoint in x and y: 0, not a positive product of negatives
-    ])
+    pred = np.array(
+        [
+            [0, 0, 0, 2, 2, 1.0],  # IoU exactly 0.5
+            [0, 0, 0, 2, 2, 0.5],  # IoU exactly 0.25
+            [0, 0, 0, 2, 2, 0.4],  # 0.2
+            [3, 3, 0, 4, 4, 2.0],  # disjoint in x and y: 0, not a positive product of negatives
+        ]
+    )
     r = S.box_detection(pred, gt)
     assert r["box_iou"].tolist() == pytest.approx([0.5, 0.25, 0.2, 0.0])
     assert r["box_a25"].tolist() == [1, 1, 0, 0]

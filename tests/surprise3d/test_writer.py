@@ -68,6 +68,11 @@ def test_annotations_are_the_official_json_list(tmp_path):
     ]
     write_annotations(tmp_path / "val.json", recs)
     data = json.loads((tmp_path / "val.json").read_text())
-    assert data[0] == {"scene_id": "0a5c013435", "object_id": [3], "description": "Where would you sit?",
-                       "object_name": ["chair"], "question_type": "hi"}
+    assert data[0] == {
+        "scene_id": "0a5c013435",
+        "object_id": [3],
+        "description": "Where would you sit?",
+        "object_name": ["chair"],
+        "question_type": "hi",
+    }
     assert data[1]["object_id"] == [1, 2] and data[1]["source"] == "synth"

@@ -19,9 +19,9 @@ def _decode_png(data: bytes) -> np.ndarray:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, w, h = 8, b"", 0, 0
     while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
-        assert zlib.crc32(tag + body) & 0xFFFFFFFF == struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+        (n,) = struct.unpack(">I", data[pos : pos + 4])
+        tag, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + n]
+        assert zlib.crc32(tag + body) & 0xFFFFFFFF == struct.unpack(">I", data[pos + 8 + n : pos + 12 + n])[0]
         if tag == b"IHDR":
             w, h = struct.unpack(">II", body[:8])
             assert body[8:10] == b"\x08\x02"  # 8-bit RGB
@@ -41,8 +41,27 @@ def test_png_round_trip():
 
 def test_generate_command_with_preview(tmp_path):
     out = tmp_path / "g"
-    res = CliRunner().invoke(app, ["generate", "--out", str(out), "--houses", "2", "--max-rooms", "3", "--width", "48",
-                                   "--height", "36", "--formats", "3dbench,surprise3d", "--preview", "1", "--quiet"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "generate",
+            "--out",
+            str(out),
+            "--houses",
+            "2",
+            "--max-rooms",
+            "3",
+            "--width",
+            "48",
+            "--height",
+            "36",
+            "--formats",
+            "3dbench,surprise3d",
+            "--preview",
+            "1",
+            "--quiet",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "2 houses" in res.output
     m = json.loads((out / "manifest.json").read_text())
@@ -61,7 +80,9 @@ def test_bad_options_are_one_line_errors(tmp_path):
 
 
 def test_help_does_not_import_heavy_modules():
-    code = ("import sys, json; import scenebench.synth.cli; import scenebench.cli; "
-            "print(json.dumps([m for m in ('torch', 'ray', 'open3d', 'trimesh', 'embreex', 'shapely') if m in sys.modules]))")
+    code = (
+        "import sys, json; import scenebench.synth.cli; import scenebench.cli; "
+        "print(json.dumps([m for m in ('torch', 'ray', 'open3d', 'trimesh', 'embreex', 'shapely') if m in sys.modules]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert json.loads(out.splitlines()[-1]) == []

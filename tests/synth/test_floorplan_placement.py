@@ -66,9 +66,11 @@ def test_support_clearance_and_rooms(houses):
         for i, a in enumerate(floor):
             lo, hi = a.aabb
             assert lo[1] == pytest.approx(0.0, abs=1e-6)  # stands on the floor
-            cells = h.plan.grid[int(lo[0] / CELL + 1e-6):int(np.ceil(hi[0] / CELL - 1e-6)), int(lo[2] / CELL + 1e-6):int(np.ceil(hi[2] / CELL - 1e-6))]
+            cells = h.plan.grid[
+                int(lo[0] / CELL + 1e-6) : int(np.ceil(hi[0] / CELL - 1e-6)), int(lo[2] / CELL + 1e-6) : int(np.ceil(hi[2] / CELL - 1e-6))
+            ]
             assert (cells == a.room).all()  # inside its own room
-            for b in floor[i + 1:]:
+            for b in floor[i + 1 :]:
                 fa, fb = a.footprint, b.footprint
                 overlap = fa[0] < fb[2] and fb[0] < fa[2] and fa[1] < fb[3] and fb[1] < fa[3]
                 assert not overlap, (a.category, b.category)

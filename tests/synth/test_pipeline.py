@@ -20,9 +20,21 @@ from scenebench.synth.pipeline import HOUSES_DIR, GenerateSettings, run
 
 from .conftest import TINY, tree_bytes
 
-TASK_FILES = ["Classification.json", "Counting.json", "Detection.json", "VisualGrounding.json", "VisualGrounding_plus.json",
-              "RoomDetection.json", "PositionRelation.json", "Navigation.json", "DescriptionObj.json", "ConversationObj.json",
-              "SCaption.json", "SVQA.json", "Relation.json"]
+TASK_FILES = [
+    "Classification.json",
+    "Counting.json",
+    "Detection.json",
+    "VisualGrounding.json",
+    "VisualGrounding_plus.json",
+    "RoomDetection.json",
+    "PositionRelation.json",
+    "Navigation.json",
+    "DescriptionObj.json",
+    "ConversationObj.json",
+    "SCaption.json",
+    "SVQA.json",
+    "Relation.json",
+]
 
 
 def _public(tree):
@@ -68,7 +80,9 @@ def test_layout_and_loaders(tiny_run):
             for g in gts:  # only what the partial capture missed is left out, and it is really absent
                 if g.excluded:
                     assert g.excluded.startswith("not annotated in the rescan") and g.instance not in present
-    assert json.loads((out / "3rscan" / "3RScan.json").read_text())[0]["scans"][0]["transform"][3] == 0.0  # column-major: 4th number is m[3][0]
+    assert (
+        json.loads((out / "3rscan" / "3RScan.json").read_text())[0]["scans"][0]["transform"][3] == 0.0
+    )  # column-major: 4th number is m[3][0]
 
 
 def test_manifest_records_seed_settings_versions_and_checksums(tiny_run):
@@ -142,7 +156,13 @@ def _external_listeners(pids: set[int]) -> list[str]:
         ip = getattr(ip, "ipv4_mapped", None) or ip
         if c.status == psutil.CONN_LISTEN and not ip.is_loopback:
             bad.append(f"pid {c.pid} listens on {c.laddr.ip}:{c.laddr.port}")
-        if c.raddr and not (getattr(ipaddress.ip_address(c.raddr.ip.split("%")[0]), "ipv4_mapped", None) or ipaddress.ip_address(c.raddr.ip.split("%")[0])).is_loopback:
+        if (
+            c.raddr
+            and not (
+                getattr(ipaddress.ip_address(c.raddr.ip.split("%")[0]), "ipv4_mapped", None)
+                or ipaddress.ip_address(c.raddr.ip.split("%")[0])
+            ).is_loopback
+        ):
             bad.append(f"pid {c.pid} connects to {c.raddr.ip}:{c.raddr.port}")
     return bad
 
@@ -186,7 +206,11 @@ def test_surprise_scenes_as_npz_and_pth_hold_the_same_arrays(tiny_run):
         a = load_npz(out / "surprise3d" / "scenes" / f"{sid}.npz")
         b = load_pth(out / "surprise3d" / "scenes" / f"{sid}.pth")
         # the official preprocessing's keys; the .pth also names its scene
-        assert set(a) == set(b) - {"scene_id"} == {"sampled_coords", "sampled_colors", "sampled_labels", "sampled_instance_anno_id", "superpoints"}
+        assert (
+            set(a)
+            == set(b) - {"scene_id"}
+            == {"sampled_coords", "sampled_colors", "sampled_labels", "sampled_instance_anno_id", "superpoints"}
+        )
         assert b["scene_id"] == sid and a["sampled_colors"].max() <= 1.0 and a["sampled_instance_anno_id"].dtype == np.int16
         for k in a:
             assert np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype
@@ -202,8 +226,10 @@ def test_a_killed_run_resumes_to_the_same_bytes(tiny_run, tmp_path):
 
     out, _ = tiny_run
     target = tmp_path / "killed"
-    code = ("import sys; from scenebench.synth.pipeline import GenerateSettings, run; "
-            f"run(sys.argv[1], GenerateSettings(**{TINY.__dict__!r}), progress=False)")
+    code = (
+        "import sys; from scenebench.synth.pipeline import GenerateSettings, run; "
+        f"run(sys.argv[1], GenerateSettings(**{TINY.__dict__!r}), progress=False)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code, str(target)])
     try:
         deadline = time.time() + 120

@@ -22,9 +22,19 @@ def _plain_segments_anno(coords, instance, superpoints, label_of):
     for i in sorted(set(instance.tolist()) - {-1}):
         m = instance == i
         lo, hi = coords[m].min(0), coords[m].max(0)
-        groups.append({"id": i, "objectId": i, "label": label_of(i), "segments": sorted(set(superpoints[m].tolist())),
-                       "obb": {"centroid": [round(float(v), 4) for v in (lo + hi) / 2], "axesLengths": [round(float(v), 4) for v in hi - lo],
-                               "normalizedAxes": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]}})
+        groups.append(
+            {
+                "id": i,
+                "objectId": i,
+                "label": label_of(i),
+                "segments": sorted(set(superpoints[m].tolist())),
+                "obb": {
+                    "centroid": [round(float(v), 4) for v in (lo + hi) / 2],
+                    "axesLengths": [round(float(v), 4) for v in hi - lo],
+                    "normalizedAxes": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+                },
+            }
+        )
     return groups
 
 
@@ -45,10 +55,20 @@ def test_segments_anno_golden_case():
     coords = np.array([[0, 0, 0], [2, 1, 1], [5, 5, 5], [1, 1, 1]], float)
     doc = segments_anno("s", coords, np.array([4, 4, -1, 2]), np.array([7, 3, 9, 7]), {2: "chair", 4: "wall"}.__getitem__)
     assert doc["segGroups"] == [
-        {"id": 2, "objectId": 2, "label": "chair", "segments": [7],
-         "obb": {"centroid": [1.0, 1.0, 1.0], "axesLengths": [0.0, 0.0, 0.0], "normalizedAxes": [1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0]}},
-        {"id": 4, "objectId": 4, "label": "wall", "segments": [3, 7],
-         "obb": {"centroid": [1.0, 0.5, 0.5], "axesLengths": [2.0, 1.0, 1.0], "normalizedAxes": [1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0]}},
+        {
+            "id": 2,
+            "objectId": 2,
+            "label": "chair",
+            "segments": [7],
+            "obb": {"centroid": [1.0, 1.0, 1.0], "axesLengths": [0.0, 0.0, 0.0], "normalizedAxes": [1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0]},
+        },
+        {
+            "id": 4,
+            "objectId": 4,
+            "label": "wall",
+            "segments": [3, 7],
+            "obb": {"centroid": [1.0, 0.5, 0.5], "axesLengths": [2.0, 1.0, 1.0], "normalizedAxes": [1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0]},
+        },
     ]
 
 
@@ -109,7 +129,9 @@ def test_generate_writes_a_scene_graph_per_house_covering_the_task_answers(tiny_
                 for lab, box in zip(r.gt["labels"], np.asarray(r.gt["boxes"]).tolist()):
                     assert (lab, tuple(box)) in det
             elif r.task == "room_detection":
-                assert [(x["type"], x["bbox"]) for x in g["rooms"]] == [(lab, box) for lab, box in zip(r.gt["labels"], np.asarray(r.gt["boxes"]).tolist())]
+                assert [(x["type"], x["bbox"]) for x in g["rooms"]] == [
+                    (lab, box) for lab, box in zip(r.gt["labels"], np.asarray(r.gt["boxes"]).tolist())
+                ]
 
 
 def test_run_ray_keeps_the_cluster_on_loopback_even_after_an_early_ray_import(monkeypatch, tmp_path):

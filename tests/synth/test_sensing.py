@@ -25,7 +25,11 @@ def _pose_looking_z(eye=(0.0, 0.0, 0.0)):
 
 
 def _need(backend):
-    need = {"open3d": ("open3d", "the open3d extra"), "embree": ("embreex", "embreex (render extra)"), "trimesh": ("rtree", "rtree (trimesh's ray casting)")}
+    need = {
+        "open3d": ("open3d", "the open3d extra"),
+        "embree": ("embreex", "embreex (render extra)"),
+        "trimesh": ("rtree", "rtree (trimesh's ray casting)"),
+    }
     if backend in need and not available(need[backend][0]):
         pytest.skip(f"needs {need[backend][1]}")
 
@@ -98,7 +102,9 @@ def test_coverage_counts_points_and_hidden_objects_get_none():
         if i > 0:
             assert cap.coverage[int(i)] == c
     assert all(cap.coverage.get(o.index, 0) == int((cap.cloud.instance == o.index).sum()) for o in h.objects)
-    assert not (cap.cloud.semantic == len(__import__("scenebench.synth.categories", fromlist=["x"]).SEMANTIC_LABELS) - 1).any()  # no ceiling
+    assert not (
+        cap.cloud.semantic == len(__import__("scenebench.synth.categories", fromlist=["x"]).SEMANTIC_LABELS) - 1
+    ).any()  # no ceiling
 
 
 def test_noise_and_holes_change_depth_only_where_asked():

@@ -86,7 +86,12 @@ def test_first_view_targets_keep_clear_of_sector_edges(surprise_samples):
             cands = []
             for x in h.objects:
                 for y in h.objects:
-                    if x.room == y.room == t.room and x.index != y.index and words(x.category) in r["description"] and words(y.category) in r["description"]:
+                    if (
+                        x.room == y.room == t.room
+                        and x.index != y.index
+                        and words(x.category) in r["description"]
+                        and words(y.category) in r["description"]
+                    ):
                         cands.append((x, y))
             assert cands
             ok = False
@@ -252,5 +257,3 @@ def test_ambiguity_groups_hold_identical_objects(rio):
             vb = points_to_zup(b.mesh.vertices)
             T = e["transform"]
             assert np.allclose(va @ T[:3, :3].T + T[:3, 3], vb, atol=1e-6)
-
-

@@ -104,6 +104,7 @@ def test_choice_answers_are_spread_over_positions_and_values():
         row = [pos[(stem, j)] for j in range(k)]
         assert sum(row) >= 24 and max(row) <= 2.0 * sum(row) / k, (stem, row)
 
+
 def test_detection_and_grounding_boxes_match_the_objects(samples):
     for h, _, b in samples:
         boxes = {}
@@ -129,13 +130,21 @@ def test_room_boxes_are_x_z_y_order_from_floor_to_ceiling(samples):
             assert lx * lz >= room.area - 1e-6
 
 
-@pytest.mark.parametrize("a,b,want", [
-    ((0, 0, 0), (1, 0, 0), "left"), ((1, 0, 0), (0, 0, 0), "right"),
-    ((0, 0, 1), (0, 0, 0), "front"), ((0, 0, -1), (0, 0, 0), "behind"),
-    ((-0.6, 0, 0.6), (0, 0, 0), "front-left"), ((0.6, 0, -0.6), (0, 0, 0), "behind-right"),
-    ((0.1, 1.0, 0.1), (0, 0, 0), "above"), ((0, -0.6, 0), (0, 0, 0), "below"),
-    ((0.4, 0.4, 0.4), (0, 0, 0), None), ((0.5, 0, 0), (0, 0, 0), None),  # 0.5 itself is not > 0.5
-])
+@pytest.mark.parametrize(
+    "a,b,want",
+    [
+        ((0, 0, 0), (1, 0, 0), "left"),
+        ((1, 0, 0), (0, 0, 0), "right"),
+        ((0, 0, 1), (0, 0, 0), "front"),
+        ((0, 0, -1), (0, 0, 0), "behind"),
+        ((-0.6, 0, 0.6), (0, 0, 0), "front-left"),
+        ((0.6, 0, -0.6), (0, 0, 0), "behind-right"),
+        ((0.1, 1.0, 0.1), (0, 0, 0), "above"),
+        ((0, -0.6, 0), (0, 0, 0), "below"),
+        ((0.4, 0.4, 0.4), (0, 0, 0), None),
+        ((0.5, 0, 0), (0, 0, 0), None),  # 0.5 itself is not > 0.5
+    ],
+)
 def test_position_relation_half_metre_rule(a, b, want):
     assert relation(np.array(a, float), np.array(b, float)) == want
 

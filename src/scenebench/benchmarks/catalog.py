@@ -54,8 +54,15 @@ SPECS: tuple[BenchmarkSpec, ...] = (
 )
 
 _BY_NAME = {s.name: s for s in SPECS}
-_KINDS = {"info": "benchmark", "scorer": "benchmark scorer", "source": "run source", "view": "3D view builder",
-          "layout": "results layout", "loader": "benchmark loader", "predictions": "prediction reader"}
+_KINDS = {
+    "info": "benchmark",
+    "scorer": "benchmark scorer",
+    "source": "run source",
+    "view": "3D view builder",
+    "layout": "results layout",
+    "loader": "benchmark loader",
+    "predictions": "prediction reader",
+}
 
 
 def names() -> list[str]:

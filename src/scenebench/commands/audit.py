@@ -29,10 +29,19 @@ PROBES = {"blind": "baseline:prior", "labels": "baseline:labels", "random": "ran
 RIO_PROBES = ("identity", "random", "oracle")
 # 3DBench: the headline metric of each task in results.json (metrics.by_task.<task>)
 BENCH3D_METRIC = {
-    "classification": "accuracy", "counting": "accuracy", "position_relation": "accuracy",
-    "detection": "f1", "visual_grounding": "acc_iou25", "visual_grounding_plus": "within_1m", "room_detection": "f1",
-    "navigation": "success", "object_caption": "bleu4_py", "object_conversation": "bleu4_py", "scene_caption": "bleu4_py",
-    "scene_qa": "bleu4_py", "relation": "bleu4_py",
+    "classification": "accuracy",
+    "counting": "accuracy",
+    "position_relation": "accuracy",
+    "detection": "f1",
+    "visual_grounding": "acc_iou25",
+    "visual_grounding_plus": "within_1m",
+    "room_detection": "f1",
+    "navigation": "success",
+    "object_caption": "bleu4_py",
+    "object_conversation": "bleu4_py",
+    "scene_caption": "bleu4_py",
+    "scene_qa": "bleu4_py",
+    "relation": "bleu4_py",
 }
 
 
@@ -63,8 +72,7 @@ def _bench3d_rows(data: Path, out: Path, seed: int, progress: bool) -> list[dict
         metric = _bench3d_metric(task, block)
         if metric is None:
             continue
-        row = {"benchmark": "3dbench", "task": task, "group": "all", "metric": metric,
-               "chance": chance.get(task), "n": None}
+        row = {"benchmark": "3dbench", "task": task, "group": "all", "metric": metric, "chance": chance.get(task), "n": None}
         for probe in PROBES:
             row[probe] = _num(scores[probe].get(task, {}).get(metric))
         if row["chance"] is None:
@@ -89,14 +97,24 @@ def _surprise_rows(data: Path, out: Path, seed: int, progress: bool) -> list[dic
     from scenebench.runtime.runner import run_benchmark
 
     source = make_source("surprise3d", data=str(data / "surprise3d"))
-    res = {probe: run_benchmark(source, model, out / "surprise3d" / probe, seed=seed, progress=progress).results
-           for probe, model in PROBES.items()}
+    res = {
+        probe: run_benchmark(source, model, out / "surprise3d" / probe, seed=seed, progress=progress).results
+        for probe, model in PROBES.items()
+    }
     rows = []
     groups = [("all", lambda r: r.metrics.get("overall", {}), lambda r: r.counts.n_samples)]
     for qt in sorted(res["oracle"].metrics.get("by_question_type", {})):
-        groups.append((qt, lambda r, qt=qt: r.metrics["by_question_type"].get(qt, {}),
-                       lambda r, qt=qt: r.counts_by_group.get("question_type", {}).get(qt).n_samples
-                       if r.counts_by_group.get("question_type", {}).get(qt) else None))
+        groups.append(
+            (
+                qt,
+                lambda r, qt=qt: r.metrics["by_question_type"].get(qt, {}),
+                lambda r, qt=qt: (
+                    r.counts_by_group.get("question_type", {}).get(qt).n_samples
+                    if r.counts_by_group.get("question_type", {}).get(qt)
+                    else None
+                ),
+            )
+        )
     for name, get, count in groups:
         row = {"benchmark": "surprise3d", "task": "reasoning_segmentation", "group": name, "metric": "mIoU", "n": count(res["oracle"])}
         for probe in PROBES:
@@ -142,8 +160,10 @@ def _rio_rows(data: Path, out: Path, seed: int, split: str, progress: bool) -> l
         write_pose_predictions(path, rows)
         results[probe], _ = score_rio(root, path, split=split, out=folder / "score", overwrite=True, progress=progress, seed=seed)
     out_rows = []
-    for name, get in (("changed (rigid[])", lambda r: r.metrics.get("by_motion", {}).get("moved", {})),
-                      ("all scored instances", lambda r: r.metrics.get("overall", {}))):
+    for name, get in (
+        ("changed (rigid[])", lambda r: r.metrics.get("by_motion", {}).get("moved", {})),
+        ("all scored instances", lambda r: r.metrics.get("overall", {})),
+    ):
         row = {"benchmark": "rio", "task": "relocalization", "group": name, "metric": "recall_10cm_10deg", "n": None}
         for probe in RIO_PROBES:
             row[probe] = _num(_recall(get(results[probe])))
@@ -166,14 +186,21 @@ def flag_rows(rows: list[dict[str, Any]], margin: float) -> list[dict[str, Any]]
     """Mark every probe (not the oracle) scoring more than ``margin`` points above chance."""
     for row in rows:
         chance = row.get("chance")
-        row["flags"] = [] if chance is None else [
-            p for p in ("blind", "labels", "identity", "random") if row.get(p) is not None and p != "random" and row[p] > chance + margin
-        ]
+        row["flags"] = (
+            []
+            if chance is None
+            else [
+                p
+                for p in ("blind", "labels", "identity", "random")
+                if row.get(p) is not None and p != "random" and row[p] > chance + margin
+            ]
+        )
     return rows
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """A Markdown table: one row per task / question type, probes vs chance, flags."""
+
     def f(v: Any) -> str:
         return "-" if v is None else f"{v:.1f}"
 
@@ -181,13 +208,23 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     lines = [head, "|" + "---|" * 11]
     for r in rows:
         flags = ", ".join(r.get("flags") or []) or "none"
-        lines.append(f"| {r['benchmark']} | {r['task']} | {r['group']} | {r['metric']} | {f(r.get('chance'))} | {f(r.get('blind'))} | "
-                     f"{f(r.get('labels'))} | {f(r.get('identity'))} | {f(r.get('random'))} | {f(r.get('oracle'))} | {flags} |")
+        lines.append(
+            f"| {r['benchmark']} | {r['task']} | {r['group']} | {r['metric']} | {f(r.get('chance'))} | {f(r.get('blind'))} | "
+            f"{f(r.get('labels'))} | {f(r.get('identity'))} | {f(r.get('random'))} | {f(r.get('oracle'))} | {flags} |"
+        )
     return "\n".join(lines)
 
 
-def run_audit(data: Path, out: Path, *, seed: int = 0, margin: float = 10.0, split: str = "validation",
-              benchmarks: tuple[str, ...] = ("3dbench", "surprise3d", "rio"), progress: bool = False) -> list[dict[str, Any]]:
+def run_audit(
+    data: Path,
+    out: Path,
+    *,
+    seed: int = 0,
+    margin: float = 10.0,
+    split: str = "validation",
+    benchmarks: tuple[str, ...] = ("3dbench", "surprise3d", "rio"),
+    progress: bool = False,
+) -> list[dict[str, Any]]:
     """Run every probe on the benchmarks found in ``data``; return the flagged rows (also saved as
     ``OUT/audit.json`` and ``OUT/audit.md``)."""
     from scenebench.errors import InputError
@@ -214,8 +251,12 @@ def run_audit(data: Path, out: Path, *, seed: int = 0, margin: float = 10.0, spl
 
 
 def audit_command(
-    data: Path = typer.Argument(..., help="Dataset folder holding 3dbench/, surprise3d/ and/or 3rscan/ (as written by scenebench generate)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for the probe runs and audit.json / audit.md (default: DATA/../audit-<name>)."),
+    data: Path = typer.Argument(
+        ..., help="Dataset folder holding 3dbench/, surprise3d/ and/or 3rscan/ (as written by scenebench generate)."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Folder for the probe runs and audit.json / audit.md (default: DATA/../audit-<name>)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the random probe."),
     margin: float = typer.Option(10.0, "--margin", help="Flag probes more than this many points above chance."),
     split: str = typer.Option("validation", "--split", help="RIO split to probe."),
@@ -225,13 +266,22 @@ def audit_command(
 ) -> None:
     """Run blind, label-only, identity and random probes and the oracle; print each against chance."""
     out = out or data.resolve().parent / f"audit-{data.resolve().name}"
-    rows = run_audit(data, out, seed=seed, margin=margin, split=split,
-                     benchmarks=tuple(b.strip() for b in benchmarks.split(",") if b.strip()), progress=not quiet)
+    rows = run_audit(
+        data,
+        out,
+        seed=seed,
+        margin=margin,
+        split=split,
+        benchmarks=tuple(b.strip() for b in benchmarks.split(",") if b.strip()),
+        progress=not quiet,
+    )
     typer.echo(format_table(rows))
     flagged = [r for r in rows if r["flags"]]
     bad_oracle = [r for r in rows if r.get("oracle") is not None and r["oracle"] < 100.0 - 1e-6]
-    typer.echo(f"\n{len(flagged)} of {len(rows)} rows flagged (probe > chance + {margin:g} points); "
-               f"oracle below 100 on {len(bad_oracle)} rows; details: {out / 'audit.json'}")
+    typer.echo(
+        f"\n{len(flagged)} of {len(rows)} rows flagged (probe > chance + {margin:g} points); "
+        f"oracle below 100 on {len(bad_oracle)} rows; details: {out / 'audit.json'}"
+    )
     if strict_exit and (flagged or bad_oracle):
         raise typer.Exit(1)
 

@@ -86,7 +86,9 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
     t0 = time.perf_counter()
     root = Path(root)
     out = DemoResult(root)
-    console.print(Text.assemble(("scenebench demo", "bold"), f": synthetic houses -> three benchmarks -> built-in baselines (folder {root})"))
+    console.print(
+        Text.assemble(("scenebench demo", "bold"), f": synthetic houses -> three benchmarks -> built-in baselines (folder {root})")
+    )
     data = generate_data(root, progress)
     for bench, (sub, cols) in BENCHMARKS.items():
         source = make_source(bench, data=str(data / sub))
@@ -103,8 +105,9 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
             console.print(f"  {bench:10s} {model:18s} {res.counts.n_samples:4d} samples  {time.perf_counter() - t:5.1f} s")
     console.print(comparison_table(out))
     if not available("open3d"):
-        console.print("RIO's FPFH + RANSAC + ICP baseline (baseline:fpfh) was left out: it needs open3d "
-                      "(pip install 'scenebench[open3d]').")
+        console.print(
+            "RIO's FPFH + RANSAC + ICP baseline (baseline:fpfh) was left out: it needs open3d (pip install 'scenebench[open3d]')."
+        )
     if report:
         out.report = write_report(out, console)
     out.seconds = time.perf_counter() - t0
@@ -156,7 +159,9 @@ def print_next_steps(out: DemoResult, data: Path, console: Any) -> None:
     say(f"  any chat LLM as a model:  scenebench run 3dbench --data {b3d} --model openai:MODEL --base-url http://127.0.0.1:PORT/v1")
     say(f"  {'a vision LLM:':26s}scenebench run surprise3d --data {s3d} --model openai-vision:MODEL --base-url http://127.0.0.1:PORT/v1")
     say("                            (set-of-marks views of each scene; hosted or local servers: docs/vision-models.md)")
-    say(f"  score saved predictions:  scenebench score surprise3d --annotations {s3d / 'surprise-3d-val.json'} --scenes {s3d / 'scenes'} --predictions preds.jsonl")
+    say(
+        f"  score saved predictions:  scenebench score surprise3d --annotations {s3d / 'surprise-3d-val.json'} --scenes {s3d / 'scenes'} --predictions preds.jsonl"
+    )
     say("  more data:                scenebench generate --houses 100 --out data/synth")
     say(f"  on a Ray cluster:         scenebench run surprise3d --data {s3d} --model baseline:prior --backend ray --address auto")
 

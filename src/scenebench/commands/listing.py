@@ -26,6 +26,7 @@ def list_command() -> None:
         console.print(f"  paper: {info.paper}")
         for p, what in info.protocols.items():
             from rich.text import Text
+
             console.print(Text.assemble("  protocol ", (p, "bold"), f": {what}"))
         if info.groups:
             console.print(f"  breakdowns: {', '.join(info.groups)}")

@@ -8,17 +8,33 @@ import typer
 
 
 def report_command(
-    run_dirs: list[Path] = typer.Argument(..., help="Finished run folder(s), of any benchmarks: one report, a section per benchmark, runs of a benchmark side by side."),
+    run_dirs: list[Path] = typer.Argument(
+        ..., help="Finished run folder(s), of any benchmarks: one report, a section per benchmark, runs of a benchmark side by side."
+    ),
     html: Path | None = typer.Option(None, "--html", help="HTML report path [default: RUN_DIR/report.html of the first run]."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not write the HTML report."),
     latex: Path | None = typer.Option(None, "--latex", help="Write booktabs LaTeX tables to this file ('-' for stdout)."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown tables to stdout."),
-    label: list[str] = typer.Option([], "--label", help="Row name of each run in tables (repeat, in run order) [default: model or folder name]."),
+    label: list[str] = typer.Option(
+        [], "--label", help="Row name of each run in tables (repeat, in run order) [default: model or folder name]."
+    ),
     ci: bool = typer.Option(True, "--ci/--no-ci", help="Show confidence intervals in Markdown/LaTeX tables."),
     digits: int = typer.Option(1, "--digits", min=0, max=6, help="Decimals in Markdown/LaTeX tables."),
-    max_views: int = typer.Option(300, "--max-views", min=0, help="At most this many samples per run get an embedded 3D view, besides RIO's moved instances (which all get one, within --max-view-mb)."),
-    max_view_mb: float = typer.Option(60.0, "--max-view-mb", min=0.0, help="Size cap of the embedded 3D views of one run, in MB (views beyond it are left out and the report says so)."),
-    max_points: int = typer.Option(30000, "--max-points", min=100, help="Scene points kept for the viewer (seeded downsampling; scoring is unaffected)."),
+    max_views: int = typer.Option(
+        300,
+        "--max-views",
+        min=0,
+        help="At most this many samples per run get an embedded 3D view, besides RIO's moved instances (which all get one, within --max-view-mb).",
+    ),
+    max_view_mb: float = typer.Option(
+        60.0,
+        "--max-view-mb",
+        min=0.0,
+        help="Size cap of the embedded 3D views of one run, in MB (views beyond it are left out and the report says so).",
+    ),
+    max_points: int = typer.Option(
+        30000, "--max-points", min=100, help="Scene points kept for the viewer (seeded downsampling; scoring is unaffected)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the viewer's downsampling."),
 ) -> None:
     """Tables (Markdown, LaTeX) and a self-contained HTML report of finished runs; reads results.json and samples.sqlite."""
@@ -79,9 +95,19 @@ def compare_command(
         return
     console = Console(markup=False)
     for c in comps:
-        t = Table(title=f"{c.other} vs {c.baseline} — {c.benchmark}, protocol {c.protocol}, {c.n_samples} paired samples in {c.n_scenes} scenes",
-                  caption=f"{int(c.level * 100)}% CI and p from a paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed})")
-        for col, just in (("group", "left"), ("metric", "left"), (c.baseline, "right"), (c.other, "right"), ("Δ", "right"), ("CI of Δ", "center"), ("p", "right")):
+        t = Table(
+            title=f"{c.other} vs {c.baseline} — {c.benchmark}, protocol {c.protocol}, {c.n_samples} paired samples in {c.n_scenes} scenes",
+            caption=f"{int(c.level * 100)}% CI and p from a paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed})",
+        )
+        for col, just in (
+            ("group", "left"),
+            ("metric", "left"),
+            (c.baseline, "right"),
+            (c.other, "right"),
+            ("Δ", "right"),
+            ("CI of Δ", "center"),
+            ("p", "right"),
+        ):
             t.add_column(col, justify=just, no_wrap=col in ("group", "CI of Δ"))  # type: ignore[arg-type]
         blocks = [("overall", c.overall)] + [(f"{g}={v}", ds) for g, d in c.groups.items() for v, ds in d.items()]
         for i, (name, ds) in enumerate(blocks):
@@ -94,11 +120,23 @@ def compare_command(
                 fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
                 ci = f"[{d.ci[0]:+.2f}, {d.ci[1]:+.2f}]" if d.ci else "n/a"
                 p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
-                t.add_row(name, d.metric, fmt(d.a), fmt(d.b), Text(f"{d.diff:+.2f}", style=style) if d.diff is not None and style else ("n/a" if d.diff is None else f"{d.diff:+.2f}"), ci, p)
+                t.add_row(
+                    name,
+                    d.metric,
+                    fmt(d.a),
+                    fmt(d.b),
+                    Text(f"{d.diff:+.2f}", style=style)
+                    if d.diff is not None and style
+                    else ("n/a" if d.diff is None else f"{d.diff:+.2f}"),
+                    ci,
+                    p,
+                )
         console.print(t)
         for w in c.wins:
-            console.print(f"per-sample {w.field} ({'higher' if w.higher_is_better else 'lower'} is better): "
-                          f"{c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}")
+            console.print(
+                f"per-sample {w.field} ({'higher' if w.higher_is_better else 'lower'} is better): "
+                f"{c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}"
+            )
         for s in c.skipped:
             console.print(Text.assemble(("not compared:", "yellow"), " ", s))
 

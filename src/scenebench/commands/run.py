@@ -36,11 +36,18 @@ def _print_surprise3d(res: Any) -> None:
     console = Console(markup=False)
     if res.extra.get("masks_from_boxes"):
         from rich.text import Text
+
         console.print(Text.assemble(("Box predictions scored as masks", "bold"), " (the points inside each box):"))
     print_results(res, metrics=MASK_METRICS, console=console)
     box = box_detection_results(res)
     if box is not None:
-        console.print(results_table(box, metrics=list(box.metrics["overall"]), title=f"surprise3d BOX DETECTION (protocol: {res.protocol}; not comparable with the mask table)"))
+        console.print(
+            results_table(
+                box,
+                metrics=list(box.metrics["overall"]),
+                title=f"surprise3d BOX DETECTION (protocol: {res.protocol}; not comparable with the mask table)",
+            )
+        )
 
 
 # Shared options (typer reads defaults from these objects).
@@ -51,10 +58,14 @@ LIMIT = typer.Option(None, "--limit", min=1, help="Only the first N samples (aft
 SEED = typer.Option(0, "--seed", help="Seed given to the model (recorded; part of the run's identity).")
 PROTOCOL = typer.Option("strict", "--protocol", help="strict (default) or official.")
 BACKEND = typer.Option("local", "--backend", help="local (this process) or ray (shards scenes across a Ray cluster).")
-ADDRESS = typer.Option(None, "--address", help="Ray cluster to join (e.g. auto, ray://host:10001); default: a private local cluster on 127.0.0.1.")
+ADDRESS = typer.Option(
+    None, "--address", help="Ray cluster to join (e.g. auto, ray://host:10001); default: a private local cluster on 127.0.0.1."
+)
 SCENES_PER_TASK = typer.Option(1, "--scenes-per-task", min=1, help="Ray: scenes per task (bigger shards, fewer round trips).")
 MAX_RETRIES = typer.Option(3, "--max-retries", min=0, help="Ray: retries of a failed task before the run stops with an error.")
-BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server for --model openai:MODEL / openai-vision:MODEL (key from env OPENAI_API_KEY).")
+BASE_URL = typer.Option(
+    None, "--base-url", help="OpenAI-compatible server for --model openai:MODEL / openai-vision:MODEL (key from env OPENAI_API_KEY)."
+)
 MODEL_ARG = typer.Option(None, "--model-arg", help="KEY=VALUE passed to the model's constructor (repeatable; JSON values).")
 OVERWRITE = typer.Option(False, "--overwrite", help="Start the run folder again if it holds another model, seed or data.")
 PROGRESS = typer.Option(True, "--progress/--no-progress", help="Progress bars with rate and ETA on a terminal.")
@@ -66,8 +77,14 @@ def run_surprise3d(
     out: Optional[Path] = OUT,
     annotations: Optional[Path] = typer.Option(None, "--annotations", help="Annotation JSON (default: surprise-3d-val.json in --data)."),
     scenes: Optional[Path] = typer.Option(None, "--scenes", help="Scene folder (default: --data/scenes)."),
-    train: Optional[Path] = typer.Option(None, "--train", help="Train annotations for baselines that learn (default: surprise-3d-train.json in --data)."),
-    labels_dir: Optional[Path] = typer.Option(None, "--labels-dir", help="ScanNet++ folder with <scene>/scans/segments_anno.json: object labels for the scene list (default: DATA/scannetpp when it exists)."),
+    train: Optional[Path] = typer.Option(
+        None, "--train", help="Train annotations for baselines that learn (default: surprise-3d-train.json in --data)."
+    ),
+    labels_dir: Optional[Path] = typer.Option(
+        None,
+        "--labels-dir",
+        help="ScanNet++ folder with <scene>/scans/segments_anno.json: object labels for the scene list (default: DATA/scannetpp when it exists).",
+    ),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated question types (e.g. cs,rel_pos)."),
     limit: Optional[int] = LIMIT,
     seed: int = SEED,
@@ -85,12 +102,32 @@ def run_surprise3d(
     from scenebench.protocol import check_protocol
 
     check_protocol(protocol)
-    kwargs = {"data": str(data), "annotations": str(annotations) if annotations else None, "scenes": str(scenes) if scenes else None,
-              "train": str(train) if train else None, "labels_dir": str(labels_dir) if labels_dir else None}
+    kwargs = {
+        "data": str(data),
+        "annotations": str(annotations) if annotations else None,
+        "scenes": str(scenes) if scenes else None,
+        "train": str(train) if train else None,
+        "labels_dir": str(labels_dir) if labels_dir else None,
+    }
     task_list = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
-    outcome = execute("surprise3d", kwargs, model=model, out=out, tasks=task_list, limit=limit, seed=seed, protocol=protocol,
-                      backend=backend, address=address, scenes_per_task=scenes_per_task, max_retries=max_retries, base_url=base_url,
-                      model_args=model_arg, overwrite=overwrite, progress=progress)
+    outcome = execute(
+        "surprise3d",
+        kwargs,
+        model=model,
+        out=out,
+        tasks=task_list,
+        limit=limit,
+        seed=seed,
+        protocol=protocol,
+        backend=backend,
+        address=address,
+        scenes_per_task=scenes_per_task,
+        max_retries=max_retries,
+        base_url=base_url,
+        model_args=model_arg,
+        overwrite=overwrite,
+        progress=progress,
+    )
     _print_surprise3d(outcome.results)
     typer.echo(f"predictions file: {outcome.predictions_path}\nresults: {outcome.run.results_json}")
 
@@ -99,10 +136,18 @@ def run_3dbench(
     data: Path = DATA,
     model: str = MODEL,
     out: Optional[Path] = OUT,
-    train: Optional[Path] = typer.Option(None, "--train", help="Train split (same task files) for baselines that learn (default: --data/train)."),
-    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated tasks (keys or official names); default: every task file present."),
-    houses: Optional[Path] = typer.Option(None, "--houses", help="Folder of house JSONs ((<id>).json) giving scene text tasks their rooms (default: --data/houses)."),
-    objects_gt: Optional[Path] = typer.Option(None, "--objects-gt", help="GT/Classification.json giving scene text tasks their objects (default: --data/GT/Classification.json)."),
+    train: Optional[Path] = typer.Option(
+        None, "--train", help="Train split (same task files) for baselines that learn (default: --data/train)."
+    ),
+    tasks: Optional[str] = typer.Option(
+        None, "--tasks", help="Comma-separated tasks (keys or official names); default: every task file present."
+    ),
+    houses: Optional[Path] = typer.Option(
+        None, "--houses", help="Folder of house JSONs ((<id>).json) giving scene text tasks their rooms (default: --data/houses)."
+    ),
+    objects_gt: Optional[Path] = typer.Option(
+        None, "--objects-gt", help="GT/Classification.json giving scene text tasks their objects (default: --data/GT/Classification.json)."
+    ),
     limit: Optional[int] = LIMIT,
     seed: int = SEED,
     protocol: str = PROTOCOL,
@@ -132,12 +177,30 @@ def run_3dbench(
         raise InputError(None, str(exc), field="--tasks") from None
     j = make_judge_or_none(judge, judge_base_url, judge_cache, 4)
     try:
-        spec = {"data": str(data), "train": str(train) if train else None,
-                **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None}}
-        outcome = execute("3dbench", spec, model=model, out=out, tasks=task_list,
-                          limit=limit, seed=seed, protocol=protocol, backend=backend, address=address, scenes_per_task=scenes_per_task,
-                          max_retries=max_retries, base_url=base_url, model_args=model_arg, overwrite=overwrite, progress=progress,
-                          score_options={"judge": j})
+        spec = {
+            "data": str(data),
+            "train": str(train) if train else None,
+            **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None},
+        }
+        outcome = execute(
+            "3dbench",
+            spec,
+            model=model,
+            out=out,
+            tasks=task_list,
+            limit=limit,
+            seed=seed,
+            protocol=protocol,
+            backend=backend,
+            address=address,
+            scenes_per_task=scenes_per_task,
+            max_retries=max_retries,
+            base_url=base_url,
+            model_args=model_arg,
+            overwrite=overwrite,
+            progress=progress,
+            score_options={"judge": j},
+        )
     finally:
         if j is not None:
             j.close()

@@ -82,4 +82,6 @@ def iou_matrix_minmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def iou_matrix_center_size(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return iou_matrix_minmax(center_size_to_minmax(np.asarray(a, float).reshape(-1, 6)), center_size_to_minmax(np.asarray(b, float).reshape(-1, 6)))
+    return iou_matrix_minmax(
+        center_size_to_minmax(np.asarray(a, float).reshape(-1, 6)), center_size_to_minmax(np.asarray(b, float).reshape(-1, 6))
+    )

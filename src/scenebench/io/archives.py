@@ -46,7 +46,9 @@ def _safe_name(archive: Path, name: str) -> PurePosixPath:
     if "\x00" in name:
         raise InputError(archive, "member name holds a NUL byte", field=repr(name[:80]))
     if "\\" in name:
-        raise InputError(archive, "member name holds a backslash (Windows separator)", field=name[:120], expected="'/'-separated relative names")
+        raise InputError(
+            archive, "member name holds a backslash (Windows separator)", field=name[:120], expected="'/'-separated relative names"
+        )
     p = PurePosixPath(name)
     if p.is_absolute() or (len(name) > 1 and name[1] == ":"):
         raise InputError(archive, "absolute member path", field=name[:120], expected="paths relative to the archive")
@@ -80,13 +82,24 @@ def check_members(archive: str | Path, limits: ArchiveLimits = DEFAULT_LIMITS) -
         if info.is_dir():
             continue
         if info.file_size > limits.max_member_bytes:
-            raise InputError(path, f"member declares {info.file_size:,} bytes", field=info.filename[:120], expected=f"at most {limits.max_member_bytes:,}")
+            raise InputError(
+                path,
+                f"member declares {info.file_size:,} bytes",
+                field=info.filename[:120],
+                expected=f"at most {limits.max_member_bytes:,}",
+            )
         if info.file_size > 0 and info.file_size / max(info.compress_size, 1) > limits.max_ratio:
-            raise InputError(path, f"member compresses {info.file_size / max(info.compress_size, 1):,.0f}:1 (zip bomb?)", field=info.filename[:120],
-                             expected=f"a ratio below {limits.max_ratio:g}")
+            raise InputError(
+                path,
+                f"member compresses {info.file_size / max(info.compress_size, 1):,.0f}:1 (zip bomb?)",
+                field=info.filename[:120],
+                expected=f"a ratio below {limits.max_ratio:g}",
+            )
         total += info.file_size
         if total > limits.max_total_bytes:
-            raise InputError(path, f"members declare more than {limits.max_total_bytes:,} bytes in total (zip bomb?)", field=info.filename[:120])
+            raise InputError(
+                path, f"members declare more than {limits.max_total_bytes:,} bytes in total (zip bomb?)", field=info.filename[:120]
+            )
         out.append(info)
     return out
 

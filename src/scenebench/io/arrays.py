@@ -83,9 +83,18 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
 # torch storage classes -> the numpy dtype of their elements (BFloat16 has no numpy dtype: read
 # as uint16 and widened to float32 below).
 _STORAGE_DTYPES: dict[str, str] = {
-    "DoubleStorage": "f8", "FloatStorage": "f4", "HalfStorage": "f2", "BFloat16Storage": "bf16",
-    "LongStorage": "i8", "IntStorage": "i4", "ShortStorage": "i2", "CharStorage": "i1",
-    "ByteStorage": "u1", "BoolStorage": "?", "ComplexDoubleStorage": "c16", "ComplexFloatStorage": "c8",
+    "DoubleStorage": "f8",
+    "FloatStorage": "f4",
+    "HalfStorage": "f2",
+    "BFloat16Storage": "bf16",
+    "LongStorage": "i8",
+    "IntStorage": "i4",
+    "ShortStorage": "i2",
+    "CharStorage": "i1",
+    "ByteStorage": "u1",
+    "BoolStorage": "?",
+    "ComplexDoubleStorage": "c16",
+    "ComplexFloatStorage": "c8",
 }
 _LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 _MAX_DIMS = 64
@@ -149,6 +158,7 @@ class _Tensor:
     def __init__(self, storage: Any, offset: Any, size: Any, stride: Any, *_rest: Any) -> None:
         if not isinstance(storage, _StorageRef):
             raise pickle.UnpicklingError("tensor rebuilt from something other than a saved storage")
+
         def ints(v: Any) -> bool:
             return isinstance(v, (tuple, list)) and len(v) <= _MAX_DIMS and all(isinstance(x, int) and x >= 0 for x in v)
 
@@ -172,7 +182,11 @@ _NUMPY_GLOBALS = {
     ("_codecs", "encode"): _latin1_encode,
     ("collections", "OrderedDict"): _ordered_dict,
     # plain values (protocol 2 names the builtins module __builtin__)
-    **{(m, n): f for m in ("builtins", "__builtin__") for n, f in (("complex", complex), ("set", set), ("frozenset", frozenset), ("bytes", _empty_bytes))},
+    **{
+        (m, n): f
+        for m in ("builtins", "__builtin__")
+        for n, f in (("complex", complex), ("set", set), ("frozenset", frozenset), ("bytes", _empty_bytes))
+    },
     ("torch._utils", "_rebuild_tensor_v2"): _Tensor,
     ("torch._utils", "_rebuild_tensor"): _Tensor,
 }
@@ -241,7 +255,7 @@ def _materialise(obj: Any, arrays: dict[str, np.ndarray], path: Path, depth: int
             last = obj.offset + sum((s - 1) * st for s, st in zip(obj.size, obj.stride))
             if last >= base.size:
                 raise InputError(path, f"a tensor reaches element {last} of storage '{obj.storage.key}' of {base.size}")
-        view = np.lib.stride_tricks.as_strided(base[obj.offset:], shape=obj.size, strides=[s * item for s in obj.stride], writeable=False)
+        view = np.lib.stride_tricks.as_strided(base[obj.offset :], shape=obj.size, strides=[s * item for s in obj.stride], writeable=False)
         return np.array(view, dtype=view.dtype.newbyteorder("="))
     if isinstance(obj, dict):
         return {k: _materialise(v, arrays, path, depth + 1) for k, v in obj.items()}
@@ -258,10 +272,22 @@ def _unpickle(fh: BinaryIO, path: Path, what: str) -> tuple[Any, _RestrictedUnpi
         return up.load(), up
     except _Refused as exc:
         raise InputError(
-            path, f"{what} calls the global {exc.qualname}, which scenebench refuses to load (it could run code)",
+            path,
+            f"{what} calls the global {exc.qualname}, which scenebench refuses to load (it could run code)",
             expected="a .pth of numpy arrays or tensors in plain dicts/lists (numpy array reconstruction, torch tensor rebuilds, OrderedDict)",
         ) from exc
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, MemoryError, OverflowError, RecursionError) as exc:
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        KeyError,
+        MemoryError,
+        OverflowError,
+        RecursionError,
+    ) as exc:
         raise InputError(path, f"{what} is not a readable pickle: {type(exc).__name__}: {exc}") from exc
 
 
@@ -287,7 +313,17 @@ def _load_pth_zip(p: Path) -> Any:
                 arrays[key] = _storage_array(ref, zf.read(rec), byteorder, p)
     except InputError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, MemoryError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        zlib.error,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        MemoryError,
+    ) as exc:
         raise InputError(p, f"damaged .pth archive: {type(exc).__name__}: {exc}") from exc
     return _materialise(obj, arrays, p)
 

@@ -113,8 +113,13 @@ def check_path_id(value: str, path: str | Path | None, *, where: str | None = No
     """``value`` if it can be used as one path component (see :func:`path_id_problem`), else an InputError."""
     why = path_id_problem(value)
     if why is not None:
-        raise InputError(path, f"{value[:80]!r} {why}", where=where, field=field,
-                         expected="an id without '/', '\\', '..' or a drive (it names a file inside the data folder)")
+        raise InputError(
+            path,
+            f"{value[:80]!r} {why}",
+            where=where,
+            field=field,
+            expected="an id without '/', '\\', '..' or a drive (it names a file inside the data folder)",
+        )
     return value
 
 
@@ -182,6 +187,8 @@ def _fast_json(raw: bytes) -> Any:
         return msgspec.json.decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError, ValueError):
         return _REFUSED
+
+
 SURROGATE_EXPECTED = "text that can be written as UTF-8 (a lone \\ud800-\\udfff escape is half of a character)"
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
@@ -193,8 +200,10 @@ class _Surrogate:
     def __init__(self, text: str, is_key: bool) -> None:
         m = _SURROGATE_RE.search(text)
         pos = m.start() if m else 0
-        self.message = (f"{'key' if is_key else 'string'} {text[max(0, pos - 20):pos + 1].encode('ascii', 'backslashreplace').decode()!r}... "
-                        f"holds a lone surrogate \\u{ord(text[pos]):04x} at character {pos}")
+        self.message = (
+            f"{'key' if is_key else 'string'} {text[max(0, pos - 20) : pos + 1].encode('ascii', 'backslashreplace').decode()!r}... "
+            f"holds a lone surrogate \\u{ord(text[pos]):04x} at character {pos}"
+        )
 
 
 def _has_surrogate(text: str) -> bool:
@@ -275,9 +284,7 @@ def iter_jsonl_offsets(path: str | Path, *, allow_empty: bool = False) -> Iterat
         raise InputError(p, "file holds no records", expected="one JSON object per line")
 
 
-def iter_jsonl_decoded(
-    path: str | Path, decode: Callable[[bytes], Any], *, allow_empty: bool = False
-) -> Iterator[tuple[int, Any]]:
+def iter_jsonl_decoded(path: str | Path, decode: Callable[[bytes], Any], *, allow_empty: bool = False) -> Iterator[tuple[int, Any]]:
     """Like :func:`iter_jsonl`, but each line goes through a fast decoder first (``decode(raw)``,
     e.g. a typed ``msgspec`` decoder that builds numpy arrays): the hot path of large prediction files.
 
@@ -346,13 +353,17 @@ def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
         rec = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
-            p, f"invalid JSON: {exc.msg}", where=f"line {lineno} column {exc.colno}",
+            p,
+            f"invalid JSON: {exc.msg}",
+            where=f"line {lineno} column {exc.colno}",
             expected="one JSON object per line",
         ) from None
     except ValueError as exc:
         raise InputError(p, str(exc), where=f"line {lineno}", expected="finite numbers") from None
     except RecursionError:
-        raise InputError(p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth") from None
+        raise InputError(
+            p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth"
+        ) from None
     if not isinstance(rec, dict):
         raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
     if b"\\u" in raw and (bad := find_lone_surrogate(rec)) is not None:  # only a \\uXXXX escape can make one

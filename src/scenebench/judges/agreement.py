@@ -86,8 +86,16 @@ def compare(a: list[float], b: list[float]) -> dict[str, Any]:
     n = int(x.size)
     out: dict[str, Any] = {"n_pairs": n}
     if n == 0:
-        return out | {"agreement_pct": None, "bucket_agreement_pct": None, "cohen_kappa": None, "weighted_kappa": None,
-                      "spearman_rho": None, "spearman_p": None, "mean_abs_diff": None, "binary": None}
+        return out | {
+            "agreement_pct": None,
+            "bucket_agreement_pct": None,
+            "cohen_kappa": None,
+            "weighted_kappa": None,
+            "spearman_rho": None,
+            "spearman_p": None,
+            "mean_abs_diff": None,
+            "binary": None,
+        }
     binary = bool(np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all())
     bx, by = bucket(x, binary), bucket(y, binary)
     n_labels = 2 if binary else len(BUCKET_NAMES)
@@ -120,9 +128,13 @@ def agreement(a: dict[str, JudgedItem], b: dict[str, JudgedItem]) -> dict[str, A
     both_valid = [s for s in common if a[s].valid and b[s].valid]
     result: dict[str, Any] = {
         "counts": {
-            "n_a": len(a), "n_b": len(b), "n_common": len(common),
-            "only_a": len(a) - len(common), "only_b": len(b) - len(common),
-            "invalid_a": sum(not a[s].valid for s in common), "invalid_b": sum(not b[s].valid for s in common),
+            "n_a": len(a),
+            "n_b": len(b),
+            "n_common": len(common),
+            "only_a": len(a) - len(common),
+            "only_b": len(b) - len(common),
+            "invalid_a": sum(not a[s].valid for s in common),
+            "invalid_b": sum(not b[s].valid for s in common),
             "invalid_both": sum(not a[s].valid and not b[s].valid for s in common),
         },
         "overall": compare([a[s].value for s in both_valid], [b[s].value for s in both_valid]),  # type: ignore[misc]
@@ -154,7 +166,9 @@ def judged_from_records(records: Iterable[Any], folder: str | Path, store_path: 
         value = j.get("value")
         valid = bool(j.get("valid", value is not None))
         if valid and not is_finite_number(value):
-            raise InputError(store_path, "judge verdict marked valid has no numeric value", where=where, field="detail.judge.value", expected="a number")
+            raise InputError(
+                store_path, "judge verdict marked valid has no numeric value", where=where, field="detail.judge.value", expected="a number"
+            )
         if j.get("model_id"):
             models.add(str(j["model_id"]))
         if j.get("prompt_version"):

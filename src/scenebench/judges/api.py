@@ -88,4 +88,3 @@ class Judge(Protocol):
 
     def close(self) -> None:
         """Release the HTTP client, the cache and (for ``local``) stop the server."""
-

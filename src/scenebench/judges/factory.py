@@ -40,7 +40,7 @@ def build_judge(
     cache = Path(cache_path).expanduser() if cache_path else default_cache_path()
     common = dict(cache_path=cache, concurrency=concurrency, timeout=timeout, max_retries=max_retries, seed=seed)
     if spec.startswith("openai:"):
-        model = spec[len("openai:"):]
+        model = spec[len("openai:") :]
         if not model:
             raise ScenebenchError("--judge openai:MODEL_ID needs a model id (a dated one, e.g. openai:gpt-4o-2024-08-06)")
         url = base_url or os.environ.get(ENV_BASE_URL)
@@ -49,11 +49,12 @@ def build_judge(
     if spec == "local" or spec.startswith("local:"):
         from scenebench.judges.local_server import LocalServer
 
-        path = spec[len("local:"):] or None if spec.startswith("local:") else None
+        path = spec[len("local:") :] or None if spec.startswith("local:") else None
         server = LocalServer(path, parallel=max(1, concurrency)).start()
         try:
-            return OpenAICompatibleJudge(server.model_alias, base_url=server.base_url, api_key="EMPTY",
-                                         model_id=server.model_id, on_close=server.stop, **common)
+            return OpenAICompatibleJudge(
+                server.model_alias, base_url=server.base_url, api_key="EMPTY", model_id=server.model_id, on_close=server.stop, **common
+            )
         except BaseException:
             server.stop()
             raise

@@ -140,9 +140,21 @@ class LocalServer:
         if not importlib.util.find_spec("xllamacpp"):
             raise MissingExtraError("xllamacpp", "judge", "the local llama.cpp judge server")
         cmd = [
-            sys.executable, "-m", "scenebench.judges.local_server",
-            "--model", str(self.model_path), "--port", str(self.port), "--parallel", str(self.parallel),
-            "--ctx-per-slot", str(self.ctx_per_slot), "--threads", str(self.threads), "--alias", self.model_alias,
+            sys.executable,
+            "-m",
+            "scenebench.judges.local_server",
+            "--model",
+            str(self.model_path),
+            "--port",
+            str(self.port),
+            "--parallel",
+            str(self.parallel),
+            "--ctx-per-slot",
+            str(self.ctx_per_slot),
+            "--threads",
+            str(self.threads),
+            "--alias",
+            self.model_alias,
             "--watch-stdin",
         ]
         with open(self.log_path, "ab") as log:
@@ -152,7 +164,9 @@ class LocalServer:
         lines: deque[str] = deque()
         stdout = proc.stdout
         assert stdout is not None
-        self._reader = reader = threading.Thread(target=lambda: lines.extend(l.decode(errors="replace") for l in iter(stdout.readline, b"")), daemon=True)  # noqa: E741
+        self._reader = reader = threading.Thread(
+            target=lambda: lines.extend(line.decode(errors="replace") for line in iter(stdout.readline, b"")), daemon=True
+        )
         reader.start()
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
@@ -206,8 +220,17 @@ class LocalServer:
         self.stop()
 
 
-def serve(model: Path, *, port: int, parallel: int, ctx_per_slot: int, threads: int, alias: str,
-          on_ready=None, stop_event: threading.Event | None = None) -> None:
+def serve(
+    model: Path,
+    *,
+    port: int,
+    parallel: int,
+    ctx_per_slot: int,
+    threads: int,
+    alias: str,
+    on_ready=None,
+    stop_event: threading.Event | None = None,
+) -> None:
     """Run llama.cpp's server in this process on 127.0.0.1 until ``stop_event`` is set (or forever)."""
     from scenebench.extras import require
 
@@ -229,8 +252,10 @@ def serve(model: Path, *, port: int, parallel: int, ctx_per_slot: int, threads: 
     try:
         server = xlc.Server(p)
     except RuntimeError as exc:
-        raise ScenebenchError(f"llama.cpp could not start with {model} on {HOST}:{port} ({exc}); "
-                              "is the port already in use, or the file not a usable GGUF model?") from exc
+        raise ScenebenchError(
+            f"llama.cpp could not start with {model} on {HOST}:{port} ({exc}); "
+            "is the port already in use, or the file not a usable GGUF model?"
+        ) from exc
     try:
         if on_ready is not None:
             on_ready(server.listening_address)
@@ -263,8 +288,16 @@ def _main(argv: list[str] | None = None) -> None:
     model = Path(a.model)
     code = 0
     try:
-        serve(model, port=a.port, parallel=a.parallel, ctx_per_slot=a.ctx_per_slot, threads=a.threads,
-              alias=a.alias or model.stem, on_ready=ready, stop_event=stop)
+        serve(
+            model,
+            port=a.port,
+            parallel=a.parallel,
+            ctx_per_slot=a.ctx_per_slot,
+            threads=a.threads,
+            alias=a.alias or model.stem,
+            on_ready=ready,
+            stop_event=stop,
+        )
     except Exception as exc:  # reported to the parent through the log file
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         code = 3

@@ -45,11 +45,26 @@ class PromptTemplate:
 # Per-task criteria for the 0-10 score. Keys are canonical task names; ALIASES maps the names used by
 # 3DBench's released script (VQA, Caption, Relation, DescriptionObj, ConversationObj) onto them.
 _TASK_CRITERIA = (
-    ("scene_caption", "The text is a long caption of a whole 3D indoor scene. Judge whether its rooms and objects match the true scene and how complete and fluent it is."),
-    ("scene_qa", "The text answers a question about a 3D indoor scene. Judge whether the answer is correct for the true scene and addresses the question."),
-    ("relation", "The text reasons about spatial relations between objects of a 3D indoor scene. Judge whether the stated relations are correct for the true objects."),
-    ("object_caption", "The text describes one unknown indoor object. Judge accuracy (it is about one single indoor object, not a whole scene) and richness (how many aspects it covers)."),
-    ("object_conversation", "The text is a question-and-answer conversation about one indoor object. Judge accuracy (it stays on one single indoor object) and richness (how many aspects it covers)."),
+    (
+        "scene_caption",
+        "The text is a long caption of a whole 3D indoor scene. Judge whether its rooms and objects match the true scene and how complete and fluent it is.",
+    ),
+    (
+        "scene_qa",
+        "The text answers a question about a 3D indoor scene. Judge whether the answer is correct for the true scene and addresses the question.",
+    ),
+    (
+        "relation",
+        "The text reasons about spatial relations between objects of a 3D indoor scene. Judge whether the stated relations are correct for the true objects.",
+    ),
+    (
+        "object_caption",
+        "The text describes one unknown indoor object. Judge accuracy (it is about one single indoor object, not a whole scene) and richness (how many aspects it covers).",
+    ),
+    (
+        "object_conversation",
+        "The text is a question-and-answer conversation about one indoor object. Judge accuracy (it stays on one single indoor object) and richness (how many aspects it covers).",
+    ),
     ("generic", "Judge how correct, relevant and complete the text is."),
 )
 TASK_ALIASES = {
@@ -85,7 +100,8 @@ SCORE = PromptTemplate(
         "Reply with the score only." + _DATA_RULE
     ),
     user="Task: {task}\nCriteria: {criteria}\n{context}Generated text:\n{answer}\nScore (0-10):",
-    extra=_TASK_CRITERIA + (
+    extra=_TASK_CRITERIA
+    + (
         ("rooms_line", "True rooms of the scene: {}\n"),
         ("objects_line", "True objects of the scene: {}\n"),
         ("question_line", "Question: {}\n"),
@@ -150,9 +166,25 @@ def fence_answer(text: str) -> str:
 INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("states a score", re.compile(r"(?i)\bscore\b[^\n]{0,20}?[:=]\s*\d|\b(?:10|[0-9])\s*/\s*10\b|\bscore\s*\(\s*0\s*-\s*10\s*\)")),
     ("json verdict", re.compile(r"(?i)[{,]\s*[\"']?(?:score|verdict|option)[\"']?\s*:")),
-    ("override", re.compile(r"(?i)\b(?:system\s+override|ignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\b|disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|instructions)|new\s+instructions?\b|you\s+are\s+now\b|as\s+the\s+(?:judge|evaluator)\b)")),
-    ("reply instruction", re.compile(r"(?i)\b(?:reply|respond|answer|output|return)\s+(?:only\s+)?(?:with\s+)?(?:[\"'{]|the\s+score|score\b|'same'|\"same\"|same\b|option\b)")),
-    ("chat markup", re.compile(r"(?i)\[/?INST\]|<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|^\s*#{0,3}\s*(?:system|assistant)\s*:|<<<\s*(?:END\s+)?ANSWER", re.MULTILINE)),
+    (
+        "override",
+        re.compile(
+            r"(?i)\b(?:system\s+override|ignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\b|disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|instructions)|new\s+instructions?\b|you\s+are\s+now\b|as\s+the\s+(?:judge|evaluator)\b)"
+        ),
+    ),
+    (
+        "reply instruction",
+        re.compile(
+            r"(?i)\b(?:reply|respond|answer|output|return)\s+(?:only\s+)?(?:with\s+)?(?:[\"'{]|the\s+score|score\b|'same'|\"same\"|same\b|option\b)"
+        ),
+    ),
+    (
+        "chat markup",
+        re.compile(
+            r"(?i)\[/?INST\]|<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|^\s*#{0,3}\s*(?:system|assistant)\s*:|<<<\s*(?:END\s+)?ANSWER",
+            re.MULTILINE,
+        ),
+    ),
 )
 
 
@@ -179,11 +211,18 @@ def build_messages(kind: str, payload: dict[str, Any]) -> list[dict[str, str]]:
             context += x["question_line"].format(payload["question"])
         if payload.get("reference") not in (None, "", []):
             context += x["reference_line"].format(_as_text(payload["reference"], sep))
-        user = t.user.format(task=payload.get("task") or "text", criteria=x[canonical_task(payload.get("task"))],
-                             context=context, answer=fence_answer(_as_text(payload.get("answer"), sep)))
+        user = t.user.format(
+            task=payload.get("task") or "text",
+            criteria=x[canonical_task(payload.get("task"))],
+            context=context,
+            answer=fence_answer(_as_text(payload.get("answer"), sep)),
+        )
     elif kind == "same":
-        user = t.user.format(question=_as_text(payload.get("question")), reference=_as_text(payload.get("reference")),
-                             answer=fence_answer(_as_text(payload.get("answer"))))
+        user = t.user.format(
+            question=_as_text(payload.get("question")),
+            reference=_as_text(payload.get("reference")),
+            answer=fence_answer(_as_text(payload.get("answer"))),
+        )
     else:
         opts = "\n".join(x["option_line"].format(letter=LETTERS[i], option=o) for i, o in enumerate(payload["options"]))
         user = t.user.format(question=_as_text(payload.get("question")), options=opts, answer=fence_answer(_as_text(payload.get("answer"))))

@@ -170,12 +170,12 @@ def _weighted_medians_sorted(xs: np.ndarray, weights: np.ndarray, sample_cluster
     vals = np.empty(len(rows))
     step = max(1, chunk // xs.size)
     for a in range(0, len(rows), step):
-        cs = np.cumsum(rows[a:a + step][:, sample_cluster], axis=1)
+        cs = np.cumsum(rows[a : a + step][:, sample_cluster], axis=1)
         total = cs[:, -1]
         last = xs.size - 1  # a row of zero weights (total 0) points past the end: NaN below
         lo = xs[np.minimum((cs <= ((total - 1) // 2)[:, None]).sum(axis=1), last)]
         hi = xs[np.minimum((cs <= (total // 2)[:, None]).sum(axis=1), last)]
-        vals[a:a + step] = np.where(total > 0, (lo + hi) / 2.0, math.nan)
+        vals[a : a + step] = np.where(total > 0, (lo + hi) / 2.0, math.nan)
     return vals[inverse.reshape(-1)]
 
 

@@ -275,7 +275,10 @@ def assign_one_to_one(
 
 
 def assign_one_to_one_reference(
-    r_err: np.ndarray, t_err: np.ndarray, owner: np.ndarray, location: np.ndarray,
+    r_err: np.ndarray,
+    t_err: np.ndarray,
+    owner: np.ndarray,
+    location: np.ndarray,
     thresholds: tuple[tuple[float, float], ...] = ((0.1, 10.0), (0.2, 20.0)),
 ) -> float:
     """Brute force over every injective assignment, one group of owners sharing locations at a

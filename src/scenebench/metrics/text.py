@@ -138,6 +138,7 @@ def cider_d(hyps: Iterable[Sequence[str]], refs: Sequence[Sequence[Sequence[str]
     Needs at least one sample; a single-sample corpus has IDF 0 everywhere and scores 0.
     Reference: Vedantam et al., CVPR 2015, arXiv 1411.5726 (CIDEr-D).
     """
+
     def grams(toks: Sequence[str]) -> Counter[tuple[str, ...]]:
         c: Counter[tuple[str, ...]] = Counter()
         for k in range(1, n + 1):
@@ -199,8 +200,13 @@ def meteor_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], jar: str |
     lines = []
     for h, rs in zip(hyps, refs):
         lines.append("SCORE ||| " + " ||| ".join(clean(r) for r in rs) + " ||| " + clean(h))
-    proc = subprocess.Popen(["java", "-jar", "-Xmx2G", str(jar), "-", "-", "-stdio", "-l", "en", "-norm"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["java", "-jar", "-Xmx2G", str(jar), "-", "-", "-stdio", "-l", "en", "-norm"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stats = []
     assert proc.stdin and proc.stdout
     try:

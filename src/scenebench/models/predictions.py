@@ -182,7 +182,8 @@ class TextPrediction(Prediction):
 
 AnyPrediction = Union[MaskPrediction, BoxPrediction, BoxesPrediction, PosePrediction, WaypointsPrediction, OptionPrediction, TextPrediction]
 PREDICTION_TYPES: dict[str, type[Prediction]] = {
-    c.kind: c for c in (MaskPrediction, BoxPrediction, BoxesPrediction, PosePrediction, WaypointsPrediction, OptionPrediction, TextPrediction)
+    c.kind: c
+    for c in (MaskPrediction, BoxPrediction, BoxesPrediction, PosePrediction, WaypointsPrediction, OptionPrediction, TextPrediction)
 }
 KINDS = tuple(PREDICTION_TYPES)
 

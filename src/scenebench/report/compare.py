@@ -47,8 +47,21 @@ from scenebench.report.runs import LoadedRun
 
 # Settings that describe the model, the machine or the summary's bootstrap, not how a sample is
 # scored; they may differ between compared runs.
-NON_SCORING_SETTINGS = frozenset({"model", "model_id", "model_args", "label", "generation", "predictions", "workers", "backend",
-                                  "ray_address", "bootstrap", "n_resamples"})
+NON_SCORING_SETTINGS = frozenset(
+    {
+        "model",
+        "model_id",
+        "model_args",
+        "label",
+        "generation",
+        "predictions",
+        "workers",
+        "backend",
+        "ray_address",
+        "bootstrap",
+        "n_resamples",
+    }
+)
 # Input entries that are the model's output, not the benchmark's data.
 PREDICTION_INPUTS = frozenset({"predictions"})
 KNOWN_DERIVED = {"f1_from": f1_from}
@@ -145,14 +158,21 @@ def check_comparable(runs: Sequence[LoadedRun]) -> None:
         if a.benchmark != b.benchmark:
             raise RunMismatchError(f"{who} are on different benchmarks ({a.benchmark} vs {b.benchmark}); compare runs of one benchmark")
         if a.protocol != b.protocol:
-            raise RunMismatchError(f"{who} used different protocols ({a.protocol} vs {b.protocol}); rescore one with --protocol {a.protocol}")
+            raise RunMismatchError(
+                f"{who} used different protocols ({a.protocol} vs {b.protocol}); rescore one with --protocol {a.protocol}"
+            )
         sa = {k: v for k, v in a.results.settings.items() if k not in NON_SCORING_SETTINGS}
         sb = {k: v for k, v in b.results.settings.items() if k not in NON_SCORING_SETTINGS}
         if sa != sb:
             diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
             detail = "; ".join(f"{k}: {sa.get(k)!r} vs {sb.get(k)!r}" for k in diff[:4])
-            raise RunMismatchError(f"{who} were scored with different settings ({detail}); numbers under different rules are not comparable")
-        ca, cb = _data_checksums(a.results.inputs or a.meta.get("inputs", {})), _data_checksums(b.results.inputs or b.meta.get("inputs", {}))
+            raise RunMismatchError(
+                f"{who} were scored with different settings ({detail}); numbers under different rules are not comparable"
+            )
+        ca, cb = (
+            _data_checksums(a.results.inputs or a.meta.get("inputs", {})),
+            _data_checksums(b.results.inputs or b.meta.get("inputs", {})),
+        )
         if ca != cb:
             diff = sorted(k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
             raise RunMismatchError(
@@ -182,7 +202,9 @@ def _p_value(d: np.ndarray) -> float | None:
     return float(min(1.0, 2.0 * (min(lo, hi) + 1) / (d.size + 1)))
 
 
-def _diffs(specs: Sequence[MetricSpec], ca: dict, cb: dict, clusters: np.ndarray, n_resamples: int, seed: int, level: float) -> list[MetricDiff]:
+def _diffs(
+    specs: Sequence[MetricSpec], ca: dict, cb: dict, clusters: np.ndarray, n_resamples: int, seed: int, level: float
+) -> list[MetricDiff]:
     pa, pb = compute(specs, ca), compute(specs, cb)
     if len(clusters) and n_resamples > 0:
         cid, w = cluster_weights(clusters, n_resamples=n_resamples, seed=seed)
@@ -217,7 +239,18 @@ def _win_loss(specs: Sequence[MetricSpec], ids: list[str], ca: dict, cb: dict, t
         order = np.argsort(-d, kind="stable")
         wins = [(ids[i], float(b[i] - a[i])) for i in order[:top] if ok[i] and d[i] > 0]
         losses = [(ids[i], float(b[i] - a[i])) for i in order[::-1][:top] if ok[i] and d[i] < 0]
-        out.append(WinLoss(s.field, s.higher_is_better, int(((d > 0) & ok).sum()), int(((d < 0) & ok).sum()), int(((d == 0) & ok).sum()), int(ok.sum()), wins, losses))
+        out.append(
+            WinLoss(
+                s.field,
+                s.higher_is_better,
+                int(((d > 0) & ok).sum()),
+                int(((d < 0) & ok).sum()),
+                int(((d == 0) & ok).sum()),
+                int(ok.sum()),
+                wins,
+                losses,
+            )
+        )
     return out
 
 
@@ -230,6 +263,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
     ca = field_matrix([ia[i].values for i in ids], fields)
     cb = field_matrix([ib[i].values for i in ids], fields)
     clusters = np.asarray([ia[i].scene_id for i in ids], dtype=str)
+
     # A block compares the metrics the run reports in it (3DBench reports accuracy per task, not
     # pooled over tasks), so specs are filtered by the names present in results.json's block.
     def block(names: Any, mask: np.ndarray | None) -> list[MetricDiff]:
@@ -252,9 +286,19 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
             if diffs:
                 groups.setdefault(g, {})[v] = diffs
     return Comparison(
-        baseline=a.label, other=b.label, benchmark=a.benchmark, protocol=a.protocol, n_samples=len(ids),
-        n_scenes=len(set(clusters.tolist())), level=level, n_resamples=n_resamples, seed=seed,
-        overall=overall, groups=groups, wins=_win_loss(specs, ids, ca, cb), skipped=skipped,
+        baseline=a.label,
+        other=b.label,
+        benchmark=a.benchmark,
+        protocol=a.protocol,
+        n_samples=len(ids),
+        n_scenes=len(set(clusters.tolist())),
+        level=level,
+        n_resamples=n_resamples,
+        seed=seed,
+        overall=overall,
+        groups=groups,
+        wins=_win_loss(specs, ids, ca, cb),
+        skipped=skipped,
     )
 
 
@@ -273,8 +317,10 @@ def _fmt(v: float | None, digits: int = 2, sign: bool = False) -> str:
 def comparison_markdown(comps: Sequence[Comparison]) -> str:
     lines = []
     for c in comps:
-        lines.append(f"**{c.other} vs {c.baseline}** ({c.benchmark}, protocol {c.protocol}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
-                     f"{int(c.level * 100)}% paired scene-clustered bootstrap, {c.n_resamples} resamples, seed {c.seed})")
+        lines.append(
+            f"**{c.other} vs {c.baseline}** ({c.benchmark}, protocol {c.protocol}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
+            f"{int(c.level * 100)}% paired scene-clustered bootstrap, {c.n_resamples} resamples, seed {c.seed})"
+        )
         lines += ["", f"| group | metric | {_md(c.baseline)} | {_md(c.other)} | Δ | CI | p |", "|:---|:---|---:|---:|---:|:---:|---:|"]
         blocks = [("overall", c.overall)] + [(f"{g}={v}", ds) for g, d in c.groups.items() for v, ds in d.items()]
         for label, ds in blocks:
@@ -285,7 +331,9 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
         lines.append("")
         for w in c.wins:
             better = "higher" if w.higher_is_better else "lower"
-            lines.append(f"- per-sample `{w.field}` ({better} is better): {c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}")
+            lines.append(
+                f"- per-sample `{w.field}` ({better} is better): {c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}"
+            )
         for s in c.skipped:
             lines.append(f"- not compared: {s}")
         lines.append("")

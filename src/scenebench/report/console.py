@@ -51,8 +51,6 @@ def print_results(res: Results, metrics: list[str] | None = None, console: Conso
     console = console or Console(markup=False)
     console.print(results_table(res, metrics))
     c = res.counts
-    console.print(
-        f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}"
-    )
+    console.print(f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}")
     for w in res.warnings:
         console.print(Text.assemble(("warning:", "yellow"), " ", w))

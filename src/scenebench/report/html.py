@@ -212,8 +212,15 @@ def scene_budget(run: LoadedRun, sample_ids: Sequence[str], opts: ViewOptions) -
 DEFAULT_MAX_VIEW_BYTES = 60_000_000
 
 
-def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_options: ViewOptions = ViewOptions(), max_views: int = 300, views: bool = True,
-                  max_view_bytes: int = DEFAULT_MAX_VIEW_BYTES) -> dict[str, Any]:
+def build_payload(
+    runs: Sequence[LoadedRun],
+    *,
+    title: str | None = None,
+    view_options: ViewOptions = ViewOptions(),
+    max_views: int = 300,
+    views: bool = True,
+    max_view_bytes: int = DEFAULT_MAX_VIEW_BYTES,
+) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "title": title or "scenebench report: " + ", ".join(dict.fromkeys(r.benchmark for r in runs)),
         "generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -238,7 +245,9 @@ def build_payload(runs: Sequence[LoadedRun], *, title: str | None = None, view_o
         if vs is not None:
             dropped = cap_views_by_size(vs, first + [p for p in picked if p not in set(first)], max_view_bytes)
             if dropped:
-                vs.notes.append(f"{dropped} view{'s' if dropped != 1 else ''} left out: this run's views would exceed {max_view_bytes / 1e6:g} MB (scenebench report --max-view-mb)")
+                vs.notes.append(
+                    f"{dropped} view{'s' if dropped != 1 else ''} left out: this run's views would exceed {max_view_bytes / 1e6:g} MB (scenebench report --max-view-mb)"
+                )
             payload["scenes"].update(vs.scenes)
             payload["views"][str(i)] = vs.views
         group_keys: list[str] = []
@@ -341,7 +350,12 @@ def render_html(payload: dict[str, Any]) -> str:
     # Viewer payloads are built here from finite arrays; only the run records (free-form detail)
     # need the NaN clean-up, which costs seconds on tens of MB of point data.
     light = {k: v for k, v in payload.items() if k not in ("scenes", "views")}
-    text = json.dumps({**_finite(light), "scenes": payload["scenes"], "views": payload["views"]}, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = json.dumps(
+        {**_finite(light), "scenes": payload["scenes"], "views": payload["views"]},
+        ensure_ascii=False,
+        allow_nan=False,
+        separators=(",", ":"),
+    )
     return _TEMPLATE.format(title=_html.escape(payload["title"]), css=_asset("report.css"), data=_escape_for_script(text), scripts=scripts)
 
 
@@ -371,5 +385,10 @@ def write_html_report(
     if not loaded:
         raise ValueError("write_html_report needs at least one run")
     out = Path(out_path)
-    atomic_write_text(out, render_html(build_payload(loaded, title=title, view_options=view_options, max_views=max_views, views=views, max_view_bytes=max_view_bytes)))
+    atomic_write_text(
+        out,
+        render_html(
+            build_payload(loaded, title=title, view_options=view_options, max_views=max_views, views=views, max_view_bytes=max_view_bytes)
+        ),
+    )
     return out

@@ -82,6 +82,7 @@ RIO = Layout(
     metric_labels={"recall_10cm_10deg": "R@10cm,10°", "recall_20cm_20deg": "R@20cm,20°", "MRE": "MRE (°)", "MTE": "MTE (m)"},
 )
 
+
 def layout_for(benchmark: str) -> Layout | None:
     """The paper layout a benchmark declares (``BenchmarkSpec.layout``), or ``None``."""
     layouts = table("layout")

@@ -109,7 +109,9 @@ def encode_cloud(
     return out
 
 
-def scene_payload(points: np.ndarray, colors: np.ndarray | None, *, up: str = "z", key: str, max_points: int = 30000, seed: int = 0) -> dict[str, Any]:
+def scene_payload(
+    points: np.ndarray, colors: np.ndarray | None, *, up: str = "z", key: str, max_points: int = 30000, seed: int = 0
+) -> dict[str, Any]:
     return {"cloud": encode_cloud(points, colors=colors, max_points=max_points, key=key, seed=seed), "up": up}
 
 
@@ -122,7 +124,9 @@ def cloud_layer(label: str, points: np.ndarray, color: Sequence[int], *, key: st
     }
 
 
-def mask_layers(points: np.ndarray, gt: np.ndarray | None, pred: np.ndarray | None, *, key: str, max_points: int = 4000, seed: int = 0) -> list[dict[str, Any]]:
+def mask_layers(
+    points: np.ndarray, gt: np.ndarray | None, pred: np.ndarray | None, *, key: str, max_points: int = 4000, seed: int = 0
+) -> list[dict[str, Any]]:
     """GT and predicted point masks as three clouds: both (true positives), GT only, prediction only.
 
     ``points`` (N, 3); ``gt``/``pred`` (N,) bool or None. Drawn over the scene, they show at a glance
@@ -143,7 +147,9 @@ def mask_layers(points: np.ndarray, gt: np.ndarray | None, pred: np.ndarray | No
     return layers
 
 
-def box_layer(label: str, minmax: Sequence[float], color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None) -> dict[str, Any]:
+def box_layer(
+    label: str, minmax: Sequence[float], color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None
+) -> dict[str, Any]:
     """``dashed`` for predictions, so a prediction lying exactly on the GT box still shows both.
     ``text`` is written on the canvas above the box; layers sharing a ``group`` share one legend entry."""
     out = {"kind": "box", "label": label, "color": [int(c) for c in color], "minmax": [float(v) for v in minmax], "dashed": dashed}
@@ -154,9 +160,17 @@ def box_layer(label: str, minmax: Sequence[float], color: Sequence[int], *, dash
     return out
 
 
-def obb_layer(label: str, corners: np.ndarray, color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None) -> dict[str, Any]:
+def obb_layer(
+    label: str, corners: np.ndarray, color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None
+) -> dict[str, Any]:
     """Oriented box from its 8 corners (the order of :func:`box_corners`)."""
-    out = {"kind": "obb", "label": label, "color": [int(c) for c in color], "corners": np.asarray(corners, float).reshape(8, 3).round(4).tolist(), "dashed": dashed}
+    out = {
+        "kind": "obb",
+        "label": label,
+        "color": [int(c) for c in color],
+        "corners": np.asarray(corners, float).reshape(8, 3).round(4).tolist(),
+        "dashed": dashed,
+    }
     if text:
         out["text"] = text
     if group:
@@ -164,8 +178,16 @@ def obb_layer(label: str, corners: np.ndarray, color: Sequence[int], *, dashed: 
     return out
 
 
-def pose_layers(label: str, T: np.ndarray, center: Sequence[float], size: Sequence[float], color: Sequence[int], *, dashed: bool = False,
-                text: str | None = None) -> list[dict[str, Any]]:
+def pose_layers(
+    label: str,
+    T: np.ndarray,
+    center: Sequence[float],
+    size: Sequence[float],
+    color: Sequence[int],
+    *,
+    dashed: bool = False,
+    text: str | None = None,
+) -> list[dict[str, Any]]:
     """An object's box (``center``/``size`` in its own frame) moved by the 4x4 pose ``T``, with the
     pose's x/y/z axes drawn from the moved centre (red, green, blue; half the box's largest side
     long): a rotation shows as turned axes even where the box looks the same."""
@@ -175,7 +197,9 @@ def pose_layers(label: str, T: np.ndarray, center: Sequence[float], size: Sequen
     length = max(0.1, float(np.max(size)) * 0.6)
     layers = [obb_layer(label, corners, color, dashed=dashed, text=text)]
     for k, (name, col) in enumerate(zip("xyz", AXES)):
-        layers.append(path_layer(f"{label} {name} axis", np.stack([c, c + T[:3, k] * length]), col) | {"group": f"{label} axes", "nodots": True})
+        layers.append(
+            path_layer(f"{label} {name} axis", np.stack([c, c + T[:3, k] * length]), col) | {"group": f"{label} axes", "nodots": True}
+        )
     return layers
 
 
@@ -191,4 +215,10 @@ def box_corners(center: Sequence[float], size: Sequence[float], rotation: np.nda
 
 
 def path_layer(label: str, points: np.ndarray, color: Sequence[int], *, dashed: bool = False) -> dict[str, Any]:
-    return {"kind": "path", "label": label, "color": [int(c) for c in color], "points": np.asarray(points, float).reshape(-1, 3).round(4).tolist(), "dashed": dashed}
+    return {
+        "kind": "path",
+        "label": label,
+        "color": [int(c) for c in color],
+        "points": np.asarray(points, float).reshape(-1, 3).round(4).tolist(),
+        "dashed": dashed,
+    }

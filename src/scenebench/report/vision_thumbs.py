@@ -62,7 +62,9 @@ def _embed(path: Path, images: dict[str, str]) -> str | None:
 def payload_notes(missing: int) -> list[str]:
     if not missing:
         return []
-    return [f"{missing} thumbnails of the views the vision model saw are no longer in its image cache (rerun the model to render them again)"]
+    return [
+        f"{missing} thumbnails of the views the vision model saw are no longer in its image cache (rerun the model to render them again)"
+    ]
 
 
 def attach(payload: dict[str, Any], run_entry: dict[str, Any], run_path: str | Path) -> None:

@@ -78,8 +78,17 @@ def execute(
     run_dir = out or default_run_dir(f"{benchmark}-{safe}", DEFAULT_RUNS_ROOT)
     source = make_source(benchmark, **source_kwargs)
     outcome = run_benchmark(
-        source, model, run_dir, model_options=options, tasks=tasks, limit=limit, seed=seed, protocol=checked,
-        backend=make_backend(backend, address, scenes_per_task, max_retries), overwrite=overwrite, progress=progress,
+        source,
+        model,
+        run_dir,
+        model_options=options,
+        tasks=tasks,
+        limit=limit,
+        seed=seed,
+        protocol=checked,
+        backend=make_backend(backend, address, scenes_per_task, max_retries),
+        overwrite=overwrite,
+        progress=progress,
         score_options=score_options,
     )
     echo(f"predictions: {outcome.predicted_now} new, {outcome.reused} reused from the run folder")

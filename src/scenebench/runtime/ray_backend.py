@@ -41,7 +41,9 @@ def _worker_state(source_factory: str, source_kwargs: dict[str, Any], spec: Any)
     return source, model
 
 
-def predict_shard(source_factory: str, source_kwargs: dict[str, Any], spec: Any, units: Sequence[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+def predict_shard(
+    source_factory: str, source_kwargs: dict[str, Any], spec: Any, units: Sequence[Any]
+) -> list[tuple[str, list[dict[str, Any]]]]:
     """Run in a Ray worker: ``[(scene_id, [prediction JSON, ...]), ...]`` for the shard's units."""
     from scenebench.models.execution import predict_units
 

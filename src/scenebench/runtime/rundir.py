@@ -95,8 +95,6 @@ def release_run_folder(folder: Path) -> None:
         os.close(held[0])
 
 
-
-
 def default_run_dir(benchmark: str, root: Path = DEFAULT_RUNS_ROOT) -> Path:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     return root / f"{benchmark}-{stamp}"
@@ -127,7 +125,9 @@ class RunDir:
             raise InputError(self.run_json, f"top level is a {type(meta).__name__}", expected="the JSON object scenebench writes")
         return meta
 
-    def open(self, meta: dict[str, Any], *, overwrite: bool = False, key_fields: tuple[str, ...] = ("benchmark", "protocol", "fingerprint")) -> RunDir:
+    def open(
+        self, meta: dict[str, Any], *, overwrite: bool = False, key_fields: tuple[str, ...] = ("benchmark", "protocol", "fingerprint")
+    ) -> RunDir:
         """Create the folder or resume it; refuse a folder made with other inputs or settings.
 
         ``overwrite`` always starts again: what the folder held is removed even if it matches.

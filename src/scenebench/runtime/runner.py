@@ -30,7 +30,10 @@ from scenebench.runtime.rundir import RunDir, fingerprint
 from scenebench.runtime.scoring import SCORE_KIND, score_job
 
 PREDICTION_KIND = "prediction"
-NOT_IDENTITY = ("base_url", "cache_dir")  # model options recorded in run.json but not part of the run's fingerprint: where a server or an image cache lives changes no prediction
+NOT_IDENTITY = (
+    "base_url",
+    "cache_dir",
+)  # model options recorded in run.json but not part of the run's fingerprint: where a server or an image cache lives changes no prediction
 STATE_KIND = "run-state"  # bookkeeping records in the same store (e.g. what the stored scores were computed from)
 
 
@@ -202,7 +205,9 @@ def run_benchmark(
     if score:
         opts = dict(score_options or {})
         judge = opts.get("judge")
-        judge_id = None if judge is None else {"model_id": getattr(judge, "model_id", None), "prompts": getattr(judge, "prompt_versions", None)}
+        judge_id = (
+            None if judge is None else {"model_id": getattr(judge, "model_id", None), "prompts": getattr(judge, "prompt_versions", None)}
+        )
         _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, "judge": judge_id})
         job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **opts)
         outcome.results = add_run_info(score_job(job, run, progress=progress), run)
@@ -213,7 +218,11 @@ def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[
     """Stored scores are reused only if computed from this prediction file, sample set, protocol and judge."""
     from scenebench.io.files import sha256_file
 
-    key = {"predictions": sha256_file(predictions_path), "samples": fingerprint([s.sample_id for s in samples]), "scoring": fingerprint(dict(scoring))}
+    key = {
+        "predictions": sha256_file(predictions_path),
+        "samples": fingerprint([s.sample_id for s in samples]),
+        "scoring": fingerprint(dict(scoring)),
+    }
     with run.store() as store:
         if store.get(STATE_KIND, "scored-from") != key:
             store.clear(SCORE_KIND)

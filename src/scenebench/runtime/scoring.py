@@ -56,8 +56,6 @@ def load_scores(run: RunDir) -> list[SampleScore]:
         return [SampleScore.from_json(body) for _, body in store.iter(SCORE_KIND)]
 
 
-
-
 def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
     """True when ``run`` already holds every sample of these exact inputs and settings."""
     if not run.exists() or run.read_meta().get("fingerprint") != meta.get("fingerprint"):
@@ -102,7 +100,9 @@ def score_benchmark(
     return res, run, job
 
 
-def score_prepared(job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True) -> tuple[Results, RunDir]:
+def score_prepared(
+    job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True
+) -> tuple[Results, RunDir]:
     """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
     run = RunDir(out or default_run_dir(job.benchmark))
     if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):

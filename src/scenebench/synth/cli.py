@@ -27,9 +27,15 @@ def generate_command(
     voxel: float = typer.Option(0.055, "--voxel", min=0.001, help="Voxel size of the fused scene cloud (m)."),
     depth_noise: float = typer.Option(0.0025, "--depth-noise", min=0.0, help="Depth noise std per m^2 of depth (0.0025 is Kinect-like)."),
     hole_rate: float = typer.Option(0.02, "--hole-rate", min=0.0, max=1.0, help="Share of pixels dropped (sensor holes)."),
-    clean: bool = typer.Option(False, "--no-sensor-noise", help="Perfect depth: no noise and no holes (overrides --depth-noise/--hole-rate)."),
-    raycaster: str = typer.Option("auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."),
-    surprise_pth: bool = typer.Option(None, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (default: when torch is installed)."),
+    clean: bool = typer.Option(
+        False, "--no-sensor-noise", help="Perfect depth: no noise and no holes (overrides --depth-noise/--hole-rate)."
+    ),
+    raycaster: str = typer.Option(
+        "auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."
+    ),
+    surprise_pth: bool = typer.Option(
+        None, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (default: when torch is installed)."
+    ),
     preview: int = typer.Option(0, "--preview", min=0, help="Write top-down and point-cloud PNGs of the first N houses to OUT/preview/."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Delete OUT first if it holds another run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
@@ -43,9 +49,21 @@ def generate_command(
         depth_noise, hole_rate = 0.0, 0.0
     try:
         settings = GenerateSettings(
-            seed=seed, houses=houses, formats=fmts, test_every=test_every, min_rooms=min_rooms, max_rooms=max_rooms,
-            density=density, width=width, height=height, voxel=voxel, depth_noise=depth_noise, hole_rate=hole_rate,
-            raycaster=raycaster, surprise_pth=surprise_pth, preview=preview,
+            seed=seed,
+            houses=houses,
+            formats=fmts,
+            test_every=test_every,
+            min_rooms=min_rooms,
+            max_rooms=max_rooms,
+            density=density,
+            width=width,
+            height=height,
+            voxel=voxel,
+            depth_noise=depth_noise,
+            hole_rate=hole_rate,
+            raycaster=raycaster,
+            surprise_pth=surprise_pth,
+            preview=preview,
         )
     except ValueError as exc:
         raise InputError(None, str(exc)) from None

@@ -93,7 +93,7 @@ def _split(rng: np.random.Generator, n_leaves: int, nx: int, nz: int, min_side: 
                 a, b = (i0, j0, i0 + cut, j1), (i0 + cut, j0, i1, j1)
             else:
                 a, b = (i0, j0, i1, j0 + cut), (i0, j0 + cut, i1, j1)
-            leaves[k:k + 1] = [a, b]
+            leaves[k : k + 1] = [a, b]
             break
         else:
             break  # nothing splittable any more

@@ -18,9 +18,12 @@ from scenebench.synth.placement import PlacedObject, Placer
 
 _WALL_COLORS = [(0.93, 0.91, 0.86), (0.88, 0.90, 0.92), (0.92, 0.88, 0.80), (0.85, 0.89, 0.84), (0.95, 0.95, 0.95)]
 _FLOOR = {
-    "living room": [(0.62, 0.45, 0.30), (0.70, 0.55, 0.38)], "bedroom": [(0.66, 0.50, 0.34), (0.55, 0.55, 0.60)],
-    "office": [(0.58, 0.42, 0.28), (0.45, 0.47, 0.52)], "dining room": [(0.60, 0.44, 0.30)],
-    "kitchen": [(0.86, 0.86, 0.84), (0.75, 0.72, 0.68)], "bathroom": [(0.90, 0.92, 0.94), (0.80, 0.86, 0.90)],
+    "living room": [(0.62, 0.45, 0.30), (0.70, 0.55, 0.38)],
+    "bedroom": [(0.66, 0.50, 0.34), (0.55, 0.55, 0.60)],
+    "office": [(0.58, 0.42, 0.28), (0.45, 0.47, 0.52)],
+    "dining room": [(0.60, 0.44, 0.30)],
+    "kitchen": [(0.86, 0.86, 0.84), (0.75, 0.72, 0.68)],
+    "bathroom": [(0.90, 0.92, 0.94), (0.80, 0.86, 0.90)],
 }
 _TILED = {"kitchen", "bathroom"}
 
@@ -56,8 +59,9 @@ class House:
     walkable: np.ndarray  # (nx, nz) bool navigation grid (placement.NAV_RES cells, centres at (i+0.5)*NAV_RES)
     nav_room: np.ndarray  # (nx, nz) room index per navigation cell
 
-    def scene_mesh(self, *, with_ceiling: bool = True, objects: list[PlacedObject] | None = None,
-                   rooms: set[int] | None = None) -> SceneMesh:
+    def scene_mesh(
+        self, *, with_ceiling: bool = True, objects: list[PlacedObject] | None = None, rooms: set[int] | None = None
+    ) -> SceneMesh:
         objs = self.objects if objects is None else objects
         items: list[tuple[Mesh, int, int]] = []
         for o in objs:
@@ -111,8 +115,9 @@ def _structure(plan: FloorPlan, rng: np.random.Generator, first_index: int) -> l
             cur = s1
         if run.end > cur:
             pieces.append(_wall_box(run, cur, run.end, 0.0, H, shade))
-        parts.append(Part(idx, "wall", -1 if min(run.rooms) >= 0 else max(run.rooms), Mesh.concat(pieces),
-                          tuple(r for r in run.rooms if r >= 0)))
+        parts.append(
+            Part(idx, "wall", -1 if min(run.rooms) >= 0 else max(run.rooms), Mesh.concat(pieces), tuple(r for r in run.rooms if r >= 0))
+        )
         idx += 1
     for room in plan.rooms:
         choices = _FLOOR[room.type]

@@ -49,24 +49,44 @@ def _col(color: Color, n: int) -> np.ndarray:
     return np.tile(np.asarray(color, np.float32), (n, 1))
 
 
-_BOX_F = np.array([
-    [0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4],
-    [2, 3, 7], [2, 7, 6], [1, 2, 6], [1, 6, 5], [0, 4, 7], [0, 7, 3],
-])
+_BOX_F = np.array(
+    [
+        [0, 2, 1],
+        [0, 3, 2],
+        [4, 5, 6],
+        [4, 6, 7],
+        [0, 1, 5],
+        [0, 5, 4],
+        [2, 3, 7],
+        [2, 7, 6],
+        [1, 2, 6],
+        [1, 6, 5],
+        [0, 4, 7],
+        [0, 7, 3],
+    ]
+)
 
 
 def box(lo, hi, color: Color) -> Mesh:
     x0, y0, z0 = lo
     x1, y1, z1 = hi
-    v = np.array([
-        [x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1],
-        [x0, y1, z0], [x1, y1, z0], [x1, y1, z1], [x0, y1, z1],
-    ], float)
+    v = np.array(
+        [
+            [x0, y0, z0],
+            [x1, y0, z0],
+            [x1, y0, z1],
+            [x0, y0, z1],
+            [x0, y1, z0],
+            [x1, y1, z0],
+            [x1, y1, z1],
+            [x0, y1, z1],
+        ],
+        float,
+    )
     return Mesh(v, _BOX_F.copy(), _col(color, 12))
 
 
-def cyl(center, y0: float, y1: float, r0: float, color: Color, r1: float | None = None, n: int = 12,
-        caps: bool = True) -> Mesh:
+def cyl(center, y0: float, y1: float, r0: float, color: Color, r1: float | None = None, n: int = 12, caps: bool = True) -> Mesh:
     """Frustum along +y from y0 (radius r0) to y1 (radius r1)."""
     r1 = r0 if r1 is None else r1
     a = np.linspace(0, 2 * np.pi, n, endpoint=False)
@@ -126,30 +146,46 @@ WOOD: Color = (0.50, 0.34, 0.20)
 def _table(w, h, d, c, rng):
     t = 0.04 * max(h, 0.5)
     leg = min(w, d) * 0.08
-    legs = [box((sx * (w / 2 - leg) - leg / 2, 0, sz * (d / 2 - leg) - leg / 2),
-                (sx * (w / 2 - leg) + leg / 2, h - t, sz * (d / 2 - leg) + leg / 2), _shade(c, 0.8))
-            for sx in (-1, 1) for sz in (-1, 1)]
+    legs = [
+        box(
+            (sx * (w / 2 - leg) - leg / 2, 0, sz * (d / 2 - leg) - leg / 2),
+            (sx * (w / 2 - leg) + leg / 2, h - t, sz * (d / 2 - leg) + leg / 2),
+            _shade(c, 0.8),
+        )
+        for sx in (-1, 1)
+        for sz in (-1, 1)
+    ]
     return Mesh.concat([box((-w / 2, h - t, -d / 2), (w / 2, h, d / 2), c)] + legs)
 
 
 def _desk(w, h, d, c, rng):
     t = 0.04
     side = 0.05
-    parts = [box((-w / 2, h - t, -d / 2), (w / 2, h, d / 2), c),
-             box((-w / 2, 0, -d / 2), (-w / 2 + side, h - t, d / 2), _shade(c, 0.85)),
-             box((w / 2 - side, 0, -d / 2), (w / 2, h - t, d / 2), _shade(c, 0.85)),
-             box((w / 2 - 0.4, h - 0.2, -d / 2 + 0.02), (w / 2 - side, h - t, d / 2 - 0.02), _shade(c, 0.7))]
+    parts = [
+        box((-w / 2, h - t, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2, 0, -d / 2), (-w / 2 + side, h - t, d / 2), _shade(c, 0.85)),
+        box((w / 2 - side, 0, -d / 2), (w / 2, h - t, d / 2), _shade(c, 0.85)),
+        box((w / 2 - 0.4, h - 0.2, -d / 2 + 0.02), (w / 2 - side, h - t, d / 2 - 0.02), _shade(c, 0.7)),
+    ]
     return Mesh.concat(parts)
 
 
 def _chair(w, h, d, c, rng):
     seat = 0.45 * h / 0.9
     leg = 0.04
-    parts = [box((-w / 2, seat - 0.05, -d / 2), (w / 2, seat, d / 2), c),
-             box((-w / 2, seat, -d / 2), (w / 2, h, -d / 2 + 0.05), _shade(c, 0.9))]
-    parts += [box((sx * (w / 2 - leg) - leg / 2, 0, sz * (d / 2 - leg) - leg / 2),
-                  (sx * (w / 2 - leg) + leg / 2, seat - 0.05, sz * (d / 2 - leg) + leg / 2), _shade(c, 0.7))
-              for sx in (-1, 1) for sz in (-1, 1)]
+    parts = [
+        box((-w / 2, seat - 0.05, -d / 2), (w / 2, seat, d / 2), c),
+        box((-w / 2, seat, -d / 2), (w / 2, h, -d / 2 + 0.05), _shade(c, 0.9)),
+    ]
+    parts += [
+        box(
+            (sx * (w / 2 - leg) - leg / 2, 0, sz * (d / 2 - leg) - leg / 2),
+            (sx * (w / 2 - leg) + leg / 2, seat - 0.05, sz * (d / 2 - leg) + leg / 2),
+            _shade(c, 0.7),
+        )
+        for sx in (-1, 1)
+        for sz in (-1, 1)
+    ]
     return Mesh.concat(parts)
 
 
@@ -164,10 +200,12 @@ def _stool(w, h, d, c, rng):
 
 def _sofa(w, h, d, c, rng, arms=0.18):
     seat = 0.45 * h / 0.85
-    parts = [box((-w / 2, 0, -d / 2), (w / 2, seat, d / 2), c),
-             box((-w / 2, seat, -d / 2), (w / 2, h, -d / 2 + 0.2), _shade(c, 0.9)),
-             box((-w / 2, seat, -d / 2), (-w / 2 + arms, seat + 0.22, d / 2), _shade(c, 0.85)),
-             box((w / 2 - arms, seat, -d / 2), (w / 2, seat + 0.22, d / 2), _shade(c, 0.85))]
+    parts = [
+        box((-w / 2, 0, -d / 2), (w / 2, seat, d / 2), c),
+        box((-w / 2, seat, -d / 2), (w / 2, h, -d / 2 + 0.2), _shade(c, 0.9)),
+        box((-w / 2, seat, -d / 2), (-w / 2 + arms, seat + 0.22, d / 2), _shade(c, 0.85)),
+        box((w / 2 - arms, seat, -d / 2), (w / 2, seat + 0.22, d / 2), _shade(c, 0.85)),
+    ]
     cushions = 3 if w > 1.4 else 1
     cw = (w - 2 * arms) / cushions
     for k in range(cushions):
@@ -182,25 +220,38 @@ def _armchair(w, h, d, c, rng):
 
 def _bed(w, h, d, c, rng):
     frame = WOOD
-    parts = [box((-w / 2, 0.1, -d / 2), (w / 2, 0.3, d / 2), frame),
-             box((-w / 2 + 0.03, 0.3, -d / 2 + 0.03), (w / 2 - 0.03, h, d / 2 - 0.03), (0.93, 0.93, 0.9)),
-             box((-w / 2 + 0.03, h - 0.02, -d / 2 + 0.55), (w / 2 - 0.03, h + 0.03, d / 2 - 0.03), c),
-             box((-w / 2, 0, -d / 2 - 0.06), (w / 2, h + 0.5, -d / 2), _shade(frame, 0.9))]
-    parts += [box((sx * w / 2 - 0.04 * (sx > 0), 0, sz * d / 2 - 0.04 * (sz > 0)),
-                  (sx * w / 2 + 0.04 * (sx < 0), 0.1, sz * d / 2 + 0.04 * (sz < 0)), frame)
-              for sx in (-1, 1) for sz in (-1, 1)]
+    parts = [
+        box((-w / 2, 0.1, -d / 2), (w / 2, 0.3, d / 2), frame),
+        box((-w / 2 + 0.03, 0.3, -d / 2 + 0.03), (w / 2 - 0.03, h, d / 2 - 0.03), (0.93, 0.93, 0.9)),
+        box((-w / 2 + 0.03, h - 0.02, -d / 2 + 0.55), (w / 2 - 0.03, h + 0.03, d / 2 - 0.03), c),
+        box((-w / 2, 0, -d / 2 - 0.06), (w / 2, h + 0.5, -d / 2), _shade(frame, 0.9)),
+    ]
+    parts += [
+        box(
+            (sx * w / 2 - 0.04 * (sx > 0), 0, sz * d / 2 - 0.04 * (sz > 0)),
+            (sx * w / 2 + 0.04 * (sx < 0), 0.1, sz * d / 2 + 0.04 * (sz < 0)),
+            frame,
+        )
+        for sx in (-1, 1)
+        for sz in (-1, 1)
+    ]
     return Mesh.concat(parts)
 
 
 def _cabinet(w, h, d, c, rng, drawers=3, top=None):
-    parts = [box((-w / 2, 0.05, -d / 2), (w / 2, h, d / 2), c), box((-w / 2 + 0.03, 0, -d / 2 + 0.03), (w / 2 - 0.03, 0.05, d / 2 - 0.03), DARK)]
+    parts = [
+        box((-w / 2, 0.05, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2 + 0.03, 0, -d / 2 + 0.03), (w / 2 - 0.03, 0.05, d / 2 - 0.03), DARK),
+    ]
     if top is not None:
         parts.append(box((-w / 2 - 0.01, h - 0.04, -d / 2), (w / 2 + 0.01, h, d / 2 + 0.02), top))
     dh = (h - 0.1) / drawers
     for k in range(drawers):
         y = 0.05 + (k + 0.5) * dh
         parts.append(box((-0.08, y - 0.015, d / 2), (0.08, y + 0.015, d / 2 + 0.02), METAL))
-        parts.append(box((-w / 2 + 0.02, 0.05 + k * dh + 0.005, d / 2), (w / 2 - 0.02, 0.05 + k * dh + 0.01, d / 2 + 0.005), _shade(c, 0.7)))
+        parts.append(
+            box((-w / 2 + 0.02, 0.05 + k * dh + 0.005, d / 2), (w / 2 - 0.02, 0.05 + k * dh + 0.01, d / 2 + 0.005), _shade(c, 0.7))
+        )
     return Mesh.concat(parts)
 
 
@@ -213,17 +264,24 @@ def _counter(w, h, d, c, rng):
 
 
 def _tvstand(w, h, d, c, rng):
-    parts = [box((-w / 2, 0, -d / 2), (w / 2, 0.05, d / 2), c), box((-w / 2, h - 0.05, -d / 2), (w / 2, h, d / 2), c),
-             box((-w / 2, 0, -d / 2), (-w / 2 + 0.04, h, d / 2), c), box((w / 2 - 0.04, 0, -d / 2), (w / 2, h, d / 2), c),
-             box((-w / 2, 0, -d / 2), (w / 2, h, -d / 2 + 0.03), _shade(c, 0.8)),
-             box((-0.02, 0.05, -d / 2), (0.02, h - 0.05, d / 2), c)]
+    parts = [
+        box((-w / 2, 0, -d / 2), (w / 2, 0.05, d / 2), c),
+        box((-w / 2, h - 0.05, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2, 0, -d / 2), (-w / 2 + 0.04, h, d / 2), c),
+        box((w / 2 - 0.04, 0, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2, 0, -d / 2), (w / 2, h, -d / 2 + 0.03), _shade(c, 0.8)),
+        box((-0.02, 0.05, -d / 2), (0.02, h - 0.05, d / 2), c),
+    ]
     return Mesh.concat(parts)
 
 
 def _shelves(w, h, d, c, rng, levels=4):
     t = 0.03
-    parts = [box((-w / 2, 0, -d / 2), (-w / 2 + t, h, d / 2), c), box((w / 2 - t, 0, -d / 2), (w / 2, h, d / 2), c),
-             box((-w / 2, 0, -d / 2), (w / 2, h, -d / 2 + 0.015), _shade(c, 0.8))]
+    parts = [
+        box((-w / 2, 0, -d / 2), (-w / 2 + t, h, d / 2), c),
+        box((w / 2 - t, 0, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2, 0, -d / 2), (w / 2, h, -d / 2 + 0.015), _shade(c, 0.8)),
+    ]
     for k in range(levels + 1):
         y = k * (h - t) / levels
         parts.append(box((-w / 2, y, -d / 2), (w / 2, y + t, d / 2), c))
@@ -240,17 +298,24 @@ def shelf_heights(h: float) -> list[float]:
 
 
 def _fridge(w, h, d, c, rng):
-    parts = [box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
-             box((-w / 2 + 0.01, 0.62 * h, d / 2), (w / 2 - 0.01, 0.625 * h, d / 2 + 0.01), DARK),
-             box((w / 2 - 0.09, 0.7 * h, d / 2), (w / 2 - 0.06, 0.9 * h, d / 2 + 0.05), METAL),
-             box((w / 2 - 0.09, 0.35 * h, d / 2), (w / 2 - 0.06, 0.55 * h, d / 2 + 0.05), METAL)]
+    parts = [
+        box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2 + 0.01, 0.62 * h, d / 2), (w / 2 - 0.01, 0.625 * h, d / 2 + 0.01), DARK),
+        box((w / 2 - 0.09, 0.7 * h, d / 2), (w / 2 - 0.06, 0.9 * h, d / 2 + 0.05), METAL),
+        box((w / 2 - 0.09, 0.35 * h, d / 2), (w / 2 - 0.06, 0.55 * h, d / 2 + 0.05), METAL),
+    ]
     return Mesh.concat(parts)
 
 
 def _appliance_round(w, h, d, c, rng):
     door = _disc_front(0.45 * h, 0.32 * w, d / 2, DARK)
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), door,
-                        box((-w / 2 + 0.04, 0.85 * h, d / 2), (-w / 2 + 0.2, 0.92 * h, d / 2 + 0.01), METAL)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+            door,
+            box((-w / 2 + 0.04, 0.85 * h, d / 2), (-w / 2 + 0.2, 0.92 * h, d / 2 + 0.01), METAL),
+        ]
+    )
 
 
 def _disc_front(yc, r, z, color, depth=0.03, x=0.0):
@@ -260,58 +325,99 @@ def _disc_front(yc, r, z, color, depth=0.03, x=0.0):
 
 
 def _microwave(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
-                        box((-w / 2 + 0.03, 0.04, d / 2), (w / 2 - 0.14, h - 0.04, d / 2 + 0.01), DARK),
-                        box((w / 2 - 0.11, 0.08, d / 2), (w / 2 - 0.04, h - 0.08, d / 2 + 0.015), METAL)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+            box((-w / 2 + 0.03, 0.04, d / 2), (w / 2 - 0.14, h - 0.04, d / 2 + 0.01), DARK),
+            box((w / 2 - 0.11, 0.08, d / 2), (w / 2 - 0.04, h - 0.08, d / 2 + 0.015), METAL),
+        ]
+    )
 
 
 def _toaster(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h * 0.9, d / 2), c),
-                        box((-w / 2 + 0.03, h * 0.9, -0.04), (w / 2 - 0.03, h, -0.02), DARK),
-                        box((-w / 2 + 0.03, h * 0.9, 0.02), (w / 2 - 0.03, h, 0.04), DARK),
-                        box((w / 2, h * 0.5, -0.01), (w / 2 + 0.02, h * 0.6, 0.01), DARK)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h * 0.9, d / 2), c),
+            box((-w / 2 + 0.03, h * 0.9, -0.04), (w / 2 - 0.03, h, -0.02), DARK),
+            box((-w / 2 + 0.03, h * 0.9, 0.02), (w / 2 - 0.03, h, 0.04), DARK),
+            box((w / 2, h * 0.5, -0.01), (w / 2 + 0.02, h * 0.6, 0.01), DARK),
+        ]
+    )
 
 
 def _coffeemachine(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, 0.04, d / 2), DARK),
-                        box((-w / 2, 0, -d / 2), (w / 2, h, -d / 2 + 0.12), c),
-                        box((-w / 2, h - 0.1, -d / 2), (w / 2, h, d / 2), c),
-                        cyl((0, 0.05), 0.04, 0.13, 0.04, (0.9, 0.9, 0.9))])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, 0.04, d / 2), DARK),
+            box((-w / 2, 0, -d / 2), (w / 2, h, -d / 2 + 0.12), c),
+            box((-w / 2, h - 0.1, -d / 2), (w / 2, h, d / 2), c),
+            cyl((0, 0.05), 0.04, 0.13, 0.04, (0.9, 0.9, 0.9)),
+        ]
+    )
 
 
 def _safe(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), _disc_front(h * 0.55, 0.05, d / 2, METAL, 0.02),
-                        box((w / 2 - 0.1, h * 0.3, d / 2), (w / 2 - 0.07, h * 0.7, d / 2 + 0.03), METAL)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+            _disc_front(h * 0.55, 0.05, d / 2, METAL, 0.02),
+            box((w / 2 - 0.1, h * 0.3, d / 2), (w / 2 - 0.07, h * 0.7, d / 2 + 0.03), METAL),
+        ]
+    )
 
 
 def _sink(w, h, d, c, rng):
     rim = 0.05
-    parts = [box((-w / 2 + 0.05, 0, -d / 2 + 0.05), (w / 2 - 0.05, h - 0.2, d / 2 - 0.05), _shade(c, 0.9)),
-             box((-w / 2, h - 0.2, -d / 2), (w / 2, h - 0.17, d / 2), c),
-             box((-w / 2, h - 0.17, -d / 2), (-w / 2 + rim, h, d / 2), c), box((w / 2 - rim, h - 0.17, -d / 2), (w / 2, h, d / 2), c),
-             box((-w / 2, h - 0.17, -d / 2), (w / 2, h, -d / 2 + rim), c), box((-w / 2, h - 0.17, d / 2 - rim), (w / 2, h, d / 2), c)]
+    parts = [
+        box((-w / 2 + 0.05, 0, -d / 2 + 0.05), (w / 2 - 0.05, h - 0.2, d / 2 - 0.05), _shade(c, 0.9)),
+        box((-w / 2, h - 0.2, -d / 2), (w / 2, h - 0.17, d / 2), c),
+        box((-w / 2, h - 0.17, -d / 2), (-w / 2 + rim, h, d / 2), c),
+        box((w / 2 - rim, h - 0.17, -d / 2), (w / 2, h, d / 2), c),
+        box((-w / 2, h - 0.17, -d / 2), (w / 2, h, -d / 2 + rim), c),
+        box((-w / 2, h - 0.17, d / 2 - rim), (w / 2, h, d / 2), c),
+    ]
     return Mesh.concat(parts)
 
 
 def _toilet(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0.05), 0, 0.38, 0.14, c, r1=0.2), cyl((0, 0.05), 0.38, 0.42, 0.2, (0.95, 0.95, 0.95)),
-                        box((-w / 2, 0.38, -d / 2), (w / 2, h, -d / 2 + 0.18), c)])
+    return Mesh.concat(
+        [
+            cyl((0, 0.05), 0, 0.38, 0.14, c, r1=0.2),
+            cyl((0, 0.05), 0.38, 0.42, 0.2, (0.95, 0.95, 0.95)),
+            box((-w / 2, 0.38, -d / 2), (w / 2, h, -d / 2 + 0.18), c),
+        ]
+    )
 
 
 def _bin(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, h, w / 2 * 0.85, c, r1=w / 2, caps=False), cyl((0, 0), 0, 0.01, w / 2 * 0.85, c),
-                        cyl((0, 0), h - 0.02, h, w / 2 + 0.01, _shade(c, 0.8), caps=False)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, h, w / 2 * 0.85, c, r1=w / 2, caps=False),
+            cyl((0, 0), 0, 0.01, w / 2 * 0.85, c),
+            cyl((0, 0), h - 0.02, h, w / 2 + 0.01, _shade(c, 0.8), caps=False),
+        ]
+    )
 
 
 def _plant(w, h, d, c, rng):
     pot = (0.72, 0.38, 0.22)
-    return Mesh.concat([cyl((0, 0), 0, 0.3 * h, 0.3 * w, pot, r1=0.4 * w), ellipsoid((0, 0.62 * h, 0), (w / 2, 0.35 * h, d / 2), c),
-                        ellipsoid((0.12 * w, 0.85 * h, 0.05), (0.3 * w, 0.15 * h, 0.3 * d), _shade(c, 1.2))])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.3 * h, 0.3 * w, pot, r1=0.4 * w),
+            ellipsoid((0, 0.62 * h, 0), (w / 2, 0.35 * h, d / 2), c),
+            ellipsoid((0.12 * w, 0.85 * h, 0.05), (0.3 * w, 0.15 * h, 0.3 * d), _shade(c, 1.2)),
+        ]
+    )
 
 
 def _floorlamp(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, 0.03, w * 0.4, c), cyl((0, 0), 0.03, h - 0.3, 0.015, c, n=6),
-                        cyl((0, 0), h - 0.3, h, w / 2, (0.96, 0.93, 0.8), r1=w * 0.3)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.03, w * 0.4, c),
+            cyl((0, 0), 0.03, h - 0.3, 0.015, c, n=6),
+            cyl((0, 0), h - 0.3, h, w / 2, (0.96, 0.93, 0.8), r1=w * 0.3),
+        ]
+    )
 
 
 def _desklamp(w, h, d, c, rng):
@@ -325,8 +431,13 @@ def _cylinder(w, h, d, c, rng):
 
 def _bottle(w, h, d, c, rng, neck=0.35):
     r = w / 2
-    return Mesh.concat([cyl((0, 0), 0, h * (1 - neck), r, c, n=12), cyl((0, 0), h * (1 - neck), h * (1 - neck * 0.6), r, c, r1=r * 0.35, n=12),
-                        cyl((0, 0), h * (1 - neck * 0.6), h, r * 0.35, _shade(c, 0.8), n=8)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, h * (1 - neck), r, c, n=12),
+            cyl((0, 0), h * (1 - neck), h * (1 - neck * 0.6), r, c, r1=r * 0.35, n=12),
+            cyl((0, 0), h * (1 - neck * 0.6), h, r * 0.35, _shade(c, 0.8), n=8),
+        ]
+    )
 
 
 def _winebottle(w, h, d, c, rng):
@@ -334,22 +445,34 @@ def _winebottle(w, h, d, c, rng):
 
 
 def _soapbottle(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, 0.75 * h, w / 2, c), cyl((0, 0), 0.75 * h, 0.92 * h, w * 0.12, (0.9, 0.9, 0.9), n=6),
-                        box((-0.005, 0.9 * h, -0.005), (0.01, h, d / 2), (0.9, 0.9, 0.9))])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.75 * h, w / 2, c),
+            cyl((0, 0), 0.75 * h, 0.92 * h, w * 0.12, (0.9, 0.9, 0.9), n=6),
+            box((-0.005, 0.9 * h, -0.005), (0.01, h, d / 2), (0.9, 0.9, 0.9)),
+        ]
+    )
 
 
 def _spraybottle(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, 0.7 * h, w / 2 * 0.9, c), box((-0.02, 0.7 * h, -0.02), (0.02, h, d / 2), (0.95, 0.95, 0.95)),
-                        box((-0.01, 0.55 * h, 0.01), (0.01, 0.85 * h, 0.025), (0.95, 0.95, 0.95))])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.7 * h, w / 2 * 0.9, c),
+            box((-0.02, 0.7 * h, -0.02), (0.02, h, d / 2), (0.95, 0.95, 0.95)),
+            box((-0.01, 0.55 * h, 0.01), (0.01, 0.85 * h, 0.025), (0.95, 0.95, 0.95)),
+        ]
+    )
 
 
 def _mug(w, h, d, c, rng):
     r = d / 2
     hx = r
-    parts = [cyl((0, 0), 0, h, r, c, n=14),
-             box((hx, 0.2 * h, -0.008), (w / 2, 0.3 * h, 0.008), c),
-             box((hx, 0.7 * h, -0.008), (w / 2, 0.8 * h, 0.008), c),
-             box((w / 2 - 0.012, 0.2 * h, -0.008), (w / 2, 0.8 * h, 0.008), c)]
+    parts = [
+        cyl((0, 0), 0, h, r, c, n=14),
+        box((hx, 0.2 * h, -0.008), (w / 2, 0.3 * h, 0.008), c),
+        box((hx, 0.7 * h, -0.008), (w / 2, 0.8 * h, 0.008), c),
+        box((w / 2 - 0.012, 0.2 * h, -0.008), (w / 2, 0.8 * h, 0.008), c),
+    ]
     return Mesh.concat(parts)
 
 
@@ -358,18 +481,30 @@ def _cup(w, h, d, c, rng):
 
 
 def _bowl(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, 0.15 * h, w * 0.25, c), cyl((0, 0), 0.15 * h, h, w * 0.3, c, r1=w / 2, n=16, caps=False),
-                        cyl((0, 0), 0.1 * h, 0.15 * h, w * 0.3, _shade(c, 0.85))])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.15 * h, w * 0.25, c),
+            cyl((0, 0), 0.15 * h, h, w * 0.3, c, r1=w / 2, n=16, caps=False),
+            cyl((0, 0), 0.1 * h, 0.15 * h, w * 0.3, _shade(c, 0.85)),
+        ]
+    )
 
 
 def _plate(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, h * 0.6, w * 0.32, c, r1=w / 2, n=18), cyl((0, 0), h * 0.6, h, w / 2, _shade(c, 0.95), n=18, caps=False)])
+    return Mesh.concat(
+        [cyl((0, 0), 0, h * 0.6, w * 0.32, c, r1=w / 2, n=18), cyl((0, 0), h * 0.6, h, w / 2, _shade(c, 0.95), n=18, caps=False)]
+    )
 
 
 def _pot(w, h, d, c, rng):
     r = d / 2
-    return Mesh.concat([cyl((0, 0), 0, h, r, c, n=16), box((-w / 2, 0.75 * h, -0.015), (-r, 0.85 * h, 0.015), DARK),
-                        box((r, 0.75 * h, -0.015), (w / 2, 0.85 * h, 0.015), DARK)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, h, r, c, n=16),
+            box((-w / 2, 0.75 * h, -0.015), (-r, 0.85 * h, 0.015), DARK),
+            box((r, 0.75 * h, -0.015), (w / 2, 0.85 * h, 0.015), DARK),
+        ]
+    )
 
 
 def _pan(w, h, d, c, rng):
@@ -379,9 +514,14 @@ def _pan(w, h, d, c, rng):
 
 def _kettle(w, h, d, c, rng):
     r = d / 2
-    return Mesh.concat([cyl((0, 0), 0, 0.8 * h, r, c, r1=r * 0.8, n=14), box((-0.03, 0.8 * h, -0.015), (0.03, h, 0.015), DARK),
-                        box((-w / 2, 0.45 * h, -0.01), (-r * 0.9, 0.7 * h, 0.01), c),  # spout
-                        box((r * 0.7, 0.3 * h, -0.012), (w / 2, 0.85 * h, 0.012), DARK)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.8 * h, r, c, r1=r * 0.8, n=14),
+            box((-0.03, 0.8 * h, -0.015), (0.03, h, 0.015), DARK),
+            box((-w / 2, 0.45 * h, -0.01), (-r * 0.9, 0.7 * h, 0.01), c),  # spout
+            box((r * 0.7, 0.3 * h, -0.012), (w / 2, 0.85 * h, 0.012), DARK),
+        ]
+    )
 
 
 def _ellipsoid(w, h, d, c, rng):
@@ -389,48 +529,80 @@ def _ellipsoid(w, h, d, c, rng):
 
 
 def _egg(w, h, d, c, rng):
-    return Mesh.concat([ellipsoid((0, 0.4 * h, 0), (w / 2, 0.4 * h, d / 2), c), ellipsoid((0, 0.55 * h, 0), (w * 0.42, 0.45 * h, d * 0.42), c)])
+    return Mesh.concat(
+        [ellipsoid((0, 0.4 * h, 0), (w / 2, 0.4 * h, d / 2), c), ellipsoid((0, 0.55 * h, 0), (w * 0.42, 0.45 * h, d * 0.42), c)]
+    )
 
 
 def _bread(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, 0.6 * h, d / 2), c), ellipsoid((0, 0.6 * h, 0), (w / 2, 0.4 * h, d / 2), _shade(c, 0.8))])
+    return Mesh.concat(
+        [box((-w / 2, 0, -d / 2), (w / 2, 0.6 * h, d / 2), c), ellipsoid((0, 0.6 * h, 0), (w / 2, 0.4 * h, d / 2), _shade(c, 0.8))]
+    )
 
 
 def _ball(w, h, d, c, rng):
-    return Mesh.concat([ellipsoid((0, h / 2, 0), (w / 2, h / 2, d / 2), c, nlat=8, nlon=14),
-                        cyl((0, 0), h / 2 - 0.004, h / 2 + 0.004, w / 2 + 0.002, DARK, n=14, caps=False)])
+    return Mesh.concat(
+        [
+            ellipsoid((0, h / 2, 0), (w / 2, h / 2, d / 2), c, nlat=8, nlon=14),
+            cyl((0, 0), h / 2 - 0.004, h / 2 + 0.004, w / 2 + 0.002, DARK, n=14, caps=False),
+        ]
+    )
 
 
 def _book(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
-                        box((-w / 2 + 0.01, 0.1 * h, -d / 2 + 0.005), (w / 2 + 0.001, 0.9 * h, d / 2 - 0.005), (0.96, 0.95, 0.9))])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+            box((-w / 2 + 0.01, 0.1 * h, -d / 2 + 0.005), (w / 2 + 0.001, 0.9 * h, d / 2 - 0.005), (0.96, 0.95, 0.9)),
+        ]
+    )
 
 
 def _box(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
-                        box((-w / 2, h, -0.01), (w / 2, h + 0.002, 0.01), _shade(c, 0.7))])
+    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), box((-w / 2, h, -0.01), (w / 2, h + 0.002, 0.01), _shade(c, 0.7))])
 
 
 def _phone(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), box((-w / 2 + 0.004, h, -d / 2 + 0.01), (w / 2 - 0.004, h + 0.001, d / 2 - 0.01), DARK)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+            box((-w / 2 + 0.004, h, -d / 2 + 0.01), (w / 2 - 0.004, h + 0.001, d / 2 - 0.01), DARK),
+        ]
+    )
 
 
 def _remote(w, h, d, c, rng):
-    parts = [box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), box((-0.01, h, d / 2 - 0.04), (0.01, h + 0.004, d / 2 - 0.02), (0.8, 0.1, 0.1))]
-    parts += [box((-0.015 + 0.02 * k, h, -0.05 + 0.03 * j), (-0.005 + 0.02 * k, h + 0.003, -0.04 + 0.03 * j), (0.6, 0.6, 0.6)) for k in (0, 1) for j in (0, 1, 2)]
+    parts = [
+        box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+        box((-0.01, h, d / 2 - 0.04), (0.01, h + 0.004, d / 2 - 0.02), (0.8, 0.1, 0.1)),
+    ]
+    parts += [
+        box((-0.015 + 0.02 * k, h, -0.05 + 0.03 * j), (-0.005 + 0.02 * k, h + 0.003, -0.04 + 0.03 * j), (0.6, 0.6, 0.6))
+        for k in (0, 1)
+        for j in (0, 1, 2)
+    ]
     return Mesh.concat(parts)
 
 
 def _card(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), box((-w / 2 + 0.01, h, -0.005), (-w / 2 + 0.022, h + 0.0005, 0.005), (0.85, 0.75, 0.3))])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c),
+            box((-w / 2 + 0.01, h, -0.005), (-w / 2 + 0.022, h + 0.0005, 0.005), (0.85, 0.75, 0.3)),
+        ]
+    )
 
 
 def _cloth(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), box((-w / 2, h, d / 2 - 0.05), (w / 2, h * 2, d / 2), _shade(c, 0.85))])
+    return Mesh.concat(
+        [box((-w / 2, 0, -d / 2), (w / 2, h, d / 2), c), box((-w / 2, h, d / 2 - 0.05), (w / 2, h * 2, d / 2), _shade(c, 0.85))]
+    )
 
 
 def _pillow(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0.1 * h, -d / 2), (w / 2, 0.9 * h, d / 2), c), ellipsoid((0, h / 2, 0), (w * 0.45, h / 2, d * 0.45), c)])
+    return Mesh.concat(
+        [box((-w / 2, 0.1 * h, -d / 2), (w / 2, 0.9 * h, d / 2), c), ellipsoid((0, h / 2, 0), (w * 0.45, h / 2, d * 0.45), c)]
+    )
 
 
 def _utensil(w, h, d, c, rng, head: str = "fork"):
@@ -444,8 +616,10 @@ def _utensil(w, h, d, c, rng, head: str = "fork"):
     elif head == "spatula":
         tip = box((-w / 2, 0, d * 0.15), (w / 2, h * 0.3, d / 2), c)
     else:  # fork: four tines
-        tip = Mesh.concat([box((-w / 2 + k * w / 4, 0, d * 0.15), (-w / 2 + k * w / 4 + w / 8, h * 0.5, d / 2), c) for k in range(4)]
-                          + [box((-w / 2, 0, d * 0.05), (w / 2, h * 0.5, d * 0.17), c)])
+        tip = Mesh.concat(
+            [box((-w / 2 + k * w / 4, 0, d * 0.15), (-w / 2 + k * w / 4 + w / 8, h * 0.5, d / 2), c) for k in range(4)]
+            + [box((-w / 2, 0, d * 0.05), (w / 2, h * 0.5, d * 0.17), c)]
+        )
     return Mesh.concat([handle, tip])
 
 
@@ -467,8 +641,13 @@ def _candle(w, h, d, c, rng):
 
 def _vase(w, h, d, c, rng):
     r = w / 2
-    return Mesh.concat([cyl((0, 0), 0, 0.4 * h, 0.6 * r, c, r1=r), cyl((0, 0), 0.4 * h, 0.8 * h, r, c, r1=0.45 * r, caps=False),
-                        cyl((0, 0), 0.8 * h, h, 0.45 * r, c, r1=0.6 * r, caps=False)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, 0.4 * h, 0.6 * r, c, r1=r),
+            cyl((0, 0), 0.4 * h, 0.8 * h, r, c, r1=0.45 * r, caps=False),
+            cyl((0, 0), 0.8 * h, h, 0.45 * r, c, r1=0.6 * r, caps=False),
+        ]
+    )
 
 
 def _laptop(w, h, d, c, rng):
@@ -480,13 +659,25 @@ def _laptop(w, h, d, c, rng):
 
 
 def _monitor(w, h, d, c, rng):
-    return Mesh.concat([box((-0.12, 0, -d / 2), (0.12, 0.015, d / 2), c), box((-0.02, 0, -0.03), (0.02, 0.2, 0.0), c),
-                        box((-w / 2, 0.12, -0.03), (w / 2, h, 0.0), c), box((-w / 2 + 0.02, 0.14, 0.0), (w / 2 - 0.02, h - 0.02, 0.003), (0.1, 0.15, 0.25))])
+    return Mesh.concat(
+        [
+            box((-0.12, 0, -d / 2), (0.12, 0.015, d / 2), c),
+            box((-0.02, 0, -0.03), (0.02, 0.2, 0.0), c),
+            box((-w / 2, 0.12, -0.03), (w / 2, h, 0.0), c),
+            box((-w / 2 + 0.02, 0.14, 0.0), (w / 2 - 0.02, h - 0.02, 0.003), (0.1, 0.15, 0.25)),
+        ]
+    )
 
 
 def _television(w, h, d, c, rng):
-    return Mesh.concat([box((-0.2, 0, -d / 2), (0.2, 0.02, d / 2), c), box((-0.03, 0, -0.03), (0.03, 0.12, 0.0), c),
-                        box((-w / 2, 0.08, -0.04), (w / 2, h, 0.0), c), box((-w / 2 + 0.02, 0.1, 0.0), (w / 2 - 0.02, h - 0.02, 0.003), (0.08, 0.1, 0.18))])
+    return Mesh.concat(
+        [
+            box((-0.2, 0, -d / 2), (0.2, 0.02, d / 2), c),
+            box((-0.03, 0, -0.03), (0.03, 0.12, 0.0), c),
+            box((-w / 2, 0.08, -0.04), (w / 2, h, 0.0), c),
+            box((-w / 2 + 0.02, 0.1, 0.0), (w / 2 - 0.02, h - 0.02, 0.003), (0.08, 0.1, 0.18)),
+        ]
+    )
 
 
 def _painting(w, h, d, c, rng):
@@ -499,23 +690,38 @@ def _painting(w, h, d, c, rng):
 def _window(w, h, d, c, rng):
     f = 0.05
     glass = (0.55, 0.7, 0.85)
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, f, d / 2), c), box((-w / 2, h - f, -d / 2), (w / 2, h, d / 2), c),
-                        box((-w / 2, 0, -d / 2), (-w / 2 + f, h, d / 2), c), box((w / 2 - f, 0, -d / 2), (w / 2, h, d / 2), c),
-                        box((-0.015, 0, -d / 4), (0.015, h, d / 4), c), box((-w / 2, h / 2 - 0.015, -d / 4), (w / 2, h / 2 + 0.015, d / 4), c),
-                        box((-w / 2, 0, -0.005), (w / 2, h, 0.005), glass)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, f, d / 2), c),
+            box((-w / 2, h - f, -d / 2), (w / 2, h, d / 2), c),
+            box((-w / 2, 0, -d / 2), (-w / 2 + f, h, d / 2), c),
+            box((w / 2 - f, 0, -d / 2), (w / 2, h, d / 2), c),
+            box((-0.015, 0, -d / 4), (0.015, h, d / 4), c),
+            box((-w / 2, h / 2 - 0.015, -d / 4), (w / 2, h / 2 + 0.015, d / 4), c),
+            box((-w / 2, 0, -0.005), (w / 2, h, 0.005), glass),
+        ]
+    )
 
 
 def _doorway(w, h, d, c, rng):
     f = 0.06
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (-w / 2 + f, h, d / 2), c), box((w / 2 - f, 0, -d / 2), (w / 2, h, d / 2), c),
-                        box((-w / 2, h - f, -d / 2), (w / 2, h, d / 2), c)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (-w / 2 + f, h, d / 2), c),
+            box((w / 2 - f, 0, -d / 2), (w / 2, h, d / 2), c),
+            box((-w / 2, h - f, -d / 2), (w / 2, h, d / 2), c),
+        ]
+    )
 
 
 def _dogbed(w, h, d, c, rng):
     m = cyl((0, 0), 0, h * 0.35, w / 2, _shade(c, 1.1), n=16)
     rim = cyl((0, 0), h * 0.35, h, w / 2, c, r1=w / 2 * 0.95, n=16, caps=False)
-    return Mesh(np.concatenate([m.vertices, rim.vertices]) * np.array([1, 1, d / w]),
-                np.concatenate([m.faces, rim.faces + len(m.vertices)]), np.concatenate([m.colors, rim.colors]))
+    return Mesh(
+        np.concatenate([m.vertices, rim.vertices]) * np.array([1, 1, d / w]),
+        np.concatenate([m.faces, rim.faces + len(m.vertices)]),
+        np.concatenate([m.colors, rim.colors]),
+    )
 
 
 def _dumbbell(w, h, d, c, rng):
@@ -551,8 +757,11 @@ def _racket(w, h, d, c, rng):
 def _boots(w, h, d, c, rng):
     parts = []
     for x in (-w / 4, w / 4):
-        parts += [box((x - w / 5, 0, -d / 2), (x + w / 5, 0.1, d / 2), c), box((x - w / 5, 0.1, -d / 2), (x + w / 5, h, -d / 2 + 0.12), c),
-                  box((x - w / 5, 0, -d / 2), (x + w / 5, 0.02, d / 2), DARK)]
+        parts += [
+            box((x - w / 5, 0, -d / 2), (x + w / 5, 0.1, d / 2), c),
+            box((x - w / 5, 0.1, -d / 2), (x + w / 5, h, -d / 2 + 0.12), c),
+            box((x - w / 5, 0, -d / 2), (x + w / 5, 0.02, d / 2), DARK),
+        ]
     return Mesh.concat(parts)
 
 
@@ -565,52 +774,102 @@ def _plunger(w, h, d, c, rng):
 
 
 def _vacuum(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, 0.3, d / 2), c), box((-0.02, 0.3, -0.05), (0.02, h, -0.01), DARK),
-                        box((-0.08, h - 0.05, -0.05), (0.08, h, -0.01), DARK), box((-w / 2, 0, d / 2 - 0.05), (w / 2, 0.05, d / 2), DARK)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, 0.3, d / 2), c),
+            box((-0.02, 0.3, -0.05), (0.02, h, -0.01), DARK),
+            box((-0.08, h - 0.05, -0.05), (0.08, h, -0.01), DARK),
+            box((-w / 2, 0, d / 2 - 0.05), (w / 2, 0.05, d / 2), DARK),
+        ]
+    )
 
 
 def _cart(w, h, d, c, rng):
     parts = [box((-w / 2, 0.15 + k * (h - 0.15) / 2 - 0.02, -d / 2), (w / 2, 0.15 + k * (h - 0.15) / 2, d / 2), c) for k in (0, 1, 2)]
-    parts += [box((sx * w / 2 - 0.015 * (sx > 0), 0.08, sz * d / 2 - 0.015 * (sz > 0)), (sx * w / 2 + 0.015 * (sx < 0), h, sz * d / 2 + 0.015 * (sz < 0)), METAL)
-              for sx in (-1, 1) for sz in (-1, 1)]
-    parts += [_hcyl(sx * w / 2 - 0.02, sx * w / 2 + 0.02, 0.04, 0.04, DARK, n=8).transformed(0.0, np.array([0, 0, sz * (d / 2 - 0.05)]))
-              for sx in (-1, 1) for sz in (-1, 1)]
+    parts += [
+        box(
+            (sx * w / 2 - 0.015 * (sx > 0), 0.08, sz * d / 2 - 0.015 * (sz > 0)),
+            (sx * w / 2 + 0.015 * (sx < 0), h, sz * d / 2 + 0.015 * (sz < 0)),
+            METAL,
+        )
+        for sx in (-1, 1)
+        for sz in (-1, 1)
+    ]
+    parts += [
+        _hcyl(sx * w / 2 - 0.02, sx * w / 2 + 0.02, 0.04, 0.04, DARK, n=8).transformed(0.0, np.array([0, 0, sz * (d / 2 - 0.05)]))
+        for sx in (-1, 1)
+        for sz in (-1, 1)
+    ]
     return Mesh.concat(parts)
 
 
 def _ottoman(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0.05, -d / 2), (w / 2, h - 0.06, d / 2), c), box((-w / 2 + 0.02, h - 0.06, -d / 2 + 0.02), (w / 2 - 0.02, h, d / 2 - 0.02), _shade(c, 1.1)),
-                        box((-w / 2 + 0.05, 0, -d / 2 + 0.05), (w / 2 - 0.05, 0.05, d / 2 - 0.05), DARK)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0.05, -d / 2), (w / 2, h - 0.06, d / 2), c),
+            box((-w / 2 + 0.02, h - 0.06, -d / 2 + 0.02), (w / 2 - 0.02, h, d / 2 - 0.02), _shade(c, 1.1)),
+            box((-w / 2 + 0.05, 0, -d / 2 + 0.05), (w / 2 - 0.05, 0.05, d / 2 - 0.05), DARK),
+        ]
+    )
 
 
 def _statue(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, 0.12 * h, d / 2), _shade(c, 0.8)), cyl((0, 0), 0.12 * h, 0.7 * h, w * 0.3, c, r1=w * 0.2, n=10),
-                        ellipsoid((0, 0.82 * h, 0), (w * 0.22, 0.14 * h, d * 0.22), c)])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, 0.12 * h, d / 2), _shade(c, 0.8)),
+            cyl((0, 0), 0.12 * h, 0.7 * h, w * 0.3, c, r1=w * 0.2, n=10),
+            ellipsoid((0, 0.82 * h, 0), (w * 0.22, 0.14 * h, d * 0.22), c),
+        ]
+    )
 
 
 def _decor(w, h, d, c, rng):
-    return Mesh.concat([box((-w / 2, 0, -d / 2), (w / 2, 0.05, d / 2), _shade(c, 0.7)), ellipsoid((0, 0.45 * h, 0), (w * 0.3, 0.4 * h, d * 0.3), c),
-                        ellipsoid((0.3 * w, 0.2 * h, 0.3 * d), (w * 0.15, 0.15 * h, d * 0.15), _shade(c, 1.2))])
+    return Mesh.concat(
+        [
+            box((-w / 2, 0, -d / 2), (w / 2, 0.05, d / 2), _shade(c, 0.7)),
+            ellipsoid((0, 0.45 * h, 0), (w * 0.3, 0.4 * h, d * 0.3), c),
+            ellipsoid((0.3 * w, 0.2 * h, 0.3 * d), (w * 0.15, 0.15 * h, d * 0.15), _shade(c, 1.2)),
+        ]
+    )
 
 
 def _teddy(w, h, d, c, rng):
-    return Mesh.concat([ellipsoid((0, 0.3 * h, 0), (w * 0.35, 0.3 * h, d * 0.4), c), ellipsoid((0, 0.75 * h, 0), (w * 0.27, 0.22 * h, d * 0.35), c),
-                        ellipsoid((-w * 0.2, 0.95 * h, 0), (w * 0.1, 0.06 * h, d * 0.1), c), ellipsoid((w * 0.2, 0.95 * h, 0), (w * 0.1, 0.06 * h, d * 0.1), c),
-                        ellipsoid((0, 0.72 * h, d * 0.3), (w * 0.08, 0.06 * h, d * 0.12), _shade(c, 0.6)),
-                        ellipsoid((-w * 0.38, 0.35 * h, 0), (w * 0.12, 0.15 * h, d * 0.2), c), ellipsoid((w * 0.38, 0.35 * h, 0), (w * 0.12, 0.15 * h, d * 0.2), c)])
+    return Mesh.concat(
+        [
+            ellipsoid((0, 0.3 * h, 0), (w * 0.35, 0.3 * h, d * 0.4), c),
+            ellipsoid((0, 0.75 * h, 0), (w * 0.27, 0.22 * h, d * 0.35), c),
+            ellipsoid((-w * 0.2, 0.95 * h, 0), (w * 0.1, 0.06 * h, d * 0.1), c),
+            ellipsoid((w * 0.2, 0.95 * h, 0), (w * 0.1, 0.06 * h, d * 0.1), c),
+            ellipsoid((0, 0.72 * h, d * 0.3), (w * 0.08, 0.06 * h, d * 0.12), _shade(c, 0.6)),
+            ellipsoid((-w * 0.38, 0.35 * h, 0), (w * 0.12, 0.15 * h, d * 0.2), c),
+            ellipsoid((w * 0.38, 0.35 * h, 0), (w * 0.12, 0.15 * h, d * 0.2), c),
+        ]
+    )
 
 
 def _alarmclock(w, h, d, c, rng):
     face = _disc_front(0.45 * h, 0.35 * h, 0.0, (0.95, 0.95, 0.95), depth=d / 2)
     body = _disc_front(0.45 * h, 0.45 * h, -d / 2, c, depth=d * 0.8)
-    return Mesh.concat([body, face, ellipsoid((-w * 0.3, 0.9 * h, 0), (w * 0.16, 0.1 * h, d * 0.3), METAL),
-                        ellipsoid((w * 0.3, 0.9 * h, 0), (w * 0.16, 0.1 * h, d * 0.3), METAL),
-                        box((-w * 0.3, 0, -0.01), (-w * 0.25, 0.1 * h, 0.01), DARK), box((w * 0.25, 0, -0.01), (w * 0.3, 0.1 * h, 0.01), DARK)])
+    return Mesh.concat(
+        [
+            body,
+            face,
+            ellipsoid((-w * 0.3, 0.9 * h, 0), (w * 0.16, 0.1 * h, d * 0.3), METAL),
+            ellipsoid((w * 0.3, 0.9 * h, 0), (w * 0.16, 0.1 * h, d * 0.3), METAL),
+            box((-w * 0.3, 0, -0.01), (-w * 0.25, 0.1 * h, 0.01), DARK),
+            box((w * 0.25, 0, -0.01), (w * 0.3, 0.1 * h, 0.01), DARK),
+        ]
+    )
 
 
 def _watch(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, 0), 0, h, w * 0.3, METAL, n=12), cyl((0, 0), h, h + 0.001, w * 0.25, (0.95, 0.95, 0.95), n=12),
-                        box((-w * 0.12, 0, -d / 2), (w * 0.12, h * 0.5, d / 2), c)])
+    return Mesh.concat(
+        [
+            cyl((0, 0), 0, h, w * 0.3, METAL, n=12),
+            cyl((0, 0), h, h + 0.001, w * 0.25, (0.95, 0.95, 0.95), n=12),
+            box((-w * 0.12, 0, -d / 2), (w * 0.12, h * 0.5, d / 2), c),
+        ]
+    )
 
 
 def _keychain(w, h, d, c, rng):
@@ -618,29 +877,96 @@ def _keychain(w, h, d, c, rng):
 
 
 def _faucet(w, h, d, c, rng):
-    return Mesh.concat([cyl((0, -d / 2 + w / 2), 0, 0.1 * h, w / 2, c, n=10), cyl((0, -d / 2 + w / 2), 0.1 * h, h, 0.015, c, n=8),
-                        box((-0.015, h - 0.03, -d / 2 + w / 2), (0.015, h, d / 2), c), box((-0.015, 0.7 * h, d / 2 - 0.03), (0.015, h, d / 2), c)])
+    return Mesh.concat(
+        [
+            cyl((0, -d / 2 + w / 2), 0, 0.1 * h, w / 2, c, n=10),
+            cyl((0, -d / 2 + w / 2), 0.1 * h, h, 0.015, c, n=8),
+            box((-0.015, h - 0.03, -d / 2 + w / 2), (0.015, h, d / 2), c),
+            box((-0.015, 0.7 * h, d / 2 - 0.03), (0.015, h, d / 2), c),
+        ]
+    )
 
 
 _BUILDERS: dict[str, Callable] = {
     "faucet": _faucet,
-    "table": _table, "desk": _desk, "chair": _chair, "stool": _stool, "sofa": _sofa, "armchair": _armchair,
-    "bed": _bed, "dresser": _dresser, "counter": _counter, "tvstand": _tvstand, "shelves": _shelves,
-    "fridge": _fridge, "appliance_round": _appliance_round, "microwave": _microwave, "toaster": _toaster,
-    "coffeemachine": _coffeemachine, "safe": _safe, "sink": _sink, "toilet": _toilet, "bin": _bin,
-    "plant": _plant, "floorlamp": _floorlamp, "desklamp": _desklamp, "bottle": _bottle,
-    "winebottle": _winebottle, "soapbottle": _soapbottle, "spraybottle": _spraybottle, "mug": _mug,
-    "cup": _cup, "bowl": _bowl, "plate": _plate, "pot": _pot, "pan": _pan, "kettle": _kettle,
-    "ellipsoid": _ellipsoid, "egg": _egg, "bread": _bread, "ball": _ball, "book": _book, "box": _box,
-    "phone": _phone, "remote": _remote, "card": _card, "cloth": _cloth, "pillow": _pillow,
-    "fork": lambda *a: _utensil(*a, head="fork"), "spoon": lambda *a: _utensil(*a, head="spoon"),
-    "ladle": lambda *a: _utensil(*a, head="ladle"), "spatula": lambda *a: _utensil(*a, head="spatula"),
-    "knife": _knife, "shaker": _shaker, "roll": _roll, "candle": _candle, "vase": _vase, "laptop": _laptop,
-    "monitor": _monitor, "television": _television, "painting": _painting, "window": _window,
-    "doorway": _doorway, "dogbed": _dogbed, "dumbbell": _dumbbell, "bat": _bat, "pen": _pen,
-    "racket": _racket, "boots": _boots, "sack": _sack, "plunger": _plunger, "vacuum": _vacuum,
-    "cart": _cart, "ottoman": _ottoman, "statue": _statue, "decor": _decor, "teddybear": _teddy,
-    "alarmclock": _alarmclock, "watch": _watch, "keychain": _keychain, "cylinder": _cylinder,
+    "table": _table,
+    "desk": _desk,
+    "chair": _chair,
+    "stool": _stool,
+    "sofa": _sofa,
+    "armchair": _armchair,
+    "bed": _bed,
+    "dresser": _dresser,
+    "counter": _counter,
+    "tvstand": _tvstand,
+    "shelves": _shelves,
+    "fridge": _fridge,
+    "appliance_round": _appliance_round,
+    "microwave": _microwave,
+    "toaster": _toaster,
+    "coffeemachine": _coffeemachine,
+    "safe": _safe,
+    "sink": _sink,
+    "toilet": _toilet,
+    "bin": _bin,
+    "plant": _plant,
+    "floorlamp": _floorlamp,
+    "desklamp": _desklamp,
+    "bottle": _bottle,
+    "winebottle": _winebottle,
+    "soapbottle": _soapbottle,
+    "spraybottle": _spraybottle,
+    "mug": _mug,
+    "cup": _cup,
+    "bowl": _bowl,
+    "plate": _plate,
+    "pot": _pot,
+    "pan": _pan,
+    "kettle": _kettle,
+    "ellipsoid": _ellipsoid,
+    "egg": _egg,
+    "bread": _bread,
+    "ball": _ball,
+    "book": _book,
+    "box": _box,
+    "phone": _phone,
+    "remote": _remote,
+    "card": _card,
+    "cloth": _cloth,
+    "pillow": _pillow,
+    "fork": lambda *a: _utensil(*a, head="fork"),
+    "spoon": lambda *a: _utensil(*a, head="spoon"),
+    "ladle": lambda *a: _utensil(*a, head="ladle"),
+    "spatula": lambda *a: _utensil(*a, head="spatula"),
+    "knife": _knife,
+    "shaker": _shaker,
+    "roll": _roll,
+    "candle": _candle,
+    "vase": _vase,
+    "laptop": _laptop,
+    "monitor": _monitor,
+    "television": _television,
+    "painting": _painting,
+    "window": _window,
+    "doorway": _doorway,
+    "dogbed": _dogbed,
+    "dumbbell": _dumbbell,
+    "bat": _bat,
+    "pen": _pen,
+    "racket": _racket,
+    "boots": _boots,
+    "sack": _sack,
+    "plunger": _plunger,
+    "vacuum": _vacuum,
+    "cart": _cart,
+    "ottoman": _ottoman,
+    "statue": _statue,
+    "decor": _decor,
+    "teddybear": _teddy,
+    "alarmclock": _alarmclock,
+    "watch": _watch,
+    "keychain": _keychain,
+    "cylinder": _cylinder,
 }
 
 

@@ -22,15 +22,18 @@ class NavGrid:
         idx = np.arange(nx * nz).reshape(nx, nz)
         rows, cols, wts = [], [], []
         for di, dj in ((1, 0), (0, 1), (1, 1), (1, -1)):
-            a = walkable[max(0, -di):nx - max(0, di), max(0, -dj):nz - max(0, dj)]
+            a = walkable[max(0, -di) : nx - max(0, di), max(0, -dj) : nz - max(0, dj)]
             i0, j0 = max(0, -di), max(0, -dj)
-            src = walkable[i0:i0 + a.shape[0], j0:j0 + a.shape[1]]
-            dst = walkable[i0 + di:i0 + di + a.shape[0], j0 + dj:j0 + dj + a.shape[1]]
+            src = walkable[i0 : i0 + a.shape[0], j0 : j0 + a.shape[1]]
+            dst = walkable[i0 + di : i0 + di + a.shape[0], j0 + dj : j0 + dj + a.shape[1]]
             ok = src & dst
             if di and dj:  # no corner cutting
-                ok &= walkable[i0 + di:i0 + di + a.shape[0], j0:j0 + a.shape[1]] & walkable[i0:i0 + a.shape[0], j0 + dj:j0 + dj + a.shape[1]]
-            s = idx[i0:i0 + a.shape[0], j0:j0 + a.shape[1]][ok]
-            t = idx[i0 + di:i0 + di + a.shape[0], j0 + dj:j0 + dj + a.shape[1]][ok]
+                ok &= (
+                    walkable[i0 + di : i0 + di + a.shape[0], j0 : j0 + a.shape[1]]
+                    & walkable[i0 : i0 + a.shape[0], j0 + dj : j0 + dj + a.shape[1]]
+                )
+            s = idx[i0 : i0 + a.shape[0], j0 : j0 + a.shape[1]][ok]
+            t = idx[i0 + di : i0 + di + a.shape[0], j0 + dj : j0 + dj + a.shape[1]][ok]
             w = np.hypot(di, dj) * res
             rows += [s, t]
             cols += [t, s]

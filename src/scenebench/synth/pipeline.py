@@ -71,8 +71,11 @@ class GenerateSettings:
         from scenebench.extras import available
         from scenebench.synth.raycast import default_backend
 
-        return replace(self, raycaster=default_backend() if self.raycaster == "auto" else self.raycaster,
-                       surprise_pth=available("torch") if self.surprise_pth is None else self.surprise_pth)
+        return replace(
+            self,
+            raycaster=default_backend() if self.raycaster == "auto" else self.raycaster,
+            surprise_pth=available("torch") if self.surprise_pth is None else self.surprise_pth,
+        )
 
     def fingerprint_fields(self) -> dict[str, Any]:
         d = asdict(self)
@@ -107,6 +110,7 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 # one house (runs in a worker)
 # --------------------------------------------------------------------------------------------
 
+
 def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     """Build, sense and annotate house ``index``; commit its folder under ``OUT/.houses``; return its summary."""
     from scenebench.synth.house import build_house, scene_hex
@@ -122,13 +126,20 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     stage.mkdir(parents=True)
     try:
         test = is_test(s, index)
-        sensor = SensorSettings(width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise,
-                                hole_rate=s.hole_rate, raycaster=s.raycaster)
+        sensor = SensorSettings(
+            width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise, hole_rate=s.hole_rate, raycaster=s.raycaster
+        )
         cap = capture(house, sensor, _rng(s, index, 1))
         sid = scene_hex(s.seed, index)
-        summary: dict[str, Any] = {"house_id": house.house_id, "index": index, "split": "test" if test else "train",
-                                   "scene_id": sid, "rooms": [r.type for r in house.plan.rooms],
-                                   "n_objects": len(house.objects), "n_points": len(cap.cloud)}
+        summary: dict[str, Any] = {
+            "house_id": house.house_id,
+            "index": index,
+            "split": "test" if test else "train",
+            "scene_id": sid,
+            "rooms": [r.type for r in house.plan.rooms],
+            "n_objects": len(house.objects),
+            "n_points": len(cap.cloud),
+        }
         if "3dbench" in s.formats:
             b = bench3d_house(house, cap.coverage, _rng(s, index, 2), TaskSettings(min_points=s.min_points), test=test)
             cloud = np.concatenate([cap.cloud.xyz, cap.cloud.rgb], 1).astype(np.float32)
@@ -162,7 +173,15 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             if scene is not None:
                 for scan in scene.scans:
                     # plain writes: the staging folder's rename commits the house
-                    write_scan(stage / "3rscan" / scan.scan_id, scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances, atomic=False)
+                    write_scan(
+                        stage / "3rscan" / scan.scan_id,
+                        scan.vertices,
+                        scan.colors,
+                        scan.faces,
+                        scan.object_ids,
+                        scan.instances,
+                        atomic=False,
+                    )
                 summary["3rscan"] = {"scene": to_plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
         files = sorted(p for p in stage.rglob("*") if p.is_file())
         summary["files"] = {p.relative_to(stage).as_posix(): sha256_file(p) for p in files}
@@ -197,11 +216,10 @@ def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pt
         write_scene(folder / f"{sid}.pth", *parts)
 
 
-
-
 # --------------------------------------------------------------------------------------------
 # the run (parent process)
 # --------------------------------------------------------------------------------------------
+
 
 def _versions() -> dict[str, str]:
     import importlib.metadata as md
@@ -224,9 +242,13 @@ def _check_settings(out: Path, s: GenerateSettings, overwrite: bool) -> None:
         have = json.loads(marker.read_text())
         if have != want:
             if not overwrite:
-                diff = sorted(k for k in set(have["settings"]) | set(want["settings"]) if have["settings"].get(k) != want["settings"].get(k))
-                raise RunMismatchError(f"{out} holds houses generated with different settings ({', '.join(diff) or 'generator version'}); "
-                                       "use another --out or pass --overwrite to start afresh")
+                diff = sorted(
+                    k for k in set(have["settings"]) | set(want["settings"]) if have["settings"].get(k) != want["settings"].get(k)
+                )
+                raise RunMismatchError(
+                    f"{out} holds houses generated with different settings ({', '.join(diff) or 'generator version'}); "
+                    "use another --out or pass --overwrite to start afresh"
+                )
             shutil.rmtree(out)
     elif out.exists() and any(out.iterdir()) and not overwrite:
         raise RunMismatchError(f"{out} is not empty and holds no scenebench generation run; choose an empty or new --out")
@@ -302,8 +324,16 @@ def _run_ray(out: Path, todo: list[int], s: GenerateSettings, workers: int, addr
             ray.shutdown()
 
 
-def run(out: str | Path, s: GenerateSettings, *, workers: int = 1, backend: str = "local", address: str | None = None,
-        overwrite: bool = False, progress: bool = True) -> dict[str, Any]:
+def run(
+    out: str | Path,
+    s: GenerateSettings,
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    overwrite: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
     """Generate (or resume) ``s.houses`` houses into ``out``; returns the manifest."""
     from scenebench.progress import progress_bar
     from scenebench.synth.house import house_id_of
@@ -331,6 +361,7 @@ def run(out: str | Path, s: GenerateSettings, *, workers: int = 1, backend: str 
     for sm in summaries.values():
         publish(out, sm)
     with progress_bar(len(todo), "houses", enabled=progress, unit="houses") as advance:
+
         def done(sm: dict) -> None:
             publish(out, sm)
             summaries[sm["index"]] = sm
@@ -360,8 +391,9 @@ def write_preview(out: Path, s: GenerateSettings, summary: dict[str, Any]) -> li
 
     index = summary["index"]
     house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
-    sensor = SensorSettings(width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise,
-                            hole_rate=s.hole_rate, raycaster=s.raycaster)
+    sensor = SensorSettings(
+        width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise, hole_rate=s.hole_rate, raycaster=s.raycaster
+    )
     cap = capture(house, sensor, _rng(s, index, 1))
     nav = summary.get("bench3d", {}).get("records", {}).get("Navigation") or []
     path = nav[0]["positions"] if nav else None
@@ -404,11 +436,23 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
         "formats": list(s.formats),
         "settings": s.fingerprint_fields(),
         "versions": _versions(),
-        "splits": {"test": [sm["house_id"] for sm in summaries if sm["split"] == "test"],
-                   "train": [sm["house_id"] for sm in summaries if sm["split"] == "train"]},
-        "per_house": [{"house_id": sm["house_id"], "index": sm["index"], "split": sm["split"], "scene_id": sm["scene_id"],
-                       "n_objects": sm["n_objects"], "n_points": sm["n_points"], "files": len(sm["files"]), "sha256": sm["sha256"]}
-                      for sm in summaries],
+        "splits": {
+            "test": [sm["house_id"] for sm in summaries if sm["split"] == "test"],
+            "train": [sm["house_id"] for sm in summaries if sm["split"] == "train"],
+        },
+        "per_house": [
+            {
+                "house_id": sm["house_id"],
+                "index": sm["index"],
+                "split": sm["split"],
+                "scene_id": sm["scene_id"],
+                "n_objects": sm["n_objects"],
+                "n_points": sm["n_points"],
+                "files": len(sm["files"]),
+                "sha256": sm["sha256"],
+            }
+            for sm in summaries
+        ],
         "aggregated": {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(written)},
     }
     atomic_write_json(out / MANIFEST, manifest)
@@ -422,8 +466,10 @@ def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path
     written = []
     for split, folder in (("test", bench), ("train", bench / "train")):
         folder.mkdir(parents=True, exist_ok=True)
-        by_stem = {stem: [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
-                   for stem in STEMS}
+        by_stem = {
+            stem: [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
+            for stem in STEMS
+        }
         written += write_bench(folder, by_stem)  # the released writers' shapes (question ids from 1 per file, house metadata)
         inst = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("instructions", [])]
         p = bench / "instruction" / f"{split}.json"

@@ -17,8 +17,12 @@ from scenebench.io.png import png_bytes
 from scenebench.synth.categories import CATEGORIES, PALETTE
 
 ROOM_TINT = {
-    "living room": (0.98, 0.92, 0.80), "kitchen": (0.85, 0.95, 0.85), "bedroom": (0.86, 0.88, 0.98),
-    "bathroom": (0.82, 0.95, 0.97), "dining room": (0.98, 0.88, 0.88), "office": (0.93, 0.90, 0.97),
+    "living room": (0.98, 0.92, 0.80),
+    "kitchen": (0.85, 0.95, 0.85),
+    "bedroom": (0.86, 0.88, 0.98),
+    "bathroom": (0.82, 0.95, 0.97),
+    "dining room": (0.98, 0.88, 0.88),
+    "office": (0.93, 0.90, 0.97),
 }
 
 
@@ -61,8 +65,8 @@ class Canvas:
     def dot(self, x, z, color, r_px=4):
         cx, cy = self.px(x, z)
         H, W = self.img.shape[:2]
-        yy, xx = np.mgrid[max(0, int(cy) - r_px):min(H, int(cy) + r_px + 1), max(0, int(cx) - r_px):min(W, int(cx) + r_px + 1)]
-        m = (xx - cx) ** 2 + (yy - cy) ** 2 <= r_px ** 2
+        yy, xx = np.mgrid[max(0, int(cy) - r_px) : min(H, int(cy) + r_px + 1), max(0, int(cx) - r_px) : min(W, int(cx) + r_px + 1)]
+        m = (xx - cx) ** 2 + (yy - cy) ** 2 <= r_px**2
         self.img[yy[m], xx[m]] = color
 
 

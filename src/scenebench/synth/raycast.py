@@ -53,8 +53,9 @@ class Open3DCaster:
         o3d = require("open3d", "open3d", purpose="ray casting with open3d's RaycastingScene")
         self._o3d = o3d
         self._scene = o3d.t.geometry.RaycastingScene()
-        self._scene.add_triangles(o3d.core.Tensor(np.ascontiguousarray(vertices, np.float32)),
-                                  o3d.core.Tensor(np.ascontiguousarray(faces, np.uint32)))
+        self._scene.add_triangles(
+            o3d.core.Tensor(np.ascontiguousarray(vertices, np.float32)), o3d.core.Tensor(np.ascontiguousarray(faces, np.uint32))
+        )
 
     def cast(self, origins, directions):
         rays = np.concatenate([origins, directions], 1).astype(np.float32)
@@ -103,7 +104,7 @@ class NumpyCaster:
         t_out = np.full(len(o_all), np.inf, np.float32)
         ids = np.full(len(o_all), -1, np.int64)
         for s0 in range(0, len(o_all), self._chunk):
-            o, d = o_all[s0:s0 + self._chunk, None], d_all[s0:s0 + self._chunk, None]
+            o, d = o_all[s0 : s0 + self._chunk, None], d_all[s0 : s0 + self._chunk, None]
             p = np.cross(d, self._e2[None])
             det = (self._e1[None] * p).sum(-1)
             ok = np.abs(det) > 1e-12
@@ -118,8 +119,8 @@ class NumpyCaster:
             best = np.argmin(t, axis=1)
             tb = t[np.arange(len(t)), best]
             found = np.isfinite(tb)
-            t_out[s0:s0 + self._chunk] = np.where(found, tb, np.inf)
-            ids[s0:s0 + self._chunk] = np.where(found, best, -1)
+            t_out[s0 : s0 + self._chunk] = np.where(found, tb, np.inf)
+            ids[s0 : s0 + self._chunk] = np.where(found, best, -1)
         return t_out, ids
 
 

@@ -20,10 +20,16 @@ THRESHOLD = 0.5
 RELATIONS = ("left", "right", "front", "behind", "front-left", "front-right", "behind-left", "behind-right", "above", "below")
 VERTICAL = {"above", "below"}
 _PHRASE = {
-    "left": "is to the left of", "right": "is to the right of", "front": "is in front of", "behind": "is behind",
-    "front-left": "is in front of and to the left of", "front-right": "is in front of and to the right of",
-    "behind-left": "is behind and to the left of", "behind-right": "is behind and to the right of",
-    "above": "is above", "below": "is below",
+    "left": "is to the left of",
+    "right": "is to the right of",
+    "front": "is in front of",
+    "behind": "is behind",
+    "front-left": "is in front of and to the left of",
+    "front-right": "is in front of and to the right of",
+    "behind-left": "is behind and to the left of",
+    "behind-right": "is behind and to the right of",
+    "above": "is above",
+    "below": "is below",
 }
 
 
@@ -54,8 +60,7 @@ def viewer_frame(eye: np.ndarray, look_at: np.ndarray) -> tuple[np.ndarray, np.n
     return fwd, np.array([-fwd[1], fwd[0]])
 
 
-def view_relation(a_center: np.ndarray, b_center: np.ndarray, fwd: np.ndarray, right: np.ndarray,
-                  thr: float = THRESHOLD) -> str | None:
+def view_relation(a_center: np.ndarray, b_center: np.ndarray, fwd: np.ndarray, right: np.ndarray, thr: float = THRESHOLD) -> str | None:
     """Relation of A to B seen by a viewer with floor-plane axes ``fwd``/``right`` (0.5 m rule).
 
     *front* = nearer the viewer than B (offset against the viewing direction), *behind* = farther;
@@ -111,8 +116,15 @@ class SceneFacts:
     def support_cat(self, o: PlacedObject) -> str | None:
         return self.house.object(o.support).category if o.support else None
 
-    _PATTERNS = ((False, False, False), (True, False, False), (False, True, False), (True, True, False),
-                 (False, False, True), (True, False, True), (True, True, True))
+    _PATTERNS = (
+        (False, False, False),
+        (True, False, False),
+        (False, True, False),
+        (True, True, False),
+        (False, False, True),
+        (True, False, True),
+        (True, True, True),
+    )
 
     def _key(self, o: PlacedObject, use: tuple[bool, bool, bool]) -> tuple:
         color, room, sup = use

@@ -98,7 +98,9 @@ def subdivide(mesh: SceneMesh, max_edge: float, max_iter: int = 6) -> SceneMesh:
         m = base + np.arange(len(lf) * 3).reshape(-1, 3)
         a, b, c = lf[:, 0], lf[:, 1], lf[:, 2]
         m01, m12, m20 = m[:, 0], m[:, 1], m[:, 2]
-        new = np.concatenate([np.stack([a, m01, m20], 1), np.stack([m01, b, m12], 1), np.stack([m20, m12, c], 1), np.stack([m01, m12, m20], 1)])
+        new = np.concatenate(
+            [np.stack([a, m01, m20], 1), np.stack([m01, b, m12], 1), np.stack([m20, m12, c], 1), np.stack([m01, m12, m20], 1)]
+        )
         v = np.concatenate([v, mids.reshape(-1, 3)])
         rep = lambda x: np.concatenate([x[~long], np.tile(x[long], (4,) + (1,) * (x.ndim - 1))])  # noqa: B023, E731
         f = np.concatenate([f[~long], new])
@@ -123,8 +125,9 @@ def _used(mesh: SceneMesh) -> SceneMesh:
     return SceneMesh(mesh.vertices[keep], remap[mesh.faces], mesh.face_colors, mesh.face_instance, mesh.face_semantic)
 
 
-def _moved_objects(house: House, room_objs: list[PlacedObject], rng: np.random.Generator,
-                   s: RescanSettings = RescanSettings()) -> tuple[dict[int, np.ndarray], set[int]]:
+def _moved_objects(
+    house: House, room_objs: list[PlacedObject], rng: np.random.Generator, s: RescanSettings = RescanSettings()
+) -> tuple[dict[int, np.ndarray], set[int]]:
     """Pick moves (instance -> y-up 4x4) and removals for one rescan; children follow their support."""
     movable = [o for o in room_objs if CATEGORIES[o.category].placement in _MOVABLE]
     if not movable:
@@ -133,7 +136,7 @@ def _moved_objects(house: House, room_objs: list[PlacedObject], rng: np.random.G
     n_remove = int(rng.integers(0, min(2, max(0, len(movable) - n_move)) + 1))
     order = rng.permutation(len(movable))
     moved = [movable[i] for i in order[:n_move]]
-    removed = {movable[i].index for i in order[n_move:n_move + n_remove]}
+    removed = {movable[i].index for i in order[n_move : n_move + n_remove]}
     moves: dict[int, np.ndarray] = {}
     room_lo = np.min([o.aabb[0] for o in room_objs], axis=0)
     room_hi = np.max([o.aabb[1] for o in room_objs], axis=0)
@@ -179,7 +182,9 @@ def _pose(o: PlacedObject) -> np.ndarray:
     return yaw_about(np.zeros(3), o.yaw, o.position)
 
 
-def capture_room(house: House, mesh: SceneMesh, room: int, rng: np.random.Generator, sensor: Any, voxel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def capture_room(
+    house: House, mesh: SceneMesh, room: int, rng: np.random.Generator, sensor: Any, voxel: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One new RGB-D capture of a room: a few camera spots on its free floor, a random subset of
     headings at each (partial views), ray cast with the sensor's noise and holes, fused on a
     ``voxel`` grid. Returns y-up world points, uint8 colours and instance ids."""
@@ -234,9 +239,15 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         for i in ids:
             label = house.label_of(i)
             sym_class = CATEGORIES[label].symmetry if label in CATEGORIES else "none"
-            out.append({"id": int(i), "global_id": SEMANTIC_LABELS.index(label) + 1, "label": label,
-                        "symmetry": symmetry_code(label, s.continuous_symmetry_code),
-                        "attributes": {"symmetry_class": [sym_class]}})
+            out.append(
+                {
+                    "id": int(i),
+                    "global_id": SEMANTIC_LABELS.index(label) + 1,
+                    "label": label,
+                    "symmetry": symmetry_code(label, s.continuous_symmetry_code),
+                    "attributes": {"symmetry_class": [sym_class]},
+                }
+            )
         return out
 
     def make_scan(k: int, mesh: SceneMesh, frame: np.ndarray) -> Scan:
@@ -267,8 +278,17 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
                 continue
             if o.index in moves:
                 m = moves[o.index]
-                o = PlacedObject(o.index, o.category, o.room, o.size, o.position, o.yaw, o.color, o.support,
-                                 type(o.mesh)(o.mesh.vertices @ m[:3, :3].T + m[:3, 3], o.mesh.faces, o.mesh.colors))
+                o = PlacedObject(
+                    o.index,
+                    o.category,
+                    o.room,
+                    o.size,
+                    o.position,
+                    o.yaw,
+                    o.color,
+                    o.support,
+                    type(o.mesh)(o.mesh.vertices @ m[:3, :3].T + m[:3, 3], o.mesh.faces, o.mesh.colors),
+                )
             objs.append(o)
         mesh = _used(house.scene_mesh(with_ceiling=False, rooms={room}, objects=objs))
         theta = float(rng.uniform(-np.pi, np.pi))
@@ -283,11 +303,23 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
             if i in removed or i not in moves or shown.get(i, 0) < s.min_rigid_points:
                 continue  # only changed objects the rescan shows; structure never moves
             label = house.label_of(i)
-            rigid.append({"instance_reference": int(i), "instance_rescan": int(i),
-                          "symmetry": symmetry_code(label, s.continuous_symmetry_code),
-                          "transform": transform_to_zup(moves[i])})
-        entries.append({"reference": scan.scan_id, "transform": frame, "rigid": rigid, "nonrigid": [],
-                        "removed": sorted(int(i) for i in removed if i in ids_present)})
+            rigid.append(
+                {
+                    "instance_reference": int(i),
+                    "instance_rescan": int(i),
+                    "symmetry": symmetry_code(label, s.continuous_symmetry_code),
+                    "transform": transform_to_zup(moves[i]),
+                }
+            )
+        entries.append(
+            {
+                "reference": scan.scan_id,
+                "transform": frame,
+                "rigid": rigid,
+                "nonrigid": [],
+                "removed": sorted(int(i) for i in removed if i in ids_present),
+            }
+        )
     # ambiguity: identical objects (same category, size, colour) can be swapped
     groups: dict[tuple, list[PlacedObject]] = {}
     for o in room_objs:
@@ -297,8 +329,13 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
     for objs in groups.values():
         if len(objs) < 2:
             continue
-        ambiguity.append([{"instance_source": a.index, "instance_target": b.index,
-                           "transform": transform_to_zup(_pose(b) @ np.linalg.inv(_pose(a)))}
-                          for a in objs for b in objs if a.index != b.index])
+        ambiguity.append(
+            [
+                {"instance_source": a.index, "instance_target": b.index, "transform": transform_to_zup(_pose(b) @ np.linalg.inv(_pose(a)))}
+                for a in objs
+                for b in objs
+                if a.index != b.index
+            ]
+        )
     entry = {"reference": scans[0].scan_id, "type": split, "ambiguity": ambiguity, "scans": entries}
     return RioScene(entry, scans)

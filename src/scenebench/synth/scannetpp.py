@@ -27,8 +27,9 @@ FOLDER = "scannetpp"  # OUT/surprise3d/scannetpp/<scene_id>/scans/segments_anno.
 _IDENTITY = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
 
 
-def segments_anno(scene_id: str, coords: np.ndarray, instance: np.ndarray, superpoints: np.ndarray,
-                  label_of: Callable[[int], str]) -> dict[str, Any]:
+def segments_anno(
+    scene_id: str, coords: np.ndarray, instance: np.ndarray, superpoints: np.ndarray, label_of: Callable[[int], str]
+) -> dict[str, Any]:
     """The ``segments_anno.json`` document of one scene.
 
     Args:
@@ -50,10 +51,15 @@ def segments_anno(scene_id: str, coords: np.ndarray, instance: np.ndarray, super
         pairs = np.unique(np.stack([inst[keep].astype(np.int64), np.asarray(superpoints).reshape(-1)[keep].astype(np.int64)], 1), axis=0)
         seg_lists = np.split(pairs[:, 1], np.flatnonzero(np.diff(pairs[:, 0])) + 1)
         for i, a, b, segs in zip(ids.tolist(), lo, hi, seg_lists):
-            groups.append({
-                "id": int(i), "objectId": int(i), "label": label_of(int(i)), "segments": segs.tolist(),
-                "obb": {"centroid": _r((a + b) / 2), "axesLengths": _r(b - a), "normalizedAxes": list(_IDENTITY)},
-            })
+            groups.append(
+                {
+                    "id": int(i),
+                    "objectId": int(i),
+                    "label": label_of(int(i)),
+                    "segments": segs.tolist(),
+                    "obb": {"centroid": _r((a + b) / 2), "axesLengths": _r(b - a), "normalizedAxes": list(_IDENTITY)},
+                }
+            )
     return {"sceneId": scene_id, "segGroups": groups}
 
 

@@ -31,14 +31,26 @@ def scene_graph(house: House, coverage: dict[int, int], min_points: int) -> dict
         n = int(coverage.get(o.index, 0))
         if n < min_points:
             continue
-        objects.append({
-            "id": int(o.index), "category": o.category, "detection_class": DETECTION_NAME.get(o.category),
-            "room": int(o.room), "bbox": box6(o), "support": int(o.support) or None, "points": n,
-        })
+        objects.append(
+            {
+                "id": int(o.index),
+                "category": o.category,
+                "detection_class": DETECTION_NAME.get(o.category),
+                "room": int(o.room),
+                "bbox": box6(o),
+                "support": int(o.support) or None,
+                "points": n,
+            }
+        )
     return {
-        "version": VERSION, "house_id": house.house_id, "up_axis": "y", "units": "m",
+        "version": VERSION,
+        "house_id": house.house_id,
+        "up_axis": "y",
+        "units": "m",
         "box_format": {"objects": "[cx, cy, cz, dx, dy, dz]", "rooms": "[x, z, y, lx, lz, h]"},
-        "min_points": int(min_points), "rooms": rooms, "objects": objects,
+        "min_points": int(min_points),
+        "rooms": rooms,
+        "objects": objects,
     }
 
 

@@ -120,8 +120,9 @@ def face_normals(mesh: SceneMesh) -> np.ndarray:
     return n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
 
 
-def render_frames(mesh: SceneMesh, poses: list[np.ndarray], s: SensorSettings, caster: RayCaster,
-                  rng: np.random.Generator | None = None) -> list[Frame]:
+def render_frames(
+    mesh: SceneMesh, poses: list[np.ndarray], s: SensorSettings, caster: RayCaster, rng: np.random.Generator | None = None
+) -> list[Frame]:
     """Ray cast all poses in one batch; returns one :class:`Frame` per pose."""
     if not poses:
         return []
@@ -139,7 +140,9 @@ def render_frames(mesh: SceneMesh, poses: list[np.ndarray], s: SensorSettings, c
     inst = np.where(hit, mesh.face_instance[tri_c], 0).astype(np.int32)
     sem = np.where(hit, mesh.face_semantic[tri_c], -1).astype(np.int32)
     if rng is not None and s.depth_noise > 0:
-        depth = np.where(depth > 0, depth + rng.normal(0, 1, depth.shape).astype(np.float32) * s.depth_noise * depth ** 2, 0).astype(np.float32)
+        depth = np.where(depth > 0, depth + rng.normal(0, 1, depth.shape).astype(np.float32) * s.depth_noise * depth**2, 0).astype(
+            np.float32
+        )
     if rng is not None and s.hole_rate > 0:
         depth[rng.random(depth.shape) < s.hole_rate] = 0
     H, W = s.height, s.width
@@ -186,8 +189,9 @@ def voxel_downsample(cloud: Cloud, voxel: float, fine: np.ndarray | None = None,
     return cloud.take(np.sort(first))
 
 
-def capture(house: House, s: SensorSettings, rng: np.random.Generator, caster: RayCaster | None = None,
-            mesh: SceneMesh | None = None) -> Capture:
+def capture(
+    house: House, s: SensorSettings, rng: np.random.Generator, caster: RayCaster | None = None, mesh: SceneMesh | None = None
+) -> Capture:
     mesh = mesh or house.scene_mesh()
     caster = caster or make_raycaster(mesh.vertices, mesh.faces, s.raycaster)
     poses = camera_poses(house, s, rng)
@@ -202,7 +206,7 @@ def capture(house: House, s: SensorSettings, rng: np.random.Generator, caster: R
     centre_ids, shares = [], []
     for f in frames:
         h, w = f.instance.shape
-        patch = f.instance[h // 2 - 2:h // 2 + 3, w // 2 - 2:w // 2 + 3]
+        patch = f.instance[h // 2 - 2 : h // 2 + 3, w // 2 - 2 : w // 2 + 3]
         cid = int(patch[0, 0]) if (patch == patch[0, 0]).all() else 0
         centre_ids.append(cid)
         shares.append(float((f.instance == cid).mean()) if cid else 0.0)

@@ -92,14 +92,36 @@ for _u, _cats in AFFORDANCES.items():
         USES[_c] = USES.get(_c, ()) + (_u,)
 
 # extra words that name a category though not in its display name
-_SYNONYMS = {"television": ("tv", "telly"), "fridge": ("refrigerator", "fridge"), "cellphone": ("phone", "mobile"),
-             "remotecontrol": ("remote",), "diningtable": ("table",), "coffeetable": ("table",), "sidetable": ("table",),
-             "tvstand": ("tv", "stand"), "laundryhamper": ("laundry", "hamper"), "dogbed": ("dog",), "desklamp": ("lamp",),
-             "floorlamp": ("lamp",), "garbagecan": ("bin", "trash", "rubbish", "garbage"), "garbagebag": ("bin", "trash", "rubbish", "garbage"),
-             "houseplant": ("plant",), "desktop": ("computer",), "washingmachine": ("washer", "washing"), "clothesdryer": ("dryer",),
-             "papertowelroll": ("towel", "paper"), "toiletpaper": ("toilet", "paper"), "winebottle": ("wine",),
-             "soapbottle": ("soap",), "soapbar": ("soap",), "dishsponge": ("sponge", "dish"), "butterknife": ("butter", "knife"),
-             "shelvingunit": ("shelf", "shelves", "shelving"), "countertop": ("counter",), "tabletopdecor": ("decoration", "decor")}
+_SYNONYMS = {
+    "television": ("tv", "telly"),
+    "fridge": ("refrigerator", "fridge"),
+    "cellphone": ("phone", "mobile"),
+    "remotecontrol": ("remote",),
+    "diningtable": ("table",),
+    "coffeetable": ("table",),
+    "sidetable": ("table",),
+    "tvstand": ("tv", "stand"),
+    "laundryhamper": ("laundry", "hamper"),
+    "dogbed": ("dog",),
+    "desklamp": ("lamp",),
+    "floorlamp": ("lamp",),
+    "garbagecan": ("bin", "trash", "rubbish", "garbage"),
+    "garbagebag": ("bin", "trash", "rubbish", "garbage"),
+    "houseplant": ("plant",),
+    "desktop": ("computer",),
+    "washingmachine": ("washer", "washing"),
+    "clothesdryer": ("dryer",),
+    "papertowelroll": ("towel", "paper"),
+    "toiletpaper": ("toilet", "paper"),
+    "winebottle": ("wine",),
+    "soapbottle": ("soap",),
+    "soapbar": ("soap",),
+    "dishsponge": ("sponge", "dish"),
+    "butterknife": ("butter", "knife"),
+    "shelvingunit": ("shelf", "shelves", "shelving"),
+    "countertop": ("counter",),
+    "tabletopdecor": ("decoration", "decor"),
+}
 _STOP = {"of", "a", "the", "pair", "bar", "unit", "roll"}
 _TOKEN = re.compile(r"[a-z]+")
 
@@ -124,49 +146,99 @@ def leaks_name(text: str, category: str) -> bool:
     for stem in name_stems(category):
         root = stem[:5] if len(stem) > 5 else stem
         for t in toks:
-            if t == stem or (len(stem) >= 3 and t.startswith(stem)) or (len(root) >= 4 and t.startswith(root)) or \
-                    (len(stem) >= 4 and stem in t) or (len(t) >= 4 and t in stem) or (len(t) >= 4 and stem.startswith(t) and len(t) >= len(stem) - 2):
+            if (
+                t == stem
+                or (len(stem) >= 3 and t.startswith(stem))
+                or (len(root) >= 4 and t.startswith(root))
+                or (len(stem) >= 4 and stem in t)
+                or (len(t) >= 4 and t in stem)
+                or (len(t) >= 4 and stem.startswith(t) and len(t) >= len(stem) - 2)
+            ):
                 return True
     return False
 
 
-_CS = ("Which object {where} can be used to {u}?", "What {where} would someone use to {u}?", "Find the thing {where} that is meant to {u}.",
-       "Point to the object {where} you would need to {u}.", "Segment the item {where} that helps you {u}.",
-       "Among the things {where}, which one is good for when you {u}?", "Show me what {where} lets a person {u}.")
-_HI = ("I want to {u}. Which object {where} should I go to?", "I'd like to {u}; what {where} can help me?",
-       "I need to {u} right now. What do I use {where}?", "Help me {u}: which object {where} is for that?",
-       "If I wanted to {u}, what {where} would I reach for?", "My plan is to {u}. What should I use {where}?")
-_ON = ("Which object is resting on top of the {d}?", "What has been placed on the {d}?", "Segment the thing lying on the {d}.",
-       "Something sits on the {d}. Which object is it?", "What can you find on top of the {d}?")
-_UNDER = ("What is the {d} standing on?", "Which object holds up the {d}?", "What is underneath the {d}?",
-          "Find the object that the {d} rests on.", "The {d} is placed on something. What is it?")
-_NEAR = ("Which object is closest to the {d}?", "What is the nearest thing to the {d}?", "Segment the object right next to the {d}.",
-         "Which item lies nearest the {d}?", "Find what is closest to the {d}.")
-_ABS = ("Which object is about {g} m away from the {d}, measured between their closest surfaces?",
-        "Find the thing whose nearest surface is roughly {g} metres from the {d}.",
-        "What lies about {g} m from the {d} (surface to surface)?",
-        "Segment the object with a gap of about {g} m to the {d}.",
-        "There is something about {g} metres from the {d}, edge to edge. Which object is it?")
-_FIRST = ("Standing at the {x} and facing the {y}, which object is the closest one {s}?",
-          "Imagine you stand by the {x}, looking towards the {y}. What is the nearest thing {s}?",
-          "You are at the {x} and face the {y}. Which object is closest {s}?",
-          "From the {x}, looking at the {y}: what is the first object {s}?",
-          "Suppose I stand next to the {x}, turned towards the {y}. What is nearest to me {s}?")
+_CS = (
+    "Which object {where} can be used to {u}?",
+    "What {where} would someone use to {u}?",
+    "Find the thing {where} that is meant to {u}.",
+    "Point to the object {where} you would need to {u}.",
+    "Segment the item {where} that helps you {u}.",
+    "Among the things {where}, which one is good for when you {u}?",
+    "Show me what {where} lets a person {u}.",
+)
+_HI = (
+    "I want to {u}. Which object {where} should I go to?",
+    "I'd like to {u}; what {where} can help me?",
+    "I need to {u} right now. What do I use {where}?",
+    "Help me {u}: which object {where} is for that?",
+    "If I wanted to {u}, what {where} would I reach for?",
+    "My plan is to {u}. What should I use {where}?",
+)
+_ON = (
+    "Which object is resting on top of the {d}?",
+    "What has been placed on the {d}?",
+    "Segment the thing lying on the {d}.",
+    "Something sits on the {d}. Which object is it?",
+    "What can you find on top of the {d}?",
+)
+_UNDER = (
+    "What is the {d} standing on?",
+    "Which object holds up the {d}?",
+    "What is underneath the {d}?",
+    "Find the object that the {d} rests on.",
+    "The {d} is placed on something. What is it?",
+)
+_NEAR = (
+    "Which object is closest to the {d}?",
+    "What is the nearest thing to the {d}?",
+    "Segment the object right next to the {d}.",
+    "Which item lies nearest the {d}?",
+    "Find what is closest to the {d}.",
+)
+_ABS = (
+    "Which object is about {g} m away from the {d}, measured between their closest surfaces?",
+    "Find the thing whose nearest surface is roughly {g} metres from the {d}.",
+    "What lies about {g} m from the {d} (surface to surface)?",
+    "Segment the object with a gap of about {g} m to the {d}.",
+    "There is something about {g} metres from the {d}, edge to edge. Which object is it?",
+)
+_FIRST = (
+    "Standing at the {x} and facing the {y}, which object is the closest one {s}?",
+    "Imagine you stand by the {x}, looking towards the {y}. What is the nearest thing {s}?",
+    "You are at the {x} and face the {y}. Which object is closest {s}?",
+    "From the {x}, looking at the {y}: what is the first object {s}?",
+    "Suppose I stand next to the {x}, turned towards the {y}. What is nearest to me {s}?",
+)
 _CAMERA = (
-    ("A camera stands at x = {x} m, y = {y} m, {z} m above the floor, heading {h} degrees counter-clockwise from the +x axis "
-     "and tilted {p} degrees down. Which object fills the centre of its view?"),
-    ("Which object is in the middle of the picture taken from ({x}, {y}) at a height of {z} m, looking along a heading of "
-     "{h} degrees (counter-clockwise from +x) and {p} degrees downwards?"),
-    ("Put a camera at x = {x}, y = {y}, height {z} m; turn it to {h} degrees from the +x axis (counter-clockwise) and tilt it {p} "
-     "degrees down. What does it see in the centre?"),
-    ("Segment the object at the image centre of a view from position ({x} m, {y} m, {z} m) with heading {h} degrees and "
-     "downward pitch {p} degrees (z up, heading counter-clockwise from +x)."),
-    ("A photo is taken at x = {x} m, y = {y} m, z = {z} m, facing {h} degrees counter-clockwise from +x, pitched {p} degrees down. "
-     "What object is at the centre of the photo?"),
+    (
+        "A camera stands at x = {x} m, y = {y} m, {z} m above the floor, heading {h} degrees counter-clockwise from the +x axis "
+        "and tilted {p} degrees down. Which object fills the centre of its view?"
+    ),
+    (
+        "Which object is in the middle of the picture taken from ({x}, {y}) at a height of {z} m, looking along a heading of "
+        "{h} degrees (counter-clockwise from +x) and {p} degrees downwards?"
+    ),
+    (
+        "Put a camera at x = {x}, y = {y}, height {z} m; turn it to {h} degrees from the +x axis (counter-clockwise) and tilt it {p} "
+        "degrees down. What does it see in the centre?"
+    ),
+    (
+        "Segment the object at the image centre of a view from position ({x} m, {y} m, {z} m) with heading {h} degrees and "
+        "downward pitch {p} degrees (z up, heading counter-clockwise from +x)."
+    ),
+    (
+        "A photo is taken at x = {x} m, y = {y} m, z = {z} m, facing {h} degrees counter-clockwise from +x, pitched {p} degrees down. "
+        "What object is at the centre of the photo?"
+    ),
 )
 _SECTORS = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
-_SECTOR_TEXT = {"ahead": ("straight ahead of you", "in front of you", "ahead"), "left": ("on your left", "to your left", "at your left-hand side"),
-                "behind": ("behind you", "at your back", "behind your back"), "right": ("on your right", "to your right", "at your right-hand side")}
+_SECTOR_TEXT = {
+    "ahead": ("straight ahead of you", "in front of you", "ahead"),
+    "left": ("on your left", "to your left", "at your left-hand side"),
+    "behind": ("behind you", "at your back", "behind your back"),
+    "right": ("on your right", "to your right", "at your right-hand side"),
+}
 SECTOR_HALF = 30.0  # degrees: half-width of a narrative sector
 SECTOR_MARGIN = 15.0  # degrees: the target within SECTOR_HALF - MARGIN of the centre, no rival within MARGIN of an edge
 
@@ -190,8 +262,13 @@ def scene_arrays(cap: Capture, superpoint_size: float) -> dict[str, np.ndarray]:
     dims = q.max(0) + 1 if len(q) else np.ones(3, np.int64)
     key = (((inst.astype(np.int64) + 1) * dims[0] + q[:, 0]) * dims[1] + q[:, 1]) * dims[2] + q[:, 2]
     _, sp = np.unique(key, return_inverse=True)
-    return {"coords": coords, "colors": (c.rgb * 255).astype(np.float32), "instance": inst, "superpoints": sp.reshape(-1).astype(np.int32),
-            "labels": c.semantic.astype(np.int32)}  # SEMANTIC_LABELS index, -1 none (written as sampled_labels, -100)
+    return {
+        "coords": coords,
+        "colors": (c.rgb * 255).astype(np.float32),
+        "instance": inst,
+        "superpoints": sp.reshape(-1).astype(np.int32),
+        "labels": c.semantic.astype(np.int32),
+    }  # SEMANTIC_LABELS index, -1 none (written as sampled_labels, -100)
 
 
 class SurpriseGenerator:
@@ -207,8 +284,15 @@ class SurpriseGenerator:
     def _emit(self, target, text: str, qtype: str) -> bool:
         if leaks_name(text, target.category):
             return False  # never name the target, not even part of its name
-        self.records.append({"scene_id": self.sid, "object_id": int(target.index), "description": text,
-                             "object_name": [target.category], "question_type": qtype})
+        self.records.append(
+            {
+                "scene_id": self.sid,
+                "object_id": int(target.index),
+                "description": text,
+                "object_name": [target.category],
+                "question_type": qtype,
+            }
+        )
         return True
 
     def _pick(self, items: list, n: int) -> list:
@@ -351,15 +435,22 @@ class SurpriseGenerator:
     def camera(self) -> None:
         cands = []
         for k, (cid, share) in enumerate(zip(self.cap.centre_ids, self.cap.centre_share)):
-            if not (cid and cid <= len(self.h.objects) and share >= 0.03 and cid in self.f.visible_ids
-                    and self.h.object(cid).category not in _STRUCT):
+            if not (
+                cid
+                and cid <= len(self.h.objects)
+                and share >= 0.03
+                and cid in self.f.visible_ids
+                and self.h.object(cid).category not in _STRUCT
+            ):
                 continue
             pose = self.cap.frames_poses[k]
             eye = points_to_zup(pose[:3, 3][None])[0]
             fwd = pose[:3, 2]
             heading = float(np.degrees(np.arctan2(-fwd[2], fwd[0])) % 360)
             pitch = float(np.degrees(np.arcsin(np.clip(fwd[1], -1, 1))))
-            text = self._one(_CAMERA).format(x=f"{eye[0]:.2f}", y=f"{eye[1]:.2f}", z=f"{eye[2]:.2f}", h=f"{heading:.0f}", p=f"{abs(pitch):.0f}")
+            text = self._one(_CAMERA).format(
+                x=f"{eye[0]:.2f}", y=f"{eye[1]:.2f}", z=f"{eye[2]:.2f}", h=f"{heading:.0f}", p=f"{abs(pitch):.0f}"
+            )
             cands.append((self.h.object(cid), text))
         self._emit_some(cands, "camera_view")
 

@@ -23,18 +23,36 @@ from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, ro
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 TASK_TYPE = {
-    "Classification": "Classification3d", "Counting": "Counting", "Detection": "Detection3d",
-    "VisualGrounding": "VisualGrounding3d", "VisualGrounding_plus": "VisualGrounding3d_plus",
-    "RoomDetection": "RoomDetection3d", "PositionRelation": "PositionRelation", "Navigation": "Navigation",
-    "DescriptionObj": "DescriptionObj", "ConversationObj": "ConversationObj", "SCaption": "SCaption",
-    "SVQA": "SVQA", "Relation": "Relation",
+    "Classification": "Classification3d",
+    "Counting": "Counting",
+    "Detection": "Detection3d",
+    "VisualGrounding": "VisualGrounding3d",
+    "VisualGrounding_plus": "VisualGrounding3d_plus",
+    "RoomDetection": "RoomDetection3d",
+    "PositionRelation": "PositionRelation",
+    "Navigation": "Navigation",
+    "DescriptionObj": "DescriptionObj",
+    "ConversationObj": "ConversationObj",
+    "SCaption": "SCaption",
+    "SVQA": "SVQA",
+    "Relation": "Relation",
 }
 STEMS = tuple(TASK_TYPE)
 
 DEFAULT_PER_HOUSE = {
-    "Classification": 2, "Counting": 3, "Detection": 2, "VisualGrounding": 3, "VisualGrounding_plus": 2,
-    "RoomDetection": 1, "PositionRelation": 3, "Navigation": 2, "DescriptionObj": 2, "ConversationObj": 2,
-    "SCaption": 1, "SVQA": 3, "Relation": 2,
+    "Classification": 2,
+    "Counting": 3,
+    "Detection": 2,
+    "VisualGrounding": 3,
+    "VisualGrounding_plus": 2,
+    "RoomDetection": 1,
+    "PositionRelation": 3,
+    "Navigation": 2,
+    "DescriptionObj": 2,
+    "ConversationObj": 2,
+    "SCaption": 1,
+    "SVQA": 3,
+    "Relation": 2,
 }
 
 
@@ -66,9 +84,13 @@ def _fmt_box(b: list[float]) -> str:
 
 MAX_COUNT = 9  # counting answers and options lie in 1..MAX_COUNT
 _NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
-_VIEW = ("Standing at the {x} and facing the {y}, ", "Imagine you stand by the {x}, looking towards the {y}. ",
-         "From the {x}, facing the {y}: ", "Seen from the {x} while you look at the {y}, ",
-         "Suppose you are at the {x} and face the {y}. ")
+_VIEW = (
+    "Standing at the {x} and facing the {y}, ",
+    "Imagine you stand by the {x}, looking towards the {y}. ",
+    "From the {x}, facing the {y}: ",
+    "Seen from the {x} while you look at the {y}, ",
+    "Suppose you are at the {x} and face the {y}. ",
+)
 _REL_WORDS = {
     "left": ("to the left of", "on the left side of", "left of"),
     "right": ("to the right of", "on the right side of", "right of"),
@@ -90,8 +112,13 @@ def _viewpoint(rng: np.random.Generator, x: str, y: str) -> str:
 def _relation_text(rng: np.random.Generator, rel: str, a: str, b: str, dist: float) -> str:
     """One of several phrasings of a relation (free-text reference of the Relation task)."""
     w = _REL_WORDS[rel][int(rng.integers(3))]
-    forms = (f"The {a} is {w} the {b}.", f"From here the {a} appears {w} the {b}.", f"You see the {a} {w} the {b}, about {dist:.1f} m apart.",
-             f"{a.capitalize()} {w} {b}.", f"Relative to the {b}, the {a} is {w} it.")
+    forms = (
+        f"The {a} is {w} the {b}.",
+        f"From here the {a} appears {w} the {b}.",
+        f"You see the {a} {w} the {b}, about {dist:.1f} m apart.",
+        f"{a.capitalize()} {w} {b}.",
+        f"Relative to the {b}, the {a} is {w} it.",
+    )
     return forms[int(rng.integers(len(forms)))]
 
 
@@ -117,11 +144,14 @@ class Generator:
         qid = f"{self.h.house_id}_{stem}_{len(self.records[stem]):02d}"
         full = {"question_id": qid, "pcl": rec.pop("pcl", self.scene_pcl), "id": self.h.house_id, **rec}
         self.records[stem].append(full)
-        self.instructions.append({
-            "id": qid, "pcl": full["pcl"],
-            "conversations": [{"from": "human", "value": full["query"]}, {"from": "gpt", "value": answer}],
-            "task_type": TASK_TYPE[stem],
-        })
+        self.instructions.append(
+            {
+                "id": qid,
+                "pcl": full["pcl"],
+                "conversations": [{"from": "human", "value": full["query"]}, {"from": "gpt", "value": answer}],
+                "task_type": TASK_TYPE[stem],
+            }
+        )
 
     def _pick(self, items: list, n: int) -> list:
         if not items:
@@ -139,8 +169,11 @@ class Generator:
 
     # --- object level --------------------------------------------------------------------------
     def _cloud_objects(self) -> list:
-        ok = [o for o in self.f.visible if self.f.coverage.get(o.index, 0) >= self.s.object_min_points
-              and o.category not in ("doorway", "window")]  # a frame in a wall is no object to hold up
+        ok = [
+            o
+            for o in self.f.visible
+            if self.f.coverage.get(o.index, 0) >= self.s.object_min_points and o.category not in ("doorway", "window")
+        ]  # a frame in a wall is no object to hold up
         by_cat: dict[str, list] = {}
         for o in ok:
             by_cat.setdefault(o.category, []).append(o)
@@ -167,7 +200,7 @@ class Generator:
         """A varied object caption: a few of colour, size, room, support, neighbour and use, in
         several phrasings and orders, so no fixed template matches most references."""
         c = CATEGORIES[o.category]
-        w, h, d = (o.aabb[1] - o.aabb[0])
+        w, h, d = o.aabb[1] - o.aabb[0]
         rng = self.rng
         use = c.uses[int(rng.integers(len(c.uses)))]
         name = words(o.category)
@@ -178,21 +211,49 @@ class Generator:
         def one(options: tuple[str, ...]) -> str:
             return options[int(rng.integers(len(options)))]
 
-        head = one((f"{T.article(o.color).capitalize()} {name}.", f"This is {T.article(o.color + ' ' + name)}.",
-                    f"A {name} in {o.color}.", f"It is {T.article(name)}, coloured {o.color}.",
-                    f"{o.color.capitalize()} {name}.", f"The object is a {o.color} {name}."))
+        head = one(
+            (
+                f"{T.article(o.color).capitalize()} {name}.",
+                f"This is {T.article(o.color + ' ' + name)}.",
+                f"A {name} in {o.color}.",
+                f"It is {T.article(name)}, coloured {o.color}.",
+                f"{o.color.capitalize()} {name}.",
+                f"The object is a {o.color} {name}.",
+            )
+        )
         facts = [
-            one((f"It stands about {h:.1f} m high.", f"Roughly {w:.1f} by {d:.1f} m across.", f"Its height is close to {h:.2f} metres.",
-                 f"It measures about {w:.1f} x {h:.1f} x {d:.1f} m.", f"Small enough to be {w * 100:.0f} cm wide." if w < 0.5 else f"A large piece, {w:.1f} m wide.")),
+            one(
+                (
+                    f"It stands about {h:.1f} m high.",
+                    f"Roughly {w:.1f} by {d:.1f} m across.",
+                    f"Its height is close to {h:.2f} metres.",
+                    f"It measures about {w:.1f} x {h:.1f} x {d:.1f} m.",
+                    f"Small enough to be {w * 100:.0f} cm wide." if w < 0.5 else f"A large piece, {w:.1f} m wide.",
+                )
+            ),
             one((f"It sits in the {room}.", f"Found in a {room}.", f"You would see it in the {room}.", f"Its place is the {room}.")),
-            one((f"Handy to {use}.", f"Good for when you want to {use}.", f"People {use} with it.", f"Its purpose: to {use}.",
-                 f"Used to {use}.")),
+            one(
+                (
+                    f"Handy to {use}.",
+                    f"Good for when you want to {use}.",
+                    f"People {use} with it.",
+                    f"Its purpose: to {use}.",
+                    f"Used to {use}.",
+                )
+            ),
         ]
         if sup:
             facts.append(one((f"It rests on the {words(sup)}.", f"Placed on top of a {words(sup)}.", f"Lying on the {words(sup)}.")))
         elif near is not None:
-            facts.append(one((f"Next to it is the {words(near.category)}.", f"Close by there is a {words(near.category)}.",
-                              f"Its nearest neighbour is a {words(near.category)}.")))
+            facts.append(
+                one(
+                    (
+                        f"Next to it is the {words(near.category)}.",
+                        f"Close by there is a {words(near.category)}.",
+                        f"Its nearest neighbour is a {words(near.category)}.",
+                    )
+                )
+            )
         k = int(rng.integers(2, len(facts) + 1))
         picked = [facts[i] for i in rng.permutation(len(facts))[:k]]
         return " ".join([head] + picked)
@@ -336,7 +397,7 @@ class Generator:
                     fwd, right = viewer_frame(x.center, y.center)
                     objs = [o for o in inroom if o is not x]
                     for i, a in enumerate(objs):
-                        for b in objs[i + 1:]:
+                        for b in objs[i + 1 :]:
                             for p, q in ((a, b), (b, a)):
                                 rel = view_relation(p.center, q.center, fwd, right)
                                 if rel is None or (rel in VERTICAL and not allow_vertical):
@@ -373,8 +434,17 @@ class Generator:
             q = view + T.lower_first(T.question("PositionRelation", self.rng, a=wa, b=wb)) + _options(choices)
             s = choices[gi]
             ans = T.answer("PositionRelation", self.rng, sentence=s, sentence_lc=T.lower_first(s), letter=LETTERS[gi])
-            self._add("PositionRelation", {"query": q, "gt_choices": choices, "gt_choice": gi, "objects": [a.category, b.category],
-                                           "viewpoint": [x.category, y.category]}, ans)
+            self._add(
+                "PositionRelation",
+                {
+                    "query": q,
+                    "gt_choices": choices,
+                    "gt_choice": gi,
+                    "objects": [a.category, b.category],
+                    "viewpoint": [x.category, y.category],
+                },
+                ans,
+            )
         for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=True), self.n("Relation")):
             wa, wb = words(a.category), words(b.category)
             view = _viewpoint(self.rng, words(x.category), words(y.category))
@@ -419,9 +489,17 @@ class Generator:
             return options[int(rng.integers(len(options)))]
 
         n = len(rooms)
-        parts = [one((f"A home of {_NUMBER.get(n, str(n))} rooms.", f"The layout counts {n} rooms, among them {T.article(order[0].type)}.",
-                      f"{_NUMBER.get(n, str(n)).capitalize()} rooms make up this flat.", f"It is a {n}-room dwelling.",
-                      f"There are {_fmt_names([T.article(r.type) for r in order])} here."))]
+        parts = [
+            one(
+                (
+                    f"A home of {_NUMBER.get(n, str(n))} rooms.",
+                    f"The layout counts {n} rooms, among them {T.article(order[0].type)}.",
+                    f"{_NUMBER.get(n, str(n)).capitalize()} rooms make up this flat.",
+                    f"It is a {n}-room dwelling.",
+                    f"There are {_fmt_names([T.article(r.type) for r in order])} here.",
+                )
+            )
+        ]
         for r in order:
             objs = [o for o in self.f.visible if o.room == r.index and o.category not in ("doorway", "window")]
             if not objs:
@@ -436,9 +514,18 @@ class Generator:
                     base += f" on the {words(self.f.support_cat(o))}"
                 names.append(T.article(base))
             listed = _fmt_names(names)
-            parts.append(one((f"In the {r.type} you find {listed}.", f"The {r.type} holds {listed}.",
-                              f"{listed.capitalize()} can be seen in the {r.type}.", f"Inside the {r.type}: {listed}.",
-                              f"The {r.type} is furnished with {listed}.", f"Walking into the {r.type}, there is {listed}.")))
+            parts.append(
+                one(
+                    (
+                        f"In the {r.type} you find {listed}.",
+                        f"The {r.type} holds {listed}.",
+                        f"{listed.capitalize()} can be seen in the {r.type}.",
+                        f"Inside the {r.type}: {listed}.",
+                        f"The {r.type} is furnished with {listed}.",
+                        f"Walking into the {r.type}, there is {listed}.",
+                    )
+                )
+            )
         return " ".join(parts)
 
     def scaption(self) -> None:
@@ -467,7 +554,12 @@ class Generator:
             c = absent[int(self.rng.integers(len(absent)))]
             qa.append((f"is there {T.article(words(c))} in this house?", f"No, there is no {words(c)} in this house."))
         for o in self.f.visible[:1]:
-            qa.append((f"is there {T.article(words(o.category))} in this house?", f"Yes, there is {T.article(words(o.category))} in the {self.f.room_type(o)}."))
+            qa.append(
+                (
+                    f"is there {T.article(words(o.category))} in this house?",
+                    f"Yes, there is {T.article(words(o.category))} in the {self.f.room_type(o)}.",
+                )
+            )
         for qq, aa in self._pick(qa, self.n("SVQA")):
             q = T.question("SVQA", self.rng, question=qq)
             a = T.answer("SVQA", self.rng, answer=aa, answer_lc=T.lower_first(aa))

@@ -7,14 +7,22 @@ from typing import Optional
 
 import typer
 
-HOUSES = typer.Option(None, "--houses", help="Folder of house JSONs ((<id>).json, rooms[].roomType) for scene text tasks (default: --data/houses).")
-OBJECTS_GT = typer.Option(None, "--objects-gt", help="GT/Classification.json (object names per house) for scene text tasks (default: --data/GT/Classification.json).")
+HOUSES = typer.Option(
+    None, "--houses", help="Folder of house JSONs ((<id>).json, rooms[].roomType) for scene text tasks (default: --data/houses)."
+)
+OBJECTS_GT = typer.Option(
+    None,
+    "--objects-gt",
+    help="GT/Classification.json (object names per house) for scene text tasks (default: --data/GT/Classification.json).",
+)
 
 
 def score_command(
     data: Path = typer.Option(..., "--data", help="3DBench folder: one JSON list per task (Classification.json, ...)."),
     predictions: Path = typer.Option(..., "--predictions", help="answers.jsonl: {question_id, task, text} per record."),
-    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated tasks (keys or official names); default: every task file present."),
+    tasks: Optional[str] = typer.Option(
+        None, "--tasks", help="Comma-separated tasks (keys or official names); default: every task file present."
+    ),
     protocol: str = typer.Option("strict", "--protocol", help="strict (default) or official."),
     judge: str = typer.Option("none", "--judge", help="LLM judge: none, local, local:PATH.gguf, openai:MODEL."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="OpenAI-compatible server for --judge openai:MODEL."),
@@ -39,9 +47,24 @@ def score_command(
     check_protocol(protocol)  # before a judge server is started
     j = make_judge_or_none(judge, judge_base_url, judge_cache, judge_concurrency)
     try:
-        res, _, _ = score_benchmark("3dbench", out, protocol=protocol, overwrite=overwrite, progress=True, data=data, predictions=predictions,
-                                    tasks=tasks, judge=j, circular=circular, allow_missing=allow_missing, limit=limit,
-                                    n_resamples=n_resamples, seed=seed, houses=houses, objects_gt=objects_gt)
+        res, _, _ = score_benchmark(
+            "3dbench",
+            out,
+            protocol=protocol,
+            overwrite=overwrite,
+            progress=True,
+            data=data,
+            predictions=predictions,
+            tasks=tasks,
+            judge=j,
+            circular=circular,
+            allow_missing=allow_missing,
+            limit=limit,
+            n_resamples=n_resamples,
+            seed=seed,
+            houses=houses,
+            objects_gt=objects_gt,
+        )
     finally:
         if j is not None:
             j.close()
@@ -57,7 +80,9 @@ def validate_command(
     check_clouds: bool = typer.Option(True, "--check-clouds/--no-check-clouds", help="Check that every pcl exists and is (N, 6)."),
     houses: Optional[Path] = HOUSES,
     objects_gt: Optional[Path] = OBJECTS_GT,
-    list_ids: bool = typer.Option(False, "--list-ids", help="Print task, question_id (given or derived row<i>), row, house, pcl of every record (TSV)."),
+    list_ids: bool = typer.Option(
+        False, "--list-ids", help="Print task, question_id (given or derived row<i>), row, house, pcl of every record (TSV)."
+    ),
 ) -> None:
     """Check a 3DBench folder (and optionally answers); scores nothing."""
     from scenebench.benchmarks.bench3d.loader import check_point_clouds, load_bench

@@ -12,7 +12,11 @@ INFO = BenchmarkInfo(
     paper="Zhang et al., 3DBench: A Scalable 3D Benchmark and Instruction-Tuning Dataset, IJCAI 2024 (arXiv 2404.14678)",
     task="answer parsing, multiple choice, localization, navigation and judged text over ProcTHOR houses",
     metrics=(
-        MetricDoc("accuracy / circular_accuracy / parsed_rate", "classification, counting, position relation: option read by rules", _C + "bench3d_choice_accuracy.md"),
+        MetricDoc(
+            "accuracy / circular_accuracy / parsed_rate",
+            "classification, counting, position relation: option read by rules",
+            _C + "bench3d_choice_accuracy.md",
+        ),
         MetricDoc("judge_same", "position relation: judge says the answer states the right relation", _C + "bench3d_judge_same.md"),
         MetricDoc("around_box_linf / around_box_l2", "visual grounding: one box, centre within 1 m", _C + "bench3d_around_box.md"),
         MetricDoc("in_box", "predicted centre inside the GT box", _C + "bench3d_in_box.md"),

@@ -104,7 +104,9 @@ class SceneTruth:
         if self._objects is None:
             self._objects = read_json(p, what="3DBench classification GT")
             if not isinstance(self._objects, (list, dict)):
-                raise InputError(p, f"holds a {type(self._objects).__name__}", expected="a list indexed by house number (or an object keyed by house id)")
+                raise InputError(
+                    p, f"holds a {type(self._objects).__name__}", expected="a list indexed by house number (or an object keyed by house id)"
+                )
         doc = self._objects
         entry: Any = None
         if isinstance(doc, dict):
@@ -116,7 +118,12 @@ class SceneTruth:
         if isinstance(entry, dict):
             entry = list(entry)
         if not isinstance(entry, list) or not all(isinstance(x, str) for x in entry):
-            raise InputError(p, f"entry of house {house} is {str(entry)[:60]}", field=f"[{house}]", expected="a list of object names or a {name: count} object")
+            raise InputError(
+                p,
+                f"entry of house {house} is {str(entry)[:60]}",
+                field=f"[{house}]",
+                expected="a list of object names or a {name: count} object",
+            )
         self.used["objects_gt"] = p
         return list(entry)
 
@@ -147,8 +154,14 @@ def task_file(root: Path, task: str) -> Path | None:
     return found[0] if found else None
 
 
-def load_bench(root: str | Path, tasks: list[str] | None = None, *, require_all: bool = False,
-               houses: str | Path | None = None, objects_gt: str | Path | None = None) -> Bench:
+def load_bench(
+    root: str | Path,
+    tasks: list[str] | None = None,
+    *,
+    require_all: bool = False,
+    houses: str | Path | None = None,
+    objects_gt: str | Path | None = None,
+) -> Bench:
     """Load and validate the task files present (or the ``tasks`` asked for, which must exist).
 
     ``houses`` / ``objects_gt``: where scene text tasks' rooms and objects come from (module docstring).

@@ -64,7 +64,9 @@ def official_group_numbers(text: str, open_ch: str, close_ch: str) -> list[float
     """
     if open_ch not in text:
         return []
-    pat = _OFFICIAL_GROUP.get((open_ch, close_ch)) or re.compile(re.escape(open_ch) + "([^" + re.escape(close_ch) + "]*)(" + re.escape(close_ch) + r"|\Z)")
+    pat = _OFFICIAL_GROUP.get((open_ch, close_ch)) or re.compile(
+        re.escape(open_ch) + "([^" + re.escape(close_ch) + "]*)(" + re.escape(close_ch) + r"|\Z)"
+    )
     parts: list[str] = []
     unclosed = False
     for m in pat.finditer(text):
@@ -105,11 +107,45 @@ def _chunks(nums: list[float], k: int) -> list[list[float]]:
 # ---------------------------------------------------------------------------------------------
 # strict: signed numbers, units, Chinese punctuation, groups
 
-_PUNCT = str.maketrans({"，": ",", "。": ".", "：": ":", "（": "(", "）": ")", "【": "[", "】": "]", "；": ";",
-                        "、": ",", "－": "-", "−": "-", "＋": "+", "［": "[", "］": "]", "\u3000": " "})
-_UNIT = {"m": 1.0, "meter": 1.0, "meters": 1.0, "metre": 1.0, "metres": 1.0, "cm": 0.01, "centimeter": 0.01,
-         "centimeters": 0.01, "centimetre": 0.01, "centimetres": 0.01, "mm": 0.001, "millimeter": 0.001,
-         "millimeters": 0.001, "millimetre": 0.001, "millimetres": 0.001, "米": 1.0, "厘米": 0.01, "毫米": 0.001}
+_PUNCT = str.maketrans(
+    {
+        "，": ",",
+        "。": ".",
+        "：": ":",
+        "（": "(",
+        "）": ")",
+        "【": "[",
+        "】": "]",
+        "；": ";",
+        "、": ",",
+        "－": "-",
+        "−": "-",
+        "＋": "+",
+        "［": "[",
+        "］": "]",
+        "\u3000": " ",
+    }
+)
+_UNIT = {
+    "m": 1.0,
+    "meter": 1.0,
+    "meters": 1.0,
+    "metre": 1.0,
+    "metres": 1.0,
+    "cm": 0.01,
+    "centimeter": 0.01,
+    "centimeters": 0.01,
+    "centimetre": 0.01,
+    "centimetres": 0.01,
+    "mm": 0.001,
+    "millimeter": 0.001,
+    "millimeters": 0.001,
+    "millimetre": 0.001,
+    "millimetres": 0.001,
+    "米": 1.0,
+    "厘米": 0.01,
+    "毫米": 0.001,
+}
 _NUMBER = re.compile(
     r"(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
     r"(?:\s?(centimet(?:er|re)s?|millimet(?:er|re)s?|met(?:er|re)s?|cm|mm|m|厘米|毫米|米)(?![A-Za-z]))?"
@@ -244,12 +280,40 @@ def parse_waypoints(text: str, protocol: Protocol = "strict") -> list[list[float
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 NUMBER_WORDS = {
-    "zero": 0, "no": 0, "none": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "a single": 1, "a pair of": 2,
+    "zero": 0,
+    "no": 0,
+    "none": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "a single": 1,
+    "a pair of": 2,
 }
-_WORDS_RE = re.compile(r"(?<![a-z])(" + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS if w not in ("no", "none")), key=len, reverse=True)) + r")(?![a-z])")
-_FINAL = re.compile(r"(?:answer|option|choice|选项|答案)\s*(?:is|:|=|-|是|为)?\s*(?:option|choice)?\s*[:\s]*\(?\s*([A-Z])\s*\)?(?![A-Za-z])", re.IGNORECASE)
+_WORDS_RE = re.compile(
+    r"(?<![a-z])("
+    + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS if w not in ("no", "none")), key=len, reverse=True))
+    + r")(?![a-z])"
+)
+_FINAL = re.compile(
+    r"(?:answer|option|choice|选项|答案)\s*(?:is|:|=|-|是|为)?\s*(?:option|choice)?\s*[:\s]*\(?\s*([A-Z])\s*\)?(?![A-Za-z])", re.IGNORECASE
+)
 _PAREN = re.compile(r"\(([A-Z])\)")
 _LEAD = re.compile(r"^\s*\(?([A-Z])(?:[.):,]|\s*$|\s+[-–:])")
 
@@ -311,7 +375,7 @@ def parse_option_text(text: str, options: list[str], protocol: Protocol = "stric
         # an answer that lists the options first and concludes "the answer is ...": read the conclusion
         cut = t.rfind(" answer ")
         if cut >= 0:
-            return parse_option_text(t[cut + len(" answer "):], options, "strict")
+            return parse_option_text(t[cut + len(" answer ") :], options, "strict")
     return None
 
 

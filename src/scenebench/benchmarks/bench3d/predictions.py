@@ -77,7 +77,9 @@ def expected_ids(bench: Bench, circular: bool) -> dict[str, str]:
     return out
 
 
-def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allow_missing: bool = False, not_scored: set[str] | None = None) -> Answers:
+def read_answers(
+    path: str | Path, bench: Bench, *, circular: bool = False, allow_missing: bool = False, not_scored: set[str] | None = None
+) -> Answers:
     """Read and check ``answers.jsonl`` against the loaded records; see the module docstring.
 
     ``not_scored``: keys of real records left out of this run (``--limit``); their answers are
@@ -114,11 +116,17 @@ def read_answers(path: str | Path, bench: Bench, *, circular: bool = False, allo
                 hint = f"; circular evaluation expects ids {qid}#rot0 .. #rot{{n-1}}"
             elif not circular and k.split("#rot")[0] in expected and "#rot" in qid:
                 hint = "; rotation ids need --circular"
-            elif (other := [t for t in bench.records if t != key and record_key(t, qid) in expected]):
+            elif other := [t for t in bench.records if t != key and record_key(t, qid) in expected]:
                 hint = f" (it is a question_id of {', '.join(other)}: question ids are paired with their task)"
             raise InputError(path, f"question_id {qid!r} is not a {key} record of the benchmark{hint}", where=where, field="question_id")
         if k in by_id:
-            raise InputError(path, f"question_id {qid!r} of task {key} already answered on line {by_id[k][1]}", where=where, field="question_id", expected="one answer per question")
+            raise InputError(
+                path,
+                f"question_id {qid!r} of task {key} already answered on line {by_id[k][1]}",
+                where=where,
+                field="question_id",
+                expected="one answer per question",
+            )
         by_id[k] = (offset, lineno)
     missing = [q for q in expected if q not in by_id]
     if missing and not allow_missing:

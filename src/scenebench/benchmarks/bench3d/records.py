@@ -86,7 +86,11 @@ def _num(x: Any) -> bool:
 def _numbers(ctx: _Ctx, value: Any, n: int | None, field_: str, what: str) -> list[float]:
     if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n) or not all(_num(v) for v in value):
         got = f"{type(value).__name__} of length {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
-        raise ctx.fail(f"got {got}" if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n) else "holds a non-number", field_, what)
+        raise ctx.fail(
+            f"got {got}" if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n) else "holds a non-number",
+            field_,
+            what,
+        )
     return [float(v) for v in value]
 
 
@@ -117,14 +121,22 @@ def _str_list(ctx: _Ctx, rec: dict, key: str, *, required: bool) -> list[str] | 
 def _choices(ctx: _Ctx, rec: dict, task: TaskDef) -> dict[str, Any]:
     ch = rec.get("gt_choices")
     if not isinstance(ch, list) or len(ch) < 2:
-        raise ctx.fail(f"got {type(ch).__name__}" + (f" of length {len(ch)}" if isinstance(ch, list) else ""), "gt_choices", "a list of at least 2 options")
+        raise ctx.fail(
+            f"got {type(ch).__name__}" + (f" of length {len(ch)}" if isinstance(ch, list) else ""),
+            "gt_choices",
+            "a list of at least 2 options",
+        )
     if len(ch) > 26:
         raise ctx.fail(f"has {len(ch)} options", "gt_choices", "at most 26 options (letters A-Z)")
     if task.key == "counting":
         out = []
         for c in ch:
             # isdecimal + isascii: "²" and "١" pass str.isdigit but int() refuses them.
-            if isinstance(c, bool) or not (isinstance(c, int) or (isinstance(c, float) and c.is_integer()) or (isinstance(c, str) and c.strip().isascii() and c.strip().isdecimal())):
+            if isinstance(c, bool) or not (
+                isinstance(c, int)
+                or (isinstance(c, float) and c.is_integer())
+                or (isinstance(c, str) and c.strip().isascii() and c.strip().isdecimal())
+            ):
                 raise ctx.fail(f"option {c!r} is not a whole number", "gt_choices", "integers")
             out.append(str(c) if isinstance(c, int) else str(int(float(c))))
         choices = out
@@ -172,7 +184,9 @@ def _labelled_boxes(ctx: _Ctx, rec: dict, *, rooms: bool) -> dict[str, Any]:
 
 def _point_list(ctx: _Ctx, value: Any, field_: str) -> np.ndarray:
     if not isinstance(value, list) or not value:
-        raise ctx.fail(f"got {type(value).__name__}" + (" (empty)" if isinstance(value, list) else ""), field_, "a non-empty list of [x, z]")
+        raise ctx.fail(
+            f"got {type(value).__name__}" + (" (empty)" if isinstance(value, list) else ""), field_, "a non-empty list of [x, z]"
+        )
     pts = [_numbers(ctx, p, 2, f"{field_}[{j}]", "two numbers [x, z]") for j, p in enumerate(value)]
     return np.asarray(pts, dtype=float)
 
@@ -212,8 +226,9 @@ def _text(ctx: _Ctx, rec: dict, task: TaskDef, house: str, scene_truth: SceneTru
     return gt
 
 
-def validate_record(task: str | TaskDef, rec: Any, *, path: str | Path | None = None, index: int = 0,
-                    scene_truth: SceneTruthFn | None = None) -> Record:
+def validate_record(
+    task: str | TaskDef, rec: Any, *, path: str | Path | None = None, index: int = 0, scene_truth: SceneTruthFn | None = None
+) -> Record:
     """Check one record of ``task`` and return it typed; raise :class:`InputError` on the first problem.
 
     ``scene_truth``: house -> (rooms, objects) for scene text records that do not carry them.
@@ -262,7 +277,12 @@ def validate_records(task: str, recs: Any, *, path: str | Path | None = None, sc
     seen: dict[str, int] = {}
     for i, r in enumerate(out):
         if r.question_id in seen:
-            raise InputError(path, f"question_id {r.question_id!r} repeats record {seen[r.question_id]}", where=f"record {i}", field="question_id",
-                             expected="ids unique within the task file (a record without question_id is row<i>)")
+            raise InputError(
+                path,
+                f"question_id {r.question_id!r} repeats record {seen[r.question_id]}",
+                where=f"record {i}",
+                field="question_id",
+                expected="ids unique within the task file (a record without question_id is row<i>)",
+            )
         seen[r.question_id] = i
     return out

@@ -15,7 +15,14 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
     ci = res.confidence_intervals.model_dump()
     prim = res.extra.get("primary_metric", {})
     t = Table(title=f"3dbench — protocol: {res.protocol} (95% CI, house-clustered bootstrap)", title_justify="left")
-    for col, just in (("task", "left"), ("n", "right"), ("missing", "right"), ("invalid", "right"), ("primary", "right"), ("other metrics", "left")):
+    for col, just in (
+        ("task", "left"),
+        ("n", "right"),
+        ("missing", "right"),
+        ("invalid", "right"),
+        ("primary", "right"),
+        ("other metrics", "left"),
+    ):
         t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
     for task, vals in res.metrics.get("by_task", {}).items():
         c = res.counts_by_group.get("by_task", {}).get(task)
@@ -34,11 +41,23 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
         for g, vals in res.metrics.get(key, {}).items():
             gci = ((ci.get(key) or {}).get(g) or {}).get("mean_primary")
             c = res.counts_by_group.get(key, {}).get(g)
-            t.add_row(f"{key[3:]}={g}", str(c.n_samples if c else ""), str(c.n_missing if c else ""), str(c.n_invalid if c else ""),
-                      f"mean_primary {fmt(vals.get('mean_primary'), gci)}", f"tasks={int(vals.get('n_tasks') or 0)}")
+            t.add_row(
+                f"{key[3:]}={g}",
+                str(c.n_samples if c else ""),
+                str(c.n_missing if c else ""),
+                str(c.n_invalid if c else ""),
+                f"mean_primary {fmt(vals.get('mean_primary'), gci)}",
+                f"tasks={int(vals.get('n_tasks') or 0)}",
+            )
     o = res.metrics.get("overall", {})
-    t.add_row("overall", str(res.counts.n_samples), str(res.counts.n_missing), str(res.counts.n_invalid),
-              f"mean_primary {fmt(o.get('mean_primary'), (ci.get('overall') or {}).get('mean_primary'))}", f"tasks={int(o.get('n_tasks') or 0)}")
+    t.add_row(
+        "overall",
+        str(res.counts.n_samples),
+        str(res.counts.n_missing),
+        str(res.counts.n_invalid),
+        f"mean_primary {fmt(o.get('mean_primary'), (ci.get('overall') or {}).get('mean_primary'))}",
+        f"tasks={int(o.get('n_tasks') or 0)}",
+    )
     console.print(t)
     for w in res.warnings:
         console.print(Text.assemble(("warning:", "yellow"), " ", w))

@@ -26,8 +26,17 @@ AGGREGATE_RULE = (
 )
 
 
-def load_inputs(data: str | Path, predictions: str | Path, *, tasks: str | None, circular: bool, allow_missing: bool, limit: int | None,
-                houses: str | Path | None = None, objects_gt: str | Path | None = None) -> tuple[Bench, Answers]:
+def load_inputs(
+    data: str | Path,
+    predictions: str | Path,
+    *,
+    tasks: str | None,
+    circular: bool,
+    allow_missing: bool,
+    limit: int | None,
+    houses: str | Path | None = None,
+    objects_gt: str | Path | None = None,
+) -> tuple[Bench, Answers]:
     try:
         task_list = parse_task_list(tasks)
     except ValueError as exc:
@@ -66,21 +75,37 @@ def prepare_scoring(
     (defaults: ``<data>/houses``, ``<data>/GT/Classification.json``; see :mod:`.loader`).
     """
     checked = check_protocol(protocol)
-    bench, answers = load_inputs(data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit,
-                                 houses=houses, objects_gt=objects_gt)
+    bench, answers = load_inputs(
+        data, predictions, tasks=tasks, circular=circular, allow_missing=allow_missing, limit=limit, houses=houses, objects_gt=objects_gt
+    )
     settings = Settings(protocol=checked, circular=circular, n_resamples=n_resamples, seed=seed)
     judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
-    inputs = {"predictions": file_fingerprint(predictions), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()},
-              **bench.metadata_fingerprints()}
-    knobs = {"tasks": list(bench.records), "circular": circular, "allow_missing": allow_missing, "limit": limit, "judge": judge_id,
-             **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None}}
-    meta = {"benchmark": "3dbench", "protocol": checked, "settings": knobs, "inputs": inputs,
-            "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": checked})}
+    inputs = {
+        "predictions": file_fingerprint(predictions),
+        **{f"task:{t}": fp for t, fp in bench.fingerprints().items()},
+        **bench.metadata_fingerprints(),
+    }
+    knobs = {
+        "tasks": list(bench.records),
+        "circular": circular,
+        "allow_missing": allow_missing,
+        "limit": limit,
+        "judge": judge_id,
+        **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None},
+    }
+    meta = {
+        "benchmark": "3dbench",
+        "protocol": checked,
+        "settings": knobs,
+        "inputs": inputs,
+        "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": checked}),
+    }
     return job_for(bench, answers, settings, judge, inputs, knobs, meta=meta)
 
 
-def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | None, inputs: dict, knobs: dict,
-            meta: dict[str, Any] | None = None) -> ScoringJob:
+def job_for(
+    bench: Bench, answers: Answers, settings: Settings, judge: Any | None, inputs: dict, knobs: dict, meta: dict[str, Any] | None = None
+) -> ScoringJob:
     """A scoring job over ``bench`` (also used by ``scenebench run 3dbench``); judge usage is saved per invocation."""
     scorer = Bench3DScorer(bench, answers, settings, judge)
 
@@ -88,8 +113,17 @@ def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | Non
         usage = total_judge_usage(run, judge)
         return build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
 
-    return ScoringJob("3dbench", settings.protocol, scorer, summarize, meta=dict(meta or {}), label="scoring 3dbench",
-                      on_stop=lambda run: save_judge_usage(run, judge))
+    return ScoringJob(
+        "3dbench",
+        settings.protocol,
+        scorer,
+        summarize,
+        meta=dict(meta or {}),
+        label="scoring 3dbench",
+        on_stop=lambda run: save_judge_usage(run, judge),
+    )
+
+
 def _refuse_rotation_like_ids(bench: Bench) -> None:
     """With --circular, answer ids are ``question_id#rotK``: a question id that already holds ``#rot``
     (in any task) could collide with the rotation of another record, so it is refused."""
@@ -98,8 +132,13 @@ def _refuse_rotation_like_ids(bench: Bench) -> None:
     for t, recs in bench.records.items():
         for i, r in enumerate(recs):
             if CIRCULAR_SEP in r.question_id:
-                raise InputError(bench.files[t], f"{r.question_id!r} contains '{CIRCULAR_SEP}'", where=f"record {i}", field="question_id",
-                                 expected=f"question ids without '{CIRCULAR_SEP}' under --circular (answer ids are question_id{CIRCULAR_SEP}K)")
+                raise InputError(
+                    bench.files[t],
+                    f"{r.question_id!r} contains '{CIRCULAR_SEP}'",
+                    where=f"record {i}",
+                    field="question_id",
+                    expected=f"question ids without '{CIRCULAR_SEP}' under --circular (answer ids are question_id{CIRCULAR_SEP}K)",
+                )
 
 
 def score_3dbench(
@@ -124,9 +163,22 @@ def score_3dbench(
     from scenebench.runtime.scoring import score_benchmark
 
     res, _, _ = score_benchmark(
-        "3dbench", out, protocol=protocol, overwrite=overwrite, progress=progress, data=data, predictions=predictions, tasks=tasks,
-        judge=judge, circular=circular, allow_missing=allow_missing, limit=limit, n_resamples=n_resamples, seed=seed,
-        houses=houses, objects_gt=objects_gt,
+        "3dbench",
+        out,
+        protocol=protocol,
+        overwrite=overwrite,
+        progress=progress,
+        data=data,
+        predictions=predictions,
+        tasks=tasks,
+        judge=judge,
+        circular=circular,
+        allow_missing=allow_missing,
+        limit=limit,
+        n_resamples=n_resamples,
+        seed=seed,
+        houses=houses,
+        objects_gt=objects_gt,
     )
     return res
 
@@ -170,8 +222,17 @@ def record_judge_usage(run: Any, judge: Any | None) -> dict[str, Any] | None:
     return total_judge_usage(run, judge)
 
 
-def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records: list[SampleScore], settings: Settings,
-                  judge: Any | None, inputs: dict, knobs: dict, judge_usage: dict[str, Any] | None = None) -> Results:
+def build_results(
+    bench: Bench,
+    answers: Answers,
+    scorer: Bench3DScorer,
+    records: list[SampleScore],
+    settings: Settings,
+    judge: Any | None,
+    inputs: dict,
+    knobs: dict,
+    judge_usage: dict[str, Any] | None = None,
+) -> Results:
     """``judge_usage``: counters over every invocation of the run (:func:`record_judge_usage`); defaults to this judge's."""
     by_task: dict[str, list[SampleScore]] = defaultdict(list)
     for r in records:
@@ -196,7 +257,9 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
     ci_groups: dict[str, dict[str, Any]] = {"by_level": {}, "by_ability": {}}
 
     def agg(label: str, tasks: list[str]) -> tuple[dict, list | None]:
-        v, c, used = aggregate({t: by_task[t] for t in tasks}, {t: primaries[t] for t in tasks}, n_resamples=settings.n_resamples, seed=settings.seed)
+        v, c, used = aggregate(
+            {t: by_task[t] for t in tasks}, {t: primaries[t] for t in tasks}, n_resamples=settings.n_resamples, seed=settings.seed
+        )
         aggregates[label] = {"tasks": used, "left_out": [t for t in tasks if t not in used]}
         return {"mean_primary": v, "n_tasks": float(len(used))}, c
 
@@ -229,19 +292,35 @@ def build_results(bench: Bench, answers: Answers, scorer: Bench3DScorer, records
         "aggregate_rule": AGGREGATE_RULE,
         "aggregates": aggregates,
         "task_info": {t: {"file": bench.files[t].name, "level": TASKS[t].level, "ability": TASKS[t].ability} for t in bench.records},
-        "text_metrics": {"tokenizer": "sb-tok-1", "cider_corpus_size": scorer.text.corpus_size, "meteor": scorer.text.meteor_reason or "java"},
+        "text_metrics": {
+            "tokenizer": "sb-tok-1",
+            "cider_corpus_size": scorer.text.corpus_size,
+            "meteor": scorer.text.meteor_reason or "java",
+        },
         "circular_ids": "question_id#rot{k}: options[k:] + options[:k]" if settings.circular else None,
         "answers": {"missing": len(answers.missing), "not_scored": answers.skipped_other_tasks},
         "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100]},
     }
     if judge is not None:
-        extra["judge"] = {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions), "usage": judge_usage if judge_usage is not None else judge.usage()}
+        extra["judge"] = {
+            "model_id": judge.model_id,
+            "prompt_versions": dict(judge.prompt_versions),
+            "usage": judge_usage if judge_usage is not None else judge.usage(),
+        }
     else:
         extra["judge"] = None
     return Results(
-        benchmark="3dbench", protocol=settings.protocol, metrics=metrics, confidence_intervals=ci,
-        counts=count(records), counts_by_group=counts_by_group, metric_info=info,
-        settings={**knobs, "protocol": settings.protocol}, inputs=inputs, warnings=warnings, extra=extra,
+        benchmark="3dbench",
+        protocol=settings.protocol,
+        metrics=metrics,
+        confidence_intervals=ci,
+        counts=count(records),
+        counts_by_group=counts_by_group,
+        metric_info=info,
+        settings={**knobs, "protocol": settings.protocol},
+        inputs=inputs,
+        warnings=warnings,
+        extra=extra,
     )
 
 
@@ -255,15 +334,19 @@ def _warnings(bench: Bench, answers: Answers, scorer: Bench3DScorer, settings: S
     if judge is None and (text_tasks or "position_relation" in bench.records):
         w.append("no judge (--judge none): judge_score / judge_same are n/a; rule-based metrics are complete")
     if settings.protocol == "official" and judge is None and "position_relation" in bench.records:
-        w.append("official position relation is judged ('same'/'different'): without a judge its primary metric judge_same is n/a (left out of the aggregates); rule accuracy is reported beside it")
+        w.append(
+            "official position relation is judged ('same'/'different'): without a judge its primary metric judge_same is n/a (left out of the aggregates); rule accuracy is reported beside it"
+        )
     with_refs = [t for t in text_tasks if scorer.text.corpus_size.get(t)]
     if with_refs:
         # IDF comes from the references of the records scored: fewer records (--limit, a sampled run)
         # change every CIDEr-D value; choosing tasks or missing answers do not
         subset = any(len(bench.records[t]) < bench.n_in_file.get(t, 0) for t in with_refs) or knobs.get("limit") is not None
         sizes = ", ".join(f"{t}={scorer.text.corpus_size[t]}" for t in with_refs)
-        w.append(f"CIDEr-D depends on the evaluated corpus (IDF from its references; sizes {sizes})"
-                 + ("; this run scores a subset, so CIDEr-D is not comparable with full-benchmark numbers" if subset else ""))
+        w.append(
+            f"CIDEr-D depends on the evaluated corpus (IDF from its references; sizes {sizes})"
+            + ("; this run scores a subset, so CIDEr-D is not comparable with full-benchmark numbers" if subset else "")
+        )
         if scorer.text.meteor_reason:
             w.append(f"meteor_java is n/a: {scorer.text.meteor_reason}")
     return w

@@ -135,7 +135,9 @@ def missing_values(kind: str, protocol: str) -> dict[str, float]:
     }[kind]
 
 
-def score_choice_record(rec: Record, text: str | None, protocol: str, *, rotation: int | None = None, llm_choice: int | None = None) -> tuple[bool | None, int | None, str, bool]:
+def score_choice_record(
+    rec: Record, text: str | None, protocol: str, *, rotation: int | None = None, llm_choice: int | None = None
+) -> tuple[bool | None, int | None, str, bool]:
     """(correct or None when missing, chosen index, rule, parsed) for one (possibly rotated) answer.
 
     ``llm_choice`` (the judge's ``option`` verdict) is used in ``strict`` only, and only when no
@@ -163,11 +165,17 @@ def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
     b = np.asarray(boxes[0])
     iou = float(L.box_iou(b, gt))
     detail["box"] = boxes[0]
-    return "scored", {
-        "hit": float(L.around_box(b, gt, protocol)),
-        "in_box": float(L.point_in_box(b[:3], gt)),
-        "iou": iou, "iou25": float(iou >= 0.25), "iou50": float(iou >= 0.5),
-    }, detail
+    return (
+        "scored",
+        {
+            "hit": float(L.around_box(b, gt, protocol)),
+            "in_box": float(L.point_in_box(b[:3], gt)),
+            "iou": iou,
+            "iou25": float(iou >= 0.25),
+            "iou50": float(iou >= 0.5),
+        },
+        detail,
+    )
 
 
 def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:

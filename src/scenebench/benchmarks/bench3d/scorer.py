@@ -97,10 +97,15 @@ class Bench3DScorer:
                 refs = rec.gt.get("references")
                 # As released: scene-level prompts show the true rooms and objects (relation: objects
                 # only), object-level prompts the generated text alone.
-                payload = {"task": rec.task, "question": rec.query, "answer": text,
-                           "reference": refs[0] if refs and len(refs) == 1 else refs,
-                           "rooms": None if rec.task == "relation" else rec.gt.get("rooms"),
-                           "objects": rec.gt.get("objects"), "level": t.level}
+                payload = {
+                    "task": rec.task,
+                    "question": rec.query,
+                    "answer": text,
+                    "reference": refs[0] if refs and len(refs) == 1 else refs,
+                    "rooms": None if rec.task == "relation" else rec.gt.get("rooms"),
+                    "objects": rec.gt.get("objects"),
+                    "level": t.level,
+                }
                 keys.append((rec.key, "score"))
                 reqs.append(JudgeRequest("score", payload))
             elif t.kind == "choice":
@@ -110,7 +115,9 @@ class Bench3DScorer:
                         continue
                     if rec.task == "position_relation" and rot in (None, 0):
                         keys.append((key, "same"))
-                        reqs.append(JudgeRequest("same", {"question": rec.query, "answer": text, "reference": rec.gt["choices"][rec.gt["answer"]]}))
+                        reqs.append(
+                            JudgeRequest("same", {"question": rec.query, "answer": text, "reference": rec.gt["choices"][rec.gt["answer"]]})
+                        )
                     if self.protocol == "strict":
                         _, _, _, parsed = S.score_choice_record(rec, text, "strict", rotation=rot)
                         if not parsed:
@@ -124,9 +131,17 @@ class Bench3DScorer:
             self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
 
     def _judge_detail(self, kind: str, v: Any) -> dict[str, Any]:
-        return {"kind": kind, "value": v.value, "valid": v.valid, "model_id": getattr(self.judge, "model_id", None),
-                "prompt_version": (getattr(self.judge, "prompt_versions", {}) or {}).get(kind), "raw": v.raw,
-                "cached": v.cached, "settled_by_rule": v.settled_by_rule, "error": v.error}
+        return {
+            "kind": kind,
+            "value": v.value,
+            "valid": v.valid,
+            "model_id": getattr(self.judge, "model_id", None),
+            "prompt_version": (getattr(self.judge, "prompt_versions", {}) or {}).get(kind),
+            "raw": v.raw,
+            "cached": v.cached,
+            "settled_by_rule": v.settled_by_rule,
+            "error": v.error,
+        }
 
     # -- text corpus metrics ---------------------------------------------------------------
     def _prepare_text(self) -> TextPrep:
@@ -249,6 +264,7 @@ def _flag_injection(detail: dict[str, Any], text: str | None) -> None:
 
 def _primary_value(p: Primary, cols: dict[str, np.ndarray], w: np.ndarray | None = None) -> np.ndarray | float | None:
     """Primary metric (in percent) from per-house sums; ``w`` (resamples x houses) for the bootstrap."""
+
     def tot(x: np.ndarray) -> np.ndarray | float:
         return x.sum() if w is None else w @ x
 
@@ -284,7 +300,9 @@ def _house_sums(records: list[SampleScore], p: Primary, house_index: dict[str, i
     return cols
 
 
-def aggregate(records_by_task: dict[str, list[SampleScore]], primaries: dict[str, Primary], *, n_resamples: int, seed: int, level: float = 0.95) -> tuple[float | None, list[float] | None, list[str]]:
+def aggregate(
+    records_by_task: dict[str, list[SampleScore]], primaries: dict[str, Primary], *, n_resamples: int, seed: int, level: float = 0.95
+) -> tuple[float | None, list[float] | None, list[str]]:
     """Mean of the tasks' primary metrics (percent), with a bootstrap that resamples houses jointly.
 
     Tasks whose primary is unavailable (e.g. judge scores with ``--judge none``) are left out and

@@ -38,7 +38,15 @@ class Primary:
 def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[list[MetricSpec], Primary]:
     t = TASKS[task]
     if t.kind == "choice":
-        specs: list[MetricSpec] = [Mean("accuracy", "correct", 100, "share of questions answered right (rules; LLM extractor for leftovers in strict with a judge)", "%")]
+        specs: list[MetricSpec] = [
+            Mean(
+                "accuracy",
+                "correct",
+                100,
+                "share of questions answered right (rules; LLM extractor for leftovers in strict with a judge)",
+                "%",
+            )
+        ]
         prim = Primary("accuracy", "mean", ("correct",))
         if circular:
             specs = [
@@ -48,13 +56,19 @@ def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[lis
             prim = Primary("circular_accuracy", "mean", ("correct",))
         specs.append(Mean("parsed_rate", "parsed", 100, "share of answers from which an option could be read", "%"))
         if task == "position_relation":
-            specs.append(Mean("judge_same", "judge_same", 100, "share judged to state the same relation as the right sentence (LLM judge)", "%"))
+            specs.append(
+                Mean("judge_same", "judge_same", 100, "share judged to state the same relation as the right sentence (LLM judge)", "%")
+            )
             if protocol == "official":
                 prim = Primary("judge_same", "mean", ("judge_same",))
         return specs, prim
     if t.kind == "grounding":
         around = "around_box_linf" if protocol == "official" else "around_box_l2"
-        what = "every centre axis within 1 m after clamping values to >= 0.01 (L∞)" if protocol == "official" else "centre within 1 m (Euclidean)"
+        what = (
+            "every centre axis within 1 m after clamping values to >= 0.01 (L∞)"
+            if protocol == "official"
+            else "centre within 1 m (Euclidean)"
+        )
         specs = [
             Mean(around, "hit", 100, f"exactly one box and {what}", "%"),
             Mean("in_box", "in_box", 100, "predicted centre inside the GT box", "%"),
@@ -66,8 +80,14 @@ def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[lis
     if t.kind == "grounding_plus":
         specs = [
             Mean("in_box", "in_box", 100, "predicted centre point inside the GT box", "%"),
-            Mean("within_1m", "within_1m", 100, "predicted point within 1 m of the GT centre"
-                 + (" (denominator: parsed answers only, as released)" if protocol == "official" else ""), "%"),
+            Mean(
+                "within_1m",
+                "within_1m",
+                100,
+                "predicted point within 1 m of the GT centre"
+                + (" (denominator: parsed answers only, as released)" if protocol == "official" else ""),
+                "%",
+            ),
         ]
         return specs, Primary("within_1m", "mean", ("within_1m",)) if protocol == "official" else Primary("in_box", "mean", ("in_box",))
     if t.kind in ("detection", "room_detection"):
@@ -76,7 +96,16 @@ def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[lis
         else:
             crit = "released IoU > 0.5, boxes as written" if protocol == "official" else "IoU >= 0.5"
         if protocol == "official":
-            specs = [Ratio("precision_official", "hits", "n_pred", 100, f"GT objects whose label is in the answer with some predicted box ({crit}), over predicted boxes", "%")]
+            specs = [
+                Ratio(
+                    "precision_official",
+                    "hits",
+                    "n_pred",
+                    100,
+                    f"GT objects whose label is in the answer with some predicted box ({crit}), over predicted boxes",
+                    "%",
+                )
+            ]
             return specs, Primary("precision_official", "ratio", ("hits", "n_pred"))
         specs = [
             Ratio("precision", "tp", "n_pred", 100, f"one-to-one label-constrained matches ({crit}) over predicted boxes", "%"),
@@ -93,15 +122,34 @@ def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[lis
         ]
         return specs, Primary("success", "mean", ("success",))
     specs = [
-        Mean("judge_score", "judge", 1.0, "LLM judge score 0-10" + (" (invalid reply = -1, as released)" if protocol == "official" else " (invalid reply = 0, counted invalid)"), "/10"),
+        Mean(
+            "judge_score",
+            "judge",
+            1.0,
+            "LLM judge score 0-10"
+            + (" (invalid reply = -1, as released)" if protocol == "official" else " (invalid reply = 0, counted invalid)"),
+            "/10",
+        ),
         Ratio("bleu1_py", "m1", "g1", 100, "BLEU unigram precision (corpus)", "%"),
         Ratio("bleu2_p_py", "m2", "g2", 100, "BLEU bigram precision (corpus)", "%"),
         Ratio("bleu3_p_py", "m3", "g3", 100, "BLEU trigram precision (corpus)", "%"),
         Ratio("bleu4_p_py", "m4", "g4", 100, "BLEU 4-gram precision (corpus)", "%"),
         Ratio("len_ratio_py", "hyp_len", "ref_len", 1.0, "candidate / closest reference length (corpus)"),
-        Derived("bleu4_py", ("bleu1_py", "bleu2_p_py", "bleu3_p_py", "bleu4_p_py", "len_ratio_py"), _bleu4, "corpus BLEU-4 with brevity penalty (pure Python, pycocoevalcap rules)", "%"),
+        Derived(
+            "bleu4_py",
+            ("bleu1_py", "bleu2_p_py", "bleu3_p_py", "bleu4_p_py", "len_ratio_py"),
+            _bleu4,
+            "corpus BLEU-4 with brevity penalty (pure Python, pycocoevalcap rules)",
+            "%",
+        ),
         Mean("rouge_l_py", "rouge_l", 100, "ROUGE-L F (beta 1.2), mean over samples", "%"),
-        Mean("cider_d_py", "cider_d", 100, "CIDEr-D x100 as papers report it (sigma 6, IDF from the evaluated references); not a percentage: can exceed 100", "x100"),
+        Mean(
+            "cider_d_py",
+            "cider_d",
+            100,
+            "CIDEr-D x100 as papers report it (sigma 6, IDF from the evaluated references); not a percentage: can exceed 100",
+            "x100",
+        ),
         Mean("meteor_java", "meteor", 100, "METEOR 1.5 (Java); n/a without java and a jar", "%"),
     ]
     return specs, Primary("judge_score", "mean", ("judge",), to_percent=10.0)

@@ -44,7 +44,9 @@ def house_number(house: Any) -> str:
     return str(int(m.group(1))) if m else str(house)
 
 
-def released_records(task: str, records: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, tuple[list[str], list[str]]]]:
+def released_records(
+    task: str, records: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, tuple[list[str], list[str]]]]:
     """``records`` of ``task`` (scenebench's shape) in the released writers' shape, and the
     ``{house number: (rooms, objects)}`` that scene text records leave to the house metadata."""
     key = task_key(task)
@@ -55,14 +57,27 @@ def released_records(task: str, records: Sequence[Mapping[str, Any]]) -> tuple[l
     for i, r in enumerate(to_plain(dict(x)) for x in records):
         house = house_number(r["id"])
         if key == "visual_grounding_plus":
-            out.append({"pcl": r["pcl"], "id": house, "query": r["query"], "obj_num": int(r.get("obj_num", 1)),
-                        "bbox": r["bbox"] if "bbox" in r else r["object"], "src_dataset": SRC_DATASET})
+            out.append(
+                {
+                    "pcl": r["pcl"],
+                    "id": house,
+                    "query": r["query"],
+                    "obj_num": int(r.get("obj_num", 1)),
+                    "bbox": r["bbox"] if "bbox" in r else r["object"],
+                    "src_dataset": SRC_DATASET,
+                }
+            )
         elif key in SCENE_TEXT:
             rooms, objects = list(r.get("rooms") or []), list(r.get("objects") or [])
             old = truth.get(house)
             truth[house] = (rooms or (old[0] if old else []), list(dict.fromkeys([*(old[1] if old else []), *objects])))
-            rec = {"query": r["query"], "task_type": TASKS[key].stem, "id": int(house) if house.isdecimal() else house,
-                   "pcl": r["pcl"], "src_dataset": SRC_DATASET}
+            rec = {
+                "query": r["query"],
+                "task_type": TASKS[key].stem,
+                "id": int(house) if house.isdecimal() else house,
+                "pcl": r["pcl"],
+                "src_dataset": SRC_DATASET,
+            }
             if r.get("reference") is not None:
                 rec["reference"] = r["reference"]
             out.append(rec)
@@ -111,6 +126,7 @@ def write_bench(bench_dir: str | Path, records_by_task: Mapping[str, Sequence[Ma
         atomic_write_json(p, gt, indent=None)
         written.append(p)
     return written
+
 
 def write_task(bench_dir: str | Path, task: str, records: Sequence[dict[str, Any]], *, prefix: str = "") -> Path:
     """Validate ``records`` of ``task`` (key or official stem) and write ``BENCH_DIR/<prefix><Stem>.json``.

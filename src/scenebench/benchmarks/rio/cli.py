@@ -64,14 +64,26 @@ def score_command(
     from scenebench.runtime.scoring import score_benchmark
 
     res, run, _ = score_benchmark(
-        "rio", out, protocol=check_protocol(protocol), overwrite=overwrite, progress=progress, data=data, predictions=predictions,
-        split=split, units=units, symmetry_codes=_symmetry_codes(symmetry_code), n_resamples=bootstrap, seed=seed,
+        "rio",
+        out,
+        protocol=check_protocol(protocol),
+        overwrite=overwrite,
+        progress=progress,
+        data=data,
+        predictions=predictions,
+        split=split,
+        units=units,
+        symmetry_codes=_symmetry_codes(symmetry_code),
+        n_resamples=bootstrap,
+        seed=seed,
     )
     _print(res, run)
 
 
 def matching_command(
-    descriptors: Path = typer.Option(..., "--descriptors", help="Folder of scan-pair folders, each with reference.npy and rescan.npy (K x D)."),
+    descriptors: Path = typer.Option(
+        ..., "--descriptors", help="Folder of scan-pair folders, each with reference.npy and rescan.npy (K x D)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the negative draws and the bootstrap (recorded)."),
     negatives: int = typer.Option(50, "--negatives", help="Negatives per positive (the protocol uses 50)."),
     out: Path | None = OUT,
@@ -86,7 +98,9 @@ def matching_command(
 
     from .matching import score_matching
 
-    res, run = score_matching(descriptors, seed=seed, n_negatives=negatives, out=out, overwrite=overwrite, n_resamples=bootstrap, progress=progress)
+    res, run = score_matching(
+        descriptors, seed=seed, n_negatives=negatives, out=out, overwrite=overwrite, n_resamples=bootstrap, progress=progress
+    )
     console = Console(markup=False)
     print_results(res, console=console)
     console.print(f"keypoints: {res.extra['n_keypoints']}, pairs: {len(res.extra['per_pair'])}, negatives seed: {seed}")
@@ -110,12 +124,21 @@ def validate_command(
 
 def run_command(
     data: Path = DATA,
-    model: str = typer.Option(..., "--model", "-m", help="oracle, random, baseline:prior (identity pose), baseline:fpfh (FPFH + RANSAC + ICP, "
-                              "open3d extra; --model-arg voxel=0.03), plugin:package.module:Class or an entry-point name."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/rio-<model>-<time>). Rerun the same command to resume."),
+    model: str = typer.Option(
+        ...,
+        "--model",
+        "-m",
+        help="oracle, random, baseline:prior (identity pose), baseline:fpfh (FPFH + RANSAC + ICP, "
+        "open3d extra; --model-arg voxel=0.03), plugin:package.module:Class or an entry-point name.",
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Run folder (default runs/rio-<model>-<time>). Rerun the same command to resume."
+    ),
     split: str = SPLIT,
     protocol: str = PROTOCOL,
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N instances (in rescan order). A larger limit later extends the run."),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Only the first N instances (in rescan order). A larger limit later extends the run."
+    ),
     units: str = UNITS,
     symmetry_code: list[str] | None = SYMMETRY,
     seed: int = typer.Option(0, "--seed", help="Seed given to the model (recorded; part of the run's identity)."),
@@ -123,7 +146,9 @@ def run_command(
     address: str | None = typer.Option(None, "--address", help="Ray cluster to join; default: a private local cluster on 127.0.0.1."),
     scenes_per_task: int = typer.Option(1, "--scenes-per-task", min=1, help="Ray: rescans per task."),
     max_retries: int = typer.Option(3, "--max-retries", min=0, help="Ray: retries of a failed task before the run stops with an error."),
-    model_arg: list[str] | None = typer.Option(None, "--model-arg", help="KEY=VALUE passed to the model's constructor (repeatable; JSON values)."),
+    model_arg: list[str] | None = typer.Option(
+        None, "--model-arg", help="KEY=VALUE passed to the model's constructor (repeatable; JSON values)."
+    ),
     bootstrap: int = BOOTSTRAP,
     overwrite: bool = OVERWRITE,
     progress: bool = PROGRESS,
@@ -136,9 +161,24 @@ def run_command(
     if codes:
         kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}
     outcome = execute(
-        "rio", kwargs, model=model, out=out, tasks=None, limit=limit, seed=seed,
-        protocol=protocol, backend=backend, address=address, scenes_per_task=scenes_per_task, max_retries=max_retries, base_url=None,
-        model_args=model_arg, overwrite=overwrite, progress=progress, score_options={"n_resamples": bootstrap}, echo=typer.echo,
+        "rio",
+        kwargs,
+        model=model,
+        out=out,
+        tasks=None,
+        limit=limit,
+        seed=seed,
+        protocol=protocol,
+        backend=backend,
+        address=address,
+        scenes_per_task=scenes_per_task,
+        max_retries=max_retries,
+        base_url=None,
+        model_args=model_arg,
+        overwrite=overwrite,
+        progress=progress,
+        score_options={"n_resamples": bootstrap},
+        echo=typer.echo,
     )
     _print(outcome.results, outcome.run)
     typer.echo(f"predictions file: {outcome.predictions_path}")

@@ -75,14 +75,21 @@ def _cloud(points: np.ndarray, s: FpfhSettings):
 
 def _features(pc, s: FpfhSettings):
     o3d = _o3d()
-    return o3d.pipelines.registration.compute_fpfh_feature(pc, o3d.geometry.KDTreeSearchParamHybrid(radius=s.feature_radius_voxels * s.voxel, max_nn=100))
+    return o3d.pipelines.registration.compute_fpfh_feature(
+        pc, o3d.geometry.KDTreeSearchParamHybrid(radius=s.feature_radius_voxels * s.voxel, max_nn=100)
+    )
 
 
 def _icp(src, tgt, init: np.ndarray, s: FpfhSettings):
     o3d = _o3d()
     reg = o3d.pipelines.registration
     return reg.registration_icp(
-        src, tgt, s.icp_distance_voxels * s.voxel, init, reg.TransformationEstimationPointToPlane(), reg.ICPConvergenceCriteria(max_iteration=50)
+        src,
+        tgt,
+        s.icp_distance_voxels * s.voxel,
+        init,
+        reg.TransformationEstimationPointToPlane(),
+        reg.ICPConvergenceCriteria(max_iteration=50),
     )
 
 
@@ -91,7 +98,14 @@ def _global_hypothesis(src, src_f, target, target_f, s: FpfhSettings):
     reg = _o3d().pipelines.registration
     d = s.ransac_distance_voxels * s.voxel
     ransac = reg.registration_ransac_based_on_feature_matching(
-        src, target, src_f, target_f, False, d, reg.TransformationEstimationPointToPoint(False), 3,
+        src,
+        target,
+        src_f,
+        target_f,
+        False,
+        d,
+        reg.TransformationEstimationPointToPoint(False),
+        3,
         [reg.CorrespondenceCheckerBasedOnEdgeLength(0.9), reg.CorrespondenceCheckerBasedOnDistance(d)],
         reg.RANSACConvergenceCriteria(s.ransac_max_iterations, s.ransac_confidence),
     )
@@ -141,7 +155,13 @@ def relocalize_instances(instances: dict[int, np.ndarray], target_points: np.nda
             out[iid] = {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "too_few_points", "n_points": n}
             continue
         static = _icp(src, target, np.eye(4), s)
-        out[iid] = {"pose": np.asarray(static.transformation), "fitness": float(static.fitness), "rmse": float(static.inlier_rmse), "method": "static_icp", "n_points": n}
+        out[iid] = {
+            "pose": np.asarray(static.transformation),
+            "fitness": float(static.fitness),
+            "rmse": float(static.inlier_rmse),
+            "method": "static_icp",
+            "n_points": n,
+        }
         if static.fitness >= s.static_fitness:
             use_up(src, out[iid]["pose"])
         else:
@@ -154,7 +174,12 @@ def relocalize_instances(instances: dict[int, np.ndarray], target_points: np.nda
             # judge both hypotheses on the same (full) target so their fitness is comparable
             full = _icp(src, target, np.asarray(refined.transformation), s)
             if full.fitness > out[iid]["fitness"]:
-                out[iid].update(pose=np.asarray(full.transformation), fitness=float(full.fitness), rmse=float(full.inlier_rmse), method="fpfh_ransac_icp")
+                out[iid].update(
+                    pose=np.asarray(full.transformation),
+                    fitness=float(full.fitness),
+                    rmse=float(full.inlier_rmse),
+                    method="fpfh_ransac_icp",
+                )
         use_up(src, out[iid]["pose"])
     for r in out.values():
         if "status" in r:

@@ -289,7 +289,9 @@ class RioIndex:
             return T_all[k]
         T = self._to_metres(_matrix16(value, self.index_path, where, fld))
         if not bool(is_rotation(T[:3, :3], tol=INDEX_ROTATION_TOL)) or not np.allclose(T[3], [0, 0, 0, 1], atol=1e-6):
-            raise InputError(self.index_path, "is not a rigid transform (rotation part not orthonormal or last row not 0 0 0 1)", where=where, field=fld)
+            raise InputError(
+                self.index_path, "is not a rigid transform (rotation part not orthonormal or last row not 0 0 0 1)", where=where, field=fld
+            )
         return T
 
     def _symmetry(self, code: Any, where: str, path: Path | None = None) -> int:
@@ -299,7 +301,13 @@ class RioIndex:
         try:
             symmetry_order(c, self.symmetry_codes)
         except ValueError as exc:
-            raise InputError(path, str(exc), where=where, field="symmetry", expected="0 (none), 1 (2-fold) or 2 (4-fold), or a code mapped with --symmetry-code") from None
+            raise InputError(
+                path,
+                str(exc),
+                where=where,
+                field="symmetry",
+                expected="0 (none), 1 (2-fold) or 2 (4-fold), or a code mapped with --symmetry-code",
+            ) from None
         return c
 
     def _parse_scene(self, s: Any, i: int) -> Scene:

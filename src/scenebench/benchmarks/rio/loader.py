@@ -34,8 +34,21 @@ from .index import (
 from .scans import ScanFiles
 
 __all__ = [
-    "HIDDEN_SPLITS", "INDEX_ROTATION_TOL", "MM_THRESHOLD", "SPLITS", "STATIC_ROT_DEG", "STATIC_TRANS_M", "AmbiguityLink",
-    "GroundTruthInstance", "ObjectInfo", "RigidEntry", "Rescan", "RioIndex", "ScanFiles", "Scene", "ThreeRScan",
+    "HIDDEN_SPLITS",
+    "INDEX_ROTATION_TOL",
+    "MM_THRESHOLD",
+    "SPLITS",
+    "STATIC_ROT_DEG",
+    "STATIC_TRANS_M",
+    "AmbiguityLink",
+    "GroundTruthInstance",
+    "ObjectInfo",
+    "RigidEntry",
+    "Rescan",
+    "RioIndex",
+    "ScanFiles",
+    "Scene",
+    "ThreeRScan",
 ]
 
 
@@ -85,7 +98,11 @@ class ThreeRScan(RioIndex, ScanFiles):
         ref = rescan.scene_id
         ref_ids = self.instance_ids(ref)
         if ref_ids is None:
-            raise InputError(self.scan_dir(ref), "reference scan has neither an objects.json entry nor semseg.v2.json", expected="the reference's instance list")
+            raise InputError(
+                self.scan_dir(ref),
+                "reference scan has neither an objects.json entry nor semseg.v2.json",
+                expected="the reference's instance list",
+            )
         present = self.instance_ids(rescan.scan_id)
         scene = self.scene_by_id[ref]
         poses: dict[int, np.ndarray] = {}
@@ -106,7 +123,11 @@ class ThreeRScan(RioIndex, ScanFiles):
             elif present is not None and iid not in rescan.rigid and iid not in present:
                 excluded = "not annotated in the rescan and not listed as removed"
             if excluded:
-                out.append(GroundTruthInstance(rescan.scan_id, ref, iid, self.label(ref, iid), np.eye(4), order, False, np.zeros(3), "", [], [], excluded))
+                out.append(
+                    GroundTruthInstance(
+                        rescan.scan_id, ref, iid, self.label(ref, iid), np.eye(4), order, False, np.zeros(3), "", [], [], excluded
+                    )
+                )
                 continue
             pose = poses[iid]
             centroid, src = self.centroid(ref, iid)

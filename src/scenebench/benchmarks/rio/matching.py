@@ -33,7 +33,16 @@ from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.results import Results
 
 N_NEGATIVES = 50
-SPECS = (Ratio("top1_accuracy", "correct", "n_keypoints", scale=100.0, unit="%", description="share of keypoints whose positive is nearest among 1 + 50 candidates"),)
+SPECS = (
+    Ratio(
+        "top1_accuracy",
+        "correct",
+        "n_keypoints",
+        scale=100.0,
+        unit="%",
+        description="share of keypoints whose positive is nearest among 1 + 50 candidates",
+    ),
+)
 _CHUNK = 2048
 
 
@@ -66,11 +75,17 @@ def load_pair(folder: Path, n_negatives: int = N_NEGATIVES) -> tuple[np.ndarray,
         bad = ~np.isfinite(a)
         if bad.any():
             r, c = np.argwhere(bad)[0]
-            raise InputError(p, f"holds NaN or infinity ({int(bad.sum())} values, first at row {r}, column {c})", expected="finite descriptors")
+            raise InputError(
+                p, f"holds NaN or infinity ({int(bad.sum())} values, first at row {r}, column {c})", expected="finite descriptors"
+            )
         arrays.append(a)
     ref, res = arrays
     if ref.shape != res.shape:
-        raise InputError(folder, f"reference.npy is {ref.shape} but rescan.npy is {res.shape}", expected="the same (K, D): row k of both is the same keypoint")
+        raise InputError(
+            folder,
+            f"reference.npy is {ref.shape} but rescan.npy is {res.shape}",
+            expected="the same (K, D): row k of both is the same keypoint",
+        )
     if len(ref) < n_negatives + 1:
         raise InputError(folder, f"has {len(ref)} keypoints", expected=f"at least {n_negatives + 1} (1 positive + {n_negatives} negatives)")
     return ref, res
@@ -142,7 +157,16 @@ class MatchingScorer:
             ref, res = load_pair(folder, self.n_negatives)
             neg = draw_negatives(len(ref), self.n_negatives, pair_rng(self.seed, name))
             ok = top1_correct(ref, res, neg)
-            yield [SampleScore(name, name, "scored", {"correct": float(ok.sum()), "n_keypoints": float(len(ok))}, {"pair": name}, {"dim": int(ref.shape[1])})]
+            yield [
+                SampleScore(
+                    name,
+                    name,
+                    "scored",
+                    {"correct": float(ok.sum()), "n_keypoints": float(len(ok))},
+                    {"pair": name},
+                    {"dim": int(ref.shape[1])},
+                )
+            ]
 
 
 def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int = N_NEGATIVES, n_resamples: int = 1000) -> ScoringJob:
@@ -150,7 +174,13 @@ def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int
     pairs = find_pairs(descriptors)
     for _, folder in pairs:
         load_pair(folder, n_negatives)
-    settings = {"seed": seed, "n_negatives": n_negatives, "distance": "L2", "ties": "failure", "rng": "numpy default_rng([seed, sha256(pair name)[:8]])"}
+    settings = {
+        "seed": seed,
+        "n_negatives": n_negatives,
+        "distance": "L2",
+        "ties": "failure",
+        "rng": "numpy default_rng([seed, sha256(pair name)[:8]])",
+    }
     inputs = {
         "descriptors": str(Path(descriptors)),
         "pairs": {n: {f: sha256_file(folder / f) for f in ("reference.npy", "rescan.npy")} for n, folder in pairs},
@@ -161,13 +191,23 @@ def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int
     def summarize(records: list[SampleScore], run: Any) -> Results:
         summary = summarize_scores(records, SPECS, n_resamples=n_resamples, seed=seed)
         return Results(
-            benchmark="rio-matching", protocol="strict", metrics=summary.metrics, confidence_intervals=summary.intervals,
-            counts=summary.counts, metric_info=summary.metric_info, settings=settings, inputs=inputs,
-            extra={"per_pair": {r.sample_id: 100.0 * r.values["correct"] / r.values["n_keypoints"] for r in records},
-                   "n_keypoints": int(sum(r.values["n_keypoints"] for r in records))},
+            benchmark="rio-matching",
+            protocol="strict",
+            metrics=summary.metrics,
+            confidence_intervals=summary.intervals,
+            counts=summary.counts,
+            metric_info=summary.metric_info,
+            settings=settings,
+            inputs=inputs,
+            extra={
+                "per_pair": {r.sample_id: 100.0 * r.values["correct"] / r.values["n_keypoints"] for r in records},
+                "n_keypoints": int(sum(r.values["n_keypoints"] for r in records)),
+            },
         )
 
-    return ScoringJob("rio-matching", "strict", MatchingScorer(pairs, seed, n_negatives), summarize, meta=meta, label="scoring rio-matching")
+    return ScoringJob(
+        "rio-matching", "strict", MatchingScorer(pairs, seed, n_negatives), summarize, meta=meta, label="scoring rio-matching"
+    )
 
 
 def score_matching(

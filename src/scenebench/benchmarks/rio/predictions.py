@@ -49,7 +49,12 @@ class PosePredictions:
 
 def _numbers(value: Any, shape: tuple[int, ...], path: Path, lineno: int, fld: str) -> np.ndarray:
     where = f"line {lineno}"
-    expected = {(4, 4): "a 4x4 nested list of numbers", (3, 3): "a 3x3 nested list of numbers", (3,): "3 numbers", (4,): "4 numbers (w, x, y, z)"}[shape]
+    expected = {
+        (4, 4): "a 4x4 nested list of numbers",
+        (3, 3): "a 3x3 nested list of numbers",
+        (3,): "3 numbers",
+        (4,): "4 numbers (w, x, y, z)",
+    }[shape]
     try:
         arr = np.array(value, dtype=object)
     except ValueError:  # ragged nested lists
@@ -71,7 +76,13 @@ def _parse_pose(rec: Mapping[str, Any], path: Path, lineno: int) -> tuple[np.nda
     where = f"line {lineno}"
     given = [k for k in ROTATION_KEYS if k in rec]
     if len(given) != 1:
-        raise InputError(path, f"gives {given or 'no rotation'}", where=where, field="pose", expected="exactly one of 'pose' (4x4), 'R' + 't', 'quaternion' + 't'")
+        raise InputError(
+            path,
+            f"gives {given or 'no rotation'}",
+            where=where,
+            field="pose",
+            expected="exactly one of 'pose' (4x4), 'R' + 't', 'quaternion' + 't'",
+        )
     key = given[0]
     if key == "pose":
         T = _numbers(rec["pose"], (4, 4), path, lineno, "pose")
@@ -86,7 +97,13 @@ def _parse_pose(rec: Mapping[str, Any], path: Path, lineno: int) -> tuple[np.nda
     q = _numbers(rec["quaternion"], (4,), path, lineno, "quaternion")
     norm = float(np.linalg.norm(q))
     if abs(norm - 1.0) > QUAT_NORM_TOL:
-        raise InputError(path, f"has norm {norm:.6g}", where=where, field="quaternion", expected=f"a unit quaternion (w, x, y, z), |norm - 1| <= {QUAT_NORM_TOL:g}")
+        raise InputError(
+            path,
+            f"has norm {norm:.6g}",
+            where=where,
+            field="quaternion",
+            expected=f"a unit quaternion (w, x, y, z), |norm - 1| <= {QUAT_NORM_TOL:g}",
+        )
     return compose(quaternion_to_matrix(q), t), "quaternion"
 
 
@@ -105,8 +122,14 @@ def _fast_decoder() -> Callable[[bytes], Any]:
     vector = list[float] | msgspec.UnsetType
     line = msgspec.defstruct(
         "PoseLine",
-        [("rescan", str), ("instance", int), ("pose", matrix, msgspec.UNSET), ("R", matrix, msgspec.UNSET),
-         ("t", vector, msgspec.UNSET), ("quaternion", vector, msgspec.UNSET)],
+        [
+            ("rescan", str),
+            ("instance", int),
+            ("pose", matrix, msgspec.UNSET),
+            ("R", matrix, msgspec.UNSET),
+            ("t", vector, msgspec.UNSET),
+            ("quaternion", vector, msgspec.UNSET),
+        ],
         forbid_unknown_fields=True,
     )
     return msgspec.json.Decoder(line).decode
@@ -220,10 +243,18 @@ def _read_pose_predictions(
             raise InputError(p, f"is {inst!r}", where=where, field="instance", expected="an integer reference instance id")
         inst = int(inst)
         if inst not in known[rescan]:
-            raise InputError(p, f"instance {inst} is not an instance of the reference scan of rescan '{rescan}'", where=where, field="instance")
+            raise InputError(
+                p, f"instance {inst} is not an instance of the reference scan of rescan '{rescan}'", where=where, field="instance"
+            )
         key = (rescan, inst)
         if key in lines:
-            raise InputError(p, f"second prediction for rescan '{rescan}' instance {inst} (first on line {lines[key]})", where=where, field="instance", expected="one prediction per (rescan, instance)")
+            raise InputError(
+                p,
+                f"second prediction for rescan '{rescan}' instance {inst} (first on line {lines[key]})",
+                where=where,
+                field="instance",
+                expected="one prediction per (rescan, instance)",
+            )
         T, how = _parse_pose(rec, p, lineno)
         lines[key] = lineno
         if rescan not in evaluated_set:
@@ -247,8 +278,10 @@ def _read_pose_predictions(
         if bad.size:
             k = keys[int(bad[0])]
             raise InputError(
-                p, f"rotation is not orthonormal with det +1 (defect {defect[bad[0]]:.3g}; {bad.size} such records)",
-                where=f"line {lines[k]}", field=fields[k],
+                p,
+                f"rotation is not orthonormal with det +1 (defect {defect[bad[0]]:.3g}; {bad.size} such records)",
+                where=f"line {lines[k]}",
+                field=fields[k],
                 expected=f"max |R^T R - I| and |det R - 1| <= {ROTATION_TOL:g}",
             )
     return PosePredictions(poses, {k: lines[k] for k in poses}, meta, ignored)

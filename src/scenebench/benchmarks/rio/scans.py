@@ -77,7 +77,9 @@ class ScanFiles:
                     if obb is not None:
                         c = obb.get("centroid") if isinstance(obb, dict) else None
                         if not isinstance(c, list) or len(c) != 3 or not all(is_finite_number(x) for x in c):
-                            raise InputError(p, f"is {str(c)[:60]}", where=f"{w} (objectId {iid})", field="obb.centroid", expected="3 finite numbers")
+                            raise InputError(
+                                p, f"is {str(c)[:60]}", where=f"{w} (objectId {iid})", field="obb.centroid", expected="3 finite numbers"
+                            )
                     groups[iid] = g
             self._semseg_cache[scan_id] = groups
         return self._semseg_cache[scan_id]
@@ -112,7 +114,9 @@ class ScanFiles:
             v = ply["vertex"].data
             xyz = np.stack([v["x"], v["y"], v["z"]], axis=1).astype(float)
             names = v.dtype.names or ()
-            rgb = np.stack([v["red"], v["green"], v["blue"]], axis=1).astype(np.uint8) if "red" in names else np.zeros((len(v), 3), np.uint8)
+            rgb = (
+                np.stack([v["red"], v["green"], v["blue"]], axis=1).astype(np.uint8) if "red" in names else np.zeros((len(v), 3), np.uint8)
+            )
             if "objectId" not in names:
                 raise InputError(p, "vertices have no objectId property", field="objectId")
             ids = np.asarray(v["objectId"]).astype(np.int64)
@@ -161,5 +165,7 @@ class ScanFiles:
         xyz, _, ids = self.points(scan_id)
         m = ids == iid
         if not m.any():
-            raise InputError(self.scan_dir(scan_id) / PLY_NAME, f"instance {iid} has no obb and no vertices, so it has no centroid", field="objectId")
+            raise InputError(
+                self.scan_dir(scan_id) / PLY_NAME, f"instance {iid} has no obb and no vertices, so it has no centroid", field="objectId"
+            )
         return xyz[m].mean(axis=0), "vertices"

@@ -49,7 +49,13 @@ THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, de
 PRIMARY = "recall_10cm_10deg"
 SPECS = (
     Mean(PRIMARY, "hit_10", scale=100.0, unit="%", description="share of ground-truth instances with t_err <= 0.1 m and r_err <= 10 deg"),
-    Mean("recall_20cm_20deg", "hit_20", scale=100.0, unit="%", description="share of ground-truth instances with t_err <= 0.2 m and r_err <= 20 deg"),
+    Mean(
+        "recall_20cm_20deg",
+        "hit_20",
+        scale=100.0,
+        unit="%",
+        description="share of ground-truth instances with t_err <= 0.2 m and r_err <= 20 deg",
+    ),
     Median("MRE", "r_err", unit="deg", description="median rotation error (symmetry-aware)"),
     Median("MTE", "t_err", unit="m", description="median translation error"),
 )
@@ -109,9 +115,12 @@ class RioScorer:
                 if j > 0:
                     detail["matched_partner"] = g.partners[j - 1]
                 out[g.sample_id] = SampleScore(
-                    g.sample_id, g.scene, "scored",
+                    g.sample_id,
+                    g.scene,
+                    "scored",
                     {"r_err": float(r_err[i]), "t_err": float(t_err[i]), **{f: float(h[i]) for f, h in hits.items()}},
-                    self._groups(g), detail,
+                    self._groups(g),
+                    detail,
                 )
         for g in gts:
             if g.sample_id in out:
@@ -126,7 +135,12 @@ class RioScorer:
 
     @staticmethod
     def _groups(g: GroundTruthInstance) -> dict[str, str]:
-        return {"motion": "moved" if g.moved else "static", "label": g.label or "unknown", "symmetry": symmetry_class_name(g.symmetry_order), "scene": g.scene}
+        return {
+            "motion": "moved" if g.moved else "static",
+            "label": g.label or "unknown",
+            "symmetry": symmetry_class_name(g.symmetry_order),
+            "scene": g.scene,
+        }
 
 
 def _finite_or_none(metrics: dict[str, Any], intervals: dict[str, Any], where: str, warnings: list[str]) -> None:
@@ -218,7 +232,12 @@ def prepare_scoring(
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         return build_results(
-            records, protocol=checked, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed,
+            records,
+            protocol=checked,
+            settings=settings,
+            inputs=inputs,
+            n_resamples=n_resamples,
+            seed=seed,
             extra={"n_rescans": len(rescans), "ignored_predictions_other_split": preds.ignored_other_split, **dict(extra or {})},
         )
 
@@ -244,7 +263,18 @@ def score_rio(
     from scenebench.runtime.scoring import score_benchmark
 
     res, run, _ = score_benchmark(
-        "rio", out, protocol=protocol, overwrite=overwrite, progress=progress, data=data_root, predictions=predictions_path,
-        split=split, units=units, symmetry_codes=symmetry_codes, n_resamples=n_resamples, seed=seed, extra=extra,
+        "rio",
+        out,
+        protocol=protocol,
+        overwrite=overwrite,
+        progress=progress,
+        data=data_root,
+        predictions=predictions_path,
+        split=split,
+        units=units,
+        symmetry_codes=symmetry_codes,
+        n_resamples=n_resamples,
+        seed=seed,
+        extra=extra,
     )
     return res, run

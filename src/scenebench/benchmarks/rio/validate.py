@@ -10,8 +10,9 @@ from .loader import ThreeRScan
 from .predictions import read_pose_predictions
 
 
-def validate_rio(data_root: str | Path, *, split: str = "validation", predictions: str | Path | None = None,
-                 geometry: bool = False, units: str = "auto") -> dict[str, Any]:
+def validate_rio(
+    data_root: str | Path, *, split: str = "validation", predictions: str | Path | None = None, geometry: bool = False, units: str = "auto"
+) -> dict[str, Any]:
     """Load the index, every evaluated rescan's ground truth (and PLYs with ``geometry``); return a summary.
 
     Raises :class:`scenebench.errors.InputError` on the first problem, naming file, record and field.

@@ -84,10 +84,17 @@ def gravity_aligned_obb(points: np.ndarray) -> dict[str, list[float]]:
 
 
 _VERTEX_DTYPE = [
-    ("x", "f4"), ("y", "f4"), ("z", "f4"),
-    ("red", "u1"), ("green", "u1"), ("blue", "u1"),
-    ("objectId", "u2"), ("globalId", "u2"),
-    ("NYU40", "u1"), ("Eigen13", "u1"), ("RIO27", "u1"),
+    ("x", "f4"),
+    ("y", "f4"),
+    ("z", "f4"),
+    ("red", "u1"),
+    ("green", "u1"),
+    ("blue", "u1"),
+    ("objectId", "u2"),
+    ("globalId", "u2"),
+    ("NYU40", "u1"),
+    ("Eigen13", "u1"),
+    ("RIO27", "u1"),
 ]
 
 
@@ -200,8 +207,15 @@ def write_scan(
     texts = {
         "ply": _ply_bytes(v, c, f, per_vertex),
         "obj": _obj_text(v, f).encode("utf-8"),
-        "segs": (json.dumps({"sceneId": f"scenebench.{scan_dir.name}", "segIndices": ids.tolist()}, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"),
-        "semseg": (json.dumps({"scan_id": scan_dir.name, "segmentsFile": SEGS_NAME, "segGroups": groups}, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"),
+        "segs": (
+            json.dumps({"sceneId": f"scenebench.{scan_dir.name}", "segIndices": ids.tolist()}, ensure_ascii=False, allow_nan=False) + "\n"
+        ).encode("utf-8"),
+        "semseg": (
+            json.dumps(
+                {"scan_id": scan_dir.name, "segmentsFile": SEGS_NAME, "segGroups": groups}, indent=2, ensure_ascii=False, allow_nan=False
+            )
+            + "\n"
+        ).encode("utf-8"),
     }
     for key, data in texts.items():
         if atomic:

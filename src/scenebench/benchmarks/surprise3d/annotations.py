@@ -134,28 +134,49 @@ def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...]
             raise InputError(path, "missing", where=where, field=key)
     scene_id = rec["scene_id"]
     if not isinstance(scene_id, str) or not SCENE_ID_RE.fullmatch(scene_id):  # fullmatch: "$" accepts a trailing newline
-        raise InputError(path, f"{scene_id!r} is not a usable scene id", where=where, field="scene_id",
-                         expected="a string of letters, digits, '_', '-', '.' (e.g. '0a5c013435')")
+        raise InputError(
+            path,
+            f"{scene_id!r} is not a usable scene id",
+            where=where,
+            field="scene_id",
+            expected="a string of letters, digits, '_', '-', '.' (e.g. '0a5c013435')",
+        )
     oid = rec["object_id"]
     items = oid if isinstance(oid, list) else [oid]
     parsed = [_as_int(o) for o in items]
     if not items or any(o is None for o in parsed):
-        raise InputError(path, f"{str(oid)[:80]}", where=where, field="object_id",
-                         expected="an integer or a non-empty list of integers (int-like strings such as \"12\" accepted)")
+        raise InputError(
+            path,
+            f"{str(oid)[:80]}",
+            where=where,
+            field="object_id",
+            expected='an integer or a non-empty list of integers (int-like strings such as "12" accepted)',
+        )
     ids: tuple[int, ...] = tuple(parsed)  # type: ignore[arg-type]
     if any(o < 0 for o in ids):
-        raise InputError(path, f"negative instance id in {oid!r}", where=where, field="object_id",
-                         expected="instance ids >= 0 (-1 marks unannotated points)")
+        raise InputError(
+            path,
+            f"negative instance id in {oid!r}",
+            where=where,
+            field="object_id",
+            expected="instance ids >= 0 (-1 marks unannotated points)",
+        )
     if any(o >= 2**63 for o in ids):  # Sample.targets is int64, like the scenes' instance arrays
-        raise InputError(path, f"instance id too large in {str(oid)[:80]}", where=where, field="object_id",
-                         expected="instance ids below 2**63")
+        raise InputError(
+            path, f"instance id too large in {str(oid)[:80]}", where=where, field="object_id", expected="instance ids below 2**63"
+        )
     desc = rec["description"]
     if not isinstance(desc, str) or not desc.strip():
         raise InputError(path, f"{desc!r}", where=where, field="description", expected="a non-empty string (the question)")
     names = _flat_names(rec["object_name"])
     if names is None:
-        raise InputError(path, f"{str(rec['object_name'])[:80]}", where=where, field="object_name",
-                         expected="a string or a (possibly nested) list of strings")
+        raise InputError(
+            path,
+            f"{str(rec['object_name'])[:80]}",
+            where=where,
+            field="object_name",
+            expected="a string or a (possibly nested) list of strings",
+        )
     qt = rec["question_type"]
     if not isinstance(qt, str) or not qt:
         raise InputError(path, f"{qt!r}", where=where, field="question_type", expected="a non-empty string")

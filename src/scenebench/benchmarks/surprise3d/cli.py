@@ -12,7 +12,11 @@ import typer
 
 ANNOTATIONS = typer.Option(..., "--annotations", "-a", help="SURPRISE3D annotation JSON (e.g. surprise-3d-val.json).")
 SCENES = typer.Option(..., "--scenes", "-s", help="Folder of <scene_id>.pth (torch extra) or <scene_id>.npz point clouds.")
-THRESHOLD = typer.Option(0.5, "--score-threshold", help="A point with score (or sigmoid of its logit) >= this is predicted (both protocols; official compares in float32).")
+THRESHOLD = typer.Option(
+    0.5,
+    "--score-threshold",
+    help="A point with score (or sigmoid of its logit) >= this is predicted (both protocols; official compares in float32).",
+)
 
 
 def score_command(
@@ -39,29 +43,44 @@ def score_command(
 
     check_protocol(protocol)
     res, run, _ = score_benchmark(
-        "surprise3d", out or default_run_dir("surprise3d"), protocol=protocol, overwrite=overwrite, progress=progress,
-        annotations=annotations, scenes=scenes, predictions=predictions, score_threshold=score_threshold, n_resamples=bootstrap, seed=seed,
+        "surprise3d",
+        out or default_run_dir("surprise3d"),
+        protocol=protocol,
+        overwrite=overwrite,
+        progress=progress,
+        annotations=annotations,
+        scenes=scenes,
+        predictions=predictions,
+        score_threshold=score_threshold,
+        n_resamples=bootstrap,
+        seed=seed,
     )
     console = Console(markup=False)
     if res.extra.get("masks_from_boxes"):
         from rich.text import Text
+
         console.print(Text.assemble(("Box predictions scored as masks", "bold"), " (the points inside each box):"))
     print_results(res, metrics=MASK_METRICS, console=console)
     box = box_detection_results(res)
     if box is not None:
         console.print()
-        console.print(results_table(
-            box, metrics=list(box.metrics["overall"]),
-            title=f"surprise3d BOX DETECTION — 3D IoU of predicted box vs box of GT points, hit at IoU >= t "
-                  f"(protocol: {res.protocol}; not comparable with the mask table above)",
-        ))
+        console.print(
+            results_table(
+                box,
+                metrics=list(box.metrics["overall"]),
+                title=f"surprise3d BOX DETECTION — 3D IoU of predicted box vs box of GT points, hit at IoU >= t "
+                f"(protocol: {res.protocol}; not comparable with the mask table above)",
+            )
+        )
     console.print(f"results: {run.results_json}")
 
 
 def validate_command(
     annotations: Path = ANNOTATIONS,
     scenes: Path | None = typer.Option(None, "--scenes", "-s", help="Also load and check every scene (and GT masks)."),
-    predictions: Path | None = typer.Option(None, "--predictions", "-p", help="Also check a predictions file (needs --scenes for index ranges)."),
+    predictions: Path | None = typer.Option(
+        None, "--predictions", "-p", help="Also check a predictions file (needs --scenes for index ranges)."
+    ),
     score_threshold: float = THRESHOLD,
     list_ids: bool = typer.Option(False, "--list-ids", help="Print sample_id, index, scene_id, question_type of every sample (TSV)."),
 ) -> None:

@@ -11,10 +11,16 @@ INFO = BenchmarkInfo(
         MetricDoc("mIoU", "mean point-mask IoU (x100)", "docs/metrics/surprise3d_miou.md"),
         MetricDoc("A25", "share of samples with IoU over 0.25 (x100)", "docs/metrics/surprise3d_acc_iou.md"),
         MetricDoc("A50", "share of samples with IoU over 0.5 (x100)", "docs/metrics/surprise3d_acc_iou.md"),
-        MetricDoc("box_Acc@0.25", "box predictions only: 3D box IoU >= 0.25 with the GT points' box (separate table)",
-                  "docs/metrics/surprise3d_box_acc.md"),
-        MetricDoc("box_Acc@0.5", "box predictions only: 3D box IoU >= 0.5 with the GT points' box (separate table)",
-                  "docs/metrics/surprise3d_box_acc.md"),
+        MetricDoc(
+            "box_Acc@0.25",
+            "box predictions only: 3D box IoU >= 0.25 with the GT points' box (separate table)",
+            "docs/metrics/surprise3d_box_acc.md",
+        ),
+        MetricDoc(
+            "box_Acc@0.5",
+            "box predictions only: 3D box IoU >= 0.5 with the GT points' box (separate table)",
+            "docs/metrics/surprise3d_box_acc.md",
+        ),
     ),
     protocols={
         "strict": "default: IoU = |P∩G|/|P∪G| (0 on an empty union), A25/A50 count IoU >= t",

@@ -100,11 +100,21 @@ class PredictionSet:
     def check_scene(self, pred: Prediction, n_points: int, scene_id: str) -> None:
         """Refuse a prediction that does not fit its scene's ``n_points`` points."""
         if pred.kind in ("scores", "logits") and pred.n_scores != n_points:
-            raise InputError(self.path, f"{pred.n_scores} {pred.kind} for scene '{scene_id}' of {n_points} points",
-                             where=pred.where, field=pred.kind, expected=f"one value per point ({n_points})")
+            raise InputError(
+                self.path,
+                f"{pred.n_scores} {pred.kind} for scene '{scene_id}' of {n_points} points",
+                where=pred.where,
+                field=pred.kind,
+                expected=f"one value per point ({n_points})",
+            )
         if pred.limit > n_points:
-            raise InputError(self.path, f"point index {pred.limit - 1} is beyond scene '{scene_id}' ({n_points} points)",
-                             where=pred.where, field=pred.kind, expected=f"indices in [0, {n_points})")
+            raise InputError(
+                self.path,
+                f"point index {pred.limit - 1} is beyond scene '{scene_id}' ({n_points} points)",
+                where=pred.where,
+                field=pred.kind,
+                expected=f"indices in [0, {n_points})",
+            )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -191,8 +201,13 @@ def parse_mask_rle(path: Path, where: str, value: Any) -> Prediction:
         raise InputError(path, f"odd length {runs.size}", where=where, field="mask_rle", expected=what)
     # Runs are expanded before the scene is known: a one-line [0, 10**12] must not allocate terabytes.
     if runs.size and (runs.max() > MAX_RLE_POINTS or int(runs[1::2].sum()) > MAX_RLE_POINTS):
-        raise InputError(path, f"runs reach beyond {MAX_RLE_POINTS:,} points", where=where, field="mask_rle",
-                         expected=f"runs inside the scene (starts and total length <= {MAX_RLE_POINTS:,})")
+        raise InputError(
+            path,
+            f"runs reach beyond {MAX_RLE_POINTS:,} points",
+            where=where,
+            field="mask_rle",
+            expected=f"runs inside the scene (starts and total length <= {MAX_RLE_POINTS:,})",
+        )
     ends = runs[0::2] + runs[1::2]
     nonempty = runs[1::2] > 0
     limit = int(ends[nonempty].max()) if nonempty.any() else 0
@@ -217,8 +232,14 @@ def parse_scores(path: Path, where: str, value: Any, threshold: float, protocol:
     out = (arr < 0) | (arr > 1)
     if out.any():
         i = int(np.flatnonzero(out)[0])
-        raise InputError(path, f"{arr[i]!r} at position {i} is outside [0, 1]: scores are probabilities; "
-                         "give raw model outputs (before the sigmoid) as 'logits'", where=where, field="scores", expected=what)
+        raise InputError(
+            path,
+            f"{arr[i]!r} at position {i} is outside [0, 1]: scores are probabilities; "
+            "give raw model outputs (before the sigmoid) as 'logits'",
+            where=where,
+            field="scores",
+            expected=what,
+        )
     if protocol == "official":  # released: a float32 tensor compared with the threshold cast to float32
         keep = arr.astype(np.float32) >= np.float32(threshold)
     else:
@@ -328,8 +349,13 @@ def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         if exc.reason.startswith("non-finite") and exc.where and exc.where.startswith("line "):
             lineno = int(exc.where.split()[1])
             fld = _locate_nonfinite(path, lineno)
-            raise InputError(path, f"{exc.reason.split()[-1]} is not a valid value", where=exc.where, field=fld,
-                             expected="finite numbers (scores in [0, 1])") from None
+            raise InputError(
+                path,
+                f"{exc.reason.split()[-1]} is not a valid value",
+                where=exc.where,
+                field=fld,
+                expected="finite numbers (scores in [0, 1])",
+            ) from None
         raise
 
 
@@ -344,7 +370,9 @@ def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise InputError(path, f"not a readable Parquet file: {exc}") from None
     cols = [c for c in pf.schema_arrow.names if c in KEY_FIELDS + PRED_FIELDS]
     if not any(c in KEY_FIELDS for c in cols):
-        raise InputError(path, "no 'sample_id' or 'index' column", expected="columns sample_id or index, plus one of " + ", ".join(PRED_FIELDS))
+        raise InputError(
+            path, "no 'sample_id' or 'index' column", expected="columns sample_id or index, plus one of " + ", ".join(PRED_FIELDS)
+        )
     row = 0
     batches = pf.iter_batches(batch_size=256, columns=cols)
     while True:
@@ -368,7 +396,7 @@ def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             for name, (arr, offsets, values) in columns.items():
                 if not arr[i].is_valid:
                     continue
-                rec[name] = values[offsets[i]:offsets[i + 1]] if offsets is not None else values[i]
+                rec[name] = values[offsets[i] : offsets[i + 1]] if offsets is not None else values[i]
             row += 1
             yield f"row {row}", rec
 
@@ -387,8 +415,13 @@ def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> str:
     sid, idx = rec.get("sample_id"), rec.get("index")
     if sid is None and idx is None:
-        raise InputError(path, "record names no sample", where=where, field="sample_id",
-                         expected="'sample_id' (see scenebench validate surprise3d --list-ids) or 'index'")
+        raise InputError(
+            path,
+            "record names no sample",
+            where=where,
+            field="sample_id",
+            expected="'sample_id' (see scenebench validate surprise3d --list-ids) or 'index'",
+        )
     by_index = None
     if idx is not None:
         if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
@@ -401,8 +434,13 @@ def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> s
         if not isinstance(sid, str):
             raise InputError(path, f"{sid!r}", where=where, field="sample_id", expected="a string")
         if sid not in ann.by_id:
-            raise InputError(path, f"unknown sample '{sid}'", where=where, field="sample_id",
-                             expected=f"an id of {ann.path.name} (list them with scenebench validate surprise3d --list-ids)")
+            raise InputError(
+                path,
+                f"unknown sample '{sid}'",
+                where=where,
+                field="sample_id",
+                expected=f"an id of {ann.path.name} (list them with scenebench validate surprise3d --list-ids)",
+            )
         if by_index is not None and by_index != sid:
             raise InputError(path, f"sample_id '{sid}' and index {idx} name different samples", where=where, field="index")
         return sid
@@ -423,7 +461,10 @@ def _parse_field(path: Path, where: str, kind: str, value: Any, threshold: float
 
 
 def read_predictions(
-    path: str | Path, annotations: Annotations, *, score_threshold: float = DEFAULT_SCORE_THRESHOLD,
+    path: str | Path,
+    annotations: Annotations,
+    *,
+    score_threshold: float = DEFAULT_SCORE_THRESHOLD,
     protocol: str = "strict",
 ) -> PredictionSet:
     """Stream and validate every record; return the compact predictions keyed by sample id.
@@ -440,8 +481,13 @@ def read_predictions(
         if not present:
             raise InputError(p, "record has no prediction", where=where, expected="one of " + ", ".join(PRED_FIELDS))
         if len(present) > 1:
-            raise InputError(p, f"several predictions ({', '.join(present)})", where=where, field=present[1],
-                             expected="exactly one of " + ", ".join(PRED_FIELDS))
+            raise InputError(
+                p,
+                f"several predictions ({', '.join(present)})",
+                where=where,
+                field=present[1],
+                expected="exactly one of " + ", ".join(PRED_FIELDS),
+            )
         kind = present[0]
         try:
             pred = _parse_field(p, where, kind, rec[kind], score_threshold, protocol)
@@ -452,14 +498,22 @@ def read_predictions(
         family = "box" if kind == "box" else "mask"
         other = "mask" if family == "box" else "box"
         if other in first_kind_where:
-            raise InputError(p, f"a {family} prediction in a file whose {first_kind_where[other]} holds a {other}",
-                             where=where, field=kind,
-                             expected="boxes or masks in one file, not both (they are scored and reported apart)")
+            raise InputError(
+                p,
+                f"a {family} prediction in a file whose {first_kind_where[other]} holds a {other}",
+                where=where,
+                field=kind,
+                expected="boxes or masks in one file, not both (they are scored and reported apart)",
+            )
         first_kind_where.setdefault(family, where)
         if sid in by_sample:
-            raise InputError(p, f"second prediction for sample '{sid}' (first at {by_sample[sid].where})",
-                             where=where, field="sample_id" if rec.get("sample_id") is not None else "index",
-                             expected="one record per sample")
+            raise InputError(
+                p,
+                f"second prediction for sample '{sid}' (first at {by_sample[sid].where})",
+                where=where,
+                field="sample_id" if rec.get("sample_id") is not None else "index",
+                expected="one record per sample",
+            )
         by_sample[sid] = pred
         kinds[kind] += 1
     return PredictionSet(p, by_sample, kinds, score_threshold)

@@ -59,9 +59,7 @@ def scene_path(scenes_dir: str | Path, scene_id: str) -> Path:
         p = d / f"{scene_id}{suf}"
         if p.is_file():
             return p
-    raise InputError(
-        d, f"no point cloud for scene '{scene_id}'", expected=f"{scene_id}.pth or {scene_id}.npz in this folder"
-    )
+    raise InputError(d, f"no point cloud for scene '{scene_id}'", expected=f"{scene_id}.pth or {scene_id}.npz in this folder")
 
 
 def _array(path: Path, data: dict, key: str) -> np.ndarray:

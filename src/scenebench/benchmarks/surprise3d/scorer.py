@@ -61,24 +61,28 @@ def protocol_settings(protocol: str, score_threshold: float) -> dict[str, Any]:
     return {
         "score_threshold": score_threshold,
         "score_rule": f"a point is predicted when its score >= {score_threshold} (both protocols"
-                      + ("; float32 score vs float32 threshold; logits through float32 torch.sigmoid)" if official
-                         else "; logits through the exact sigmoid)"),
-        "iou": (f"float32 |P∩G| / (|P∪G| + {OFFICIAL_EPS:g}); mIoU = float32 numpy mean in annotation order" if official
-                else "|P∩G| / |P∪G|, 0 when the union is empty"),
+        + (
+            "; float32 score vs float32 threshold; logits through float32 torch.sigmoid)"
+            if official
+            else "; logits through the exact sigmoid)"
+        ),
+        "iou": (
+            f"float32 |P∩G| / (|P∪G| + {OFFICIAL_EPS:g}); mIoU = float32 numpy mean in annotation order"
+            if official
+            else "|P∩G| / |P∪G|, 0 when the union is empty"
+        ),
         "acc_comparison": ">" if official else ">=",
         "acc_thresholds": [0.25, 0.5],
         "empty_gt": "excluded from every metric, counted in n_excluded, listed in extra.excluded_ids",
         "missing_prediction": "IoU 0, A25 = A50 = 0, counted in n_missing",
         "box_as_mask": "points inside the box, boundaries included",
         "box_detection": "3D IoU of the predicted box with the axis-aligned box of the GT points; hit when IoU >= t "
-                         "(ScanRefer convention at both protocols: SURPRISE3D publishes no box evaluator)",
+        "(ScanRefer convention at both protocols: SURPRISE3D publishes no box evaluator)",
         "sample_id": SAMPLE_ID_RULE,
     }
 
 
-def score_scene_samples(
-    scene: Scene, samples: Sequence[Sample], preds: PredictionSet, *, protocol: str
-) -> list[SampleScore]:
+def score_scene_samples(scene: Scene, samples: Sequence[Sample], preds: PredictionSet, *, protocol: str) -> list[SampleScore]:
     """Score the given samples of one scene (all vectorised over the scene's samples)."""
     got: list[Prediction | None] = [preds.by_sample.get(s.sample_id) for s in samples]
     for p in got:
@@ -160,8 +164,9 @@ class Surprise3DScorer:
 
     def predictions(self) -> PredictionSet:
         if self._preds is None:
-            self._preds = read_predictions(self.predictions_path, self.annotations, score_threshold=self.score_threshold,
-                                           protocol=self.protocol)
+            self._preds = read_predictions(
+                self.predictions_path, self.annotations, score_threshold=self.score_threshold, protocol=self.protocol
+            )
         return self._preds
 
     def sample_ids(self) -> list[str]:
@@ -318,11 +323,20 @@ def prepare_scoring(
     scorer = Surprise3DScorer(ann, scenes, predictions, protocol=checked, score_threshold=score_threshold)
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
-        return build_results(records, annotations=ann, protocol=checked, settings=settings, inputs=inputs,
-                             n_resamples=n_resamples, seed=seed)
+        return build_results(
+            records, annotations=ann, protocol=checked, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
+        )
 
-    return ScoringJob(BENCHMARK, checked, scorer, summarize, meta=run_meta(checked, settings, inputs), label="scoring surprise3d",
-                      check_inputs=scorer.predictions, on_open=scorer_hook)  # type: ignore[arg-type]
+    return ScoringJob(
+        BENCHMARK,
+        checked,
+        scorer,
+        summarize,
+        meta=run_meta(checked, settings, inputs),
+        label="scoring surprise3d",
+        check_inputs=scorer.predictions,
+        on_open=scorer_hook,
+    )  # type: ignore[arg-type]
 
 
 def score_run(
@@ -343,7 +357,17 @@ def score_run(
     from scenebench.runtime.scoring import score_benchmark
 
     res, run, job = score_benchmark(
-        BENCHMARK, out, protocol=protocol, overwrite=overwrite, progress=progress, annotations=annotations_path, scenes=scenes_dir,
-        predictions=predictions_path, score_threshold=score_threshold, n_resamples=n_resamples, seed=seed, scorer_hook=scorer_hook,
+        BENCHMARK,
+        out,
+        protocol=protocol,
+        overwrite=overwrite,
+        progress=progress,
+        annotations=annotations_path,
+        scenes=scenes_dir,
+        predictions=predictions_path,
+        score_threshold=score_threshold,
+        n_resamples=n_resamples,
+        seed=seed,
+        scorer_hook=scorer_hook,
     )
     return res, run, job.scorer  # type: ignore[return-value]

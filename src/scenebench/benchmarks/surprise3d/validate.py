@@ -86,7 +86,9 @@ def validate(annotations: Path, scenes: Path | None, predictions: Path | None, *
         pts = np.array(list(rep.n_points.values()))
         con.print(f"scenes {scenes}: {len(pts)} loaded, {int(pts.min())}–{int(pts.max())} points each")
         for rng, n in sorted(Counter(rep.color_ranges.values()).items()):
-            con.print(f"colours in {rng}: {n} scene{'s' if n != 1 else ''}" + (" (divided by 255)" if rng != "[0, 1]" else ""), highlight=False)
+            con.print(
+                f"colours in {rng}: {n} scene{'s' if n != 1 else ''}" + (" (divided by 255)" if rng != "[0, 1]" else ""), highlight=False
+            )
         con.print(f"empty ground-truth masks: {len(rep.empty_gt_ids)} (cannot be scored; excluded and listed in results)")
         for sid in rep.empty_gt_ids[:SHOW]:
             con.print(f"  {sid}")
@@ -96,8 +98,10 @@ def validate(annotations: Path, scenes: Path | None, predictions: Path | None, *
         con.print("scenes: not checked (pass --scenes to load them and measure GT masks)")
     if predictions is not None:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(rep.prediction_kinds.items()))
-        con.print(f"predictions {predictions}: {rep.n_predictions} records ({kinds}); "
-                  f"{len(rep.missing_ids)} samples without prediction (would score IoU 0)")
+        con.print(
+            f"predictions {predictions}: {rep.n_predictions} records ({kinds}); "
+            f"{len(rep.missing_ids)} samples without prediction (would score IoU 0)"
+        )
         for sid in rep.missing_ids[:SHOW]:
             con.print(f"  {sid}")
         if scenes is None:

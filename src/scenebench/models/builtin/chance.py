@@ -106,7 +106,9 @@ class RandomModel:
         target = pts[int(rng.integers(len(pts)))]
         if kind == "pose":
             centre = np.asarray(s.inputs.get("reference_center", [0.0, 0.0, 0.0]), float)
-            return PosePrediction(s.sample_id, pose=yaw_pose(float(rng.uniform(0, 2 * np.pi)), centre, target, up=int(s.inputs.get("up_axis", 2))))
+            return PosePrediction(
+                s.sample_id, pose=yaw_pose(float(rng.uniform(0, 2 * np.pi)), centre, target, up=int(s.inputs.get("up_axis", 2)))
+            )
         if kind == "waypoints":
             start = list(s.inputs.get("start", [target[0], target[2]]))[:2]
             return WaypointsPrediction(s.sample_id, points=[start, [float(target[0]), float(target[2])]])

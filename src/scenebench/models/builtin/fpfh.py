@@ -45,4 +45,6 @@ class FPFHModel:
         wanted = {int(s.inputs["instance"]) for s in batch.samples}
         found = relocalize_instances({i: ref_xyz[ref_ids == i] for i in sorted(wanted)}, np.asarray(scene.points, float), self.settings_)
         self.status_counts.update(r["status"] for r in found.values())
-        return [PosePrediction(s.sample_id, pose=np.asarray(found[int(s.inputs["instance"])]["pose"], float).tolist()) for s in batch.samples]
+        return [
+            PosePrediction(s.sample_id, pose=np.asarray(found[int(s.inputs["instance"])]["pose"], float).tolist()) for s in batch.samples
+        ]

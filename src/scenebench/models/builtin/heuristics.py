@@ -206,7 +206,13 @@ class NearestObjectModel:
 
 
 def cluster_cloud(
-    points: np.ndarray, up: int = 2, voxel: float = 0.1, band: float = 0.08, min_points: int = 20, max_extent: float = 3.0, wall_fill: float = 0.85
+    points: np.ndarray,
+    up: int = 2,
+    voxel: float = 0.1,
+    band: float = 0.08,
+    min_points: int = 20,
+    max_extent: float = 3.0,
+    wall_fill: float = 0.85,
 ) -> list[tuple[np.ndarray, list[float]]]:
     """Connected components of an occupancy grid, floor/ceiling bands, walls and wall-sized parts removed.
 
@@ -328,7 +334,9 @@ class ClusterModel:
             return BoxPrediction(sid, box=hits[0]) if hits else None
         return None
 
-    def _pose(self, batch: SceneBatch, s: ModelSample, cl: list[tuple[np.ndarray, list[float]]], up: int, cache: dict[str, Any]) -> Prediction | None:
+    def _pose(
+        self, batch: SceneBatch, s: ModelSample, cl: list[tuple[np.ndarray, list[float]]], up: int, cache: dict[str, Any]
+    ) -> Prediction | None:
         scene = batch.scene
         if not cl or not scene.has("reference_points"):
             return None

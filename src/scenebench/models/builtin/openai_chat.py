@@ -69,8 +69,10 @@ def describe_scene(objects: list[SceneObject], points: Any, up_axis: int, max_ob
     if len(pts) == 0:
         return "The point cloud is empty."
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    return (f"A single object's point cloud of {len(pts)} points ({axis} is up), size "
-            f"{_fmt(hi[0] - lo[0])} x {_fmt(hi[1] - lo[1])} x {_fmt(hi[2] - lo[2])} m (x, y, z).")
+    return (
+        f"A single object's point cloud of {len(pts)} points ({axis} is up), size "
+        f"{_fmt(hi[0] - lo[0])} x {_fmt(hi[1] - lo[1])} x {_fmt(hi[2] - lo[2])} m (x, y, z)."
+    )
 
 
 def build_prompt(s: ModelSample, scene_text: str) -> str:
@@ -121,21 +123,32 @@ class OpenAIChatModel:
 
     def settings(self) -> dict[str, Any]:
         # The server address is not part of the identity: the same model moved to another host must resume.
-        return {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "max_objects": self.max_objects, "prompt_version": PROMPT_VERSION}
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "max_objects": self.max_objects,
+            "prompt_version": PROMPT_VERSION,
+        }
 
     def client(self) -> Any:
         if self._client is None:
             openai = require("openai", "judge", "the openai: model adapter")
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
-                                         timeout=self.timeout, max_retries=self.max_retries)
+            self._client = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            )
         return self._client
 
     def ask(self, prompt: str) -> str:
         r = self.client().chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-            temperature=self.temperature, seed=self.seed, max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
         )
         self.usage["calls"] += 1
         if r.usage is not None:

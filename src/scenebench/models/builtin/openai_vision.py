@@ -85,7 +85,9 @@ class OpenAIVisionModel:
         self.name = f"openai-vision:{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not self.base_url:
-            raise ScenebenchError(f"--model {self.name} needs --base-url (or env OPENAI_BASE_URL) of an OpenAI-compatible server with vision input")
+            raise ScenebenchError(
+                f"--model {self.name} needs --base-url (or env OPENAI_BASE_URL) of an OpenAI-compatible server with vision input"
+            )
         if not 0 <= int(corner_views) <= 4:
             raise ScenebenchError(f"{self.name}: corner_views must be 0..4, got {corner_views}")
         if int(width) < 64 or int(height) < 64:
@@ -96,8 +98,16 @@ class OpenAIVisionModel:
             raise ScenebenchError(f"{self.name}: image_detail must be auto, low or high, got {image_detail!r}")
         self.seed, self.temperature, self.max_tokens = int(seed), float(temperature), int(max_tokens)
         self.timeout, self.max_retries, self.concurrency = float(timeout), int(max_retries), max(1, int(concurrency))
-        self.view = ViewSettings(width=int(width), height=int(height), corner_views=int(corner_views), top_view=bool(top_view),
-                                 elevation_deg=float(elevation_deg), splat=int(splat), max_points=int(max_points), grid_step=float(grid_step))
+        self.view = ViewSettings(
+            width=int(width),
+            height=int(height),
+            corner_views=int(corner_views),
+            top_view=bool(top_view),
+            elevation_deg=float(elevation_deg),
+            splat=int(splat),
+            max_points=int(max_points),
+            grid_step=float(grid_step),
+        )
         if segmentation not in ("colour", "components"):
             raise ScenebenchError(f"{self.name}: segmentation must be colour or components, got {segmentation!r}")
         self.segments = SegmentSettings(method=segmentation, voxel=float(voxel), colour_step=float(colour_step), max_marks=int(max_marks))
@@ -109,20 +119,32 @@ class OpenAIVisionModel:
 
     def settings(self) -> dict[str, Any]:
         # Neither the server address nor the cache folder changes an answer: not part of the identity.
-        return {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens, "prompt_version": PROMPT_VERSION,
-                "render_version": RENDER_VERSION, "views": self.view.to_json(), "segments": self.segments.to_json(),
-                "image_detail": self.image_detail}
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "prompt_version": PROMPT_VERSION,
+            "render_version": RENDER_VERSION,
+            "views": self.view.to_json(),
+            "segments": self.segments.to_json(),
+            "image_detail": self.image_detail,
+        }
 
     def client(self) -> Any:
         if self._client is None:
             openai = require("openai", "judge", "the openai-vision: model adapter")
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
-                                         timeout=self.timeout, max_retries=self.max_retries)
+            self._client = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            )
         return self._client
 
     def ask(self, messages: list[dict[str, Any]], n_images: int) -> str:
-        r = self.client().chat.completions.create(model=self.model, messages=messages, temperature=self.temperature, seed=self.seed,
-                                                  max_tokens=self.max_tokens)
+        r = self.client().chat.completions.create(
+            model=self.model, messages=messages, temperature=self.temperature, seed=self.seed, max_tokens=self.max_tokens
+        )
         with self._lock:
             self.usage["calls"] += 1
             self.usage["images"] += n_images
@@ -141,8 +163,10 @@ class OpenAIVisionModel:
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
         if any(s.answer_kind == "pose" for s in batch.samples):
-            raise ScenebenchError(f"{self.name} does not support RIO: re-localization needs 6DoF poses, which a vision-language model "
-                                  "answering about rendered views cannot give; use a geometric model (e.g. baseline:fpfh)")
+            raise ScenebenchError(
+                f"{self.name} does not support RIO: re-localization needs 6DoF poses, which a vision-language model "
+                "answering about rendered views cannot give; use a geometric model (e.g. baseline:fpfh)"
+            )
         imgs = self.images_for(batch)
         urls = ["data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii") for p in imgs.image_paths()]
         n_marks = len(imgs.segmentation)
@@ -157,8 +181,15 @@ class OpenAIVisionModel:
 
     def to_prediction(self, s: ModelSample, reply: str, imgs: SceneImages, n_marks: int) -> Prediction:
         marks = parse_marks(reply, n_marks) if s.answer_kind in ("mask", "box") else []
-        extra = {"vision": {"thumbnails": [str(p.absolute()) for p in imgs.thumb_paths()], "views": imgs.names(), "marks": marks,
-                            "n_marks": n_marks, "prompt_version": PROMPT_VERSION}}
+        extra = {
+            "vision": {
+                "thumbnails": [str(p.absolute()) for p in imgs.thumb_paths()],
+                "views": imgs.names(),
+                "marks": marks,
+                "n_marks": n_marks,
+                "prompt_version": PROMPT_VERSION,
+            }
+        }
         if s.answer_kind == "mask" and marks:
             return MaskPrediction(s.sample_id, indices=imgs.segmentation.mask(marks).tolist(), extra=extra)
         if s.answer_kind == "box" and marks:
@@ -167,5 +198,7 @@ class OpenAIVisionModel:
             entries = parse_labelled_marks(reply, n_marks)
             if entries:
                 extra["vision"]["marks"] = [k for _, k in entries]
-                return BoxesPrediction(s.sample_id, boxes=[LabelledBox(lab, list(imgs.segmentation.boxes[k - 1])) for lab, k in entries], extra=extra)
+                return BoxesPrediction(
+                    s.sample_id, boxes=[LabelledBox(lab, list(imgs.segmentation.boxes[k - 1])) for lab, k in entries], extra=extra
+                )
         return TextPrediction(s.sample_id, text=reply, extra=extra)

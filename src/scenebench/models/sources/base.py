@@ -59,4 +59,3 @@ def check_prediction_kind(sample: ModelSample, pred: Prediction) -> None:
             f"sample {sample.sample_id} ({sample.task}) expects a '{sample.answer_kind}' prediction "
             f"(or free 'text'), the model returned '{pred.kind}'"
         )
-

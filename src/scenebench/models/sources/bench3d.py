@@ -84,7 +84,9 @@ def to_truth(rec: Any) -> Prediction:
     if kind == "choice":
         return option_prediction(sid, gt["choices"], int(gt["answer"]))
     if kind in ("detection", "room_detection"):
-        return BoxesPrediction(sid, boxes=[LabelledBox(lab, [float(v) for v in box]) for lab, box in zip(gt["labels"], np.asarray(gt["boxes"]).tolist())])
+        return BoxesPrediction(
+            sid, boxes=[LabelledBox(lab, [float(v) for v in box]) for lab, box in zip(gt["labels"], np.asarray(gt["boxes"]).tolist())]
+        )
     if kind in ("grounding", "grounding_plus"):
         return BoxPrediction(sid, box=[float(v) for v in gt["box"]], label=gt.get("name"))
     if kind == "navigation":
@@ -108,7 +110,9 @@ def read_scene_graph(path: Path) -> dict[str, Any]:
         for j, it in enumerate(items):
             box = it.get("bbox") if isinstance(it, dict) else None
             if not isinstance(it, dict) or not isinstance(it.get(label), str) or (key == "objects" and not isinstance(it.get("id"), int)):
-                raise InputError(path, f"entry {j} lacks {'an integer id or ' if key == 'objects' else ''}a string {label}", field=f"{key}[{j}]")
+                raise InputError(
+                    path, f"entry {j} lacks {'an integer id or ' if key == 'objects' else ''}a string {label}", field=f"{key}[{j}]"
+                )
             if not isinstance(box, list) or len(box) != 6 or not all(is_finite_number(v) for v in box):
                 raise InputError(path, f"bbox is {box!r}", field=f"{key}[{j}].bbox", expected="6 finite numbers")
     return doc
@@ -241,13 +245,20 @@ class Bench3DSource:
     def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
         import json
 
-        lines = [json.dumps({"question_id": self._records[s.sample_id].question_id, "task": s.task, "text": predictions[s.sample_id].to_text()}, ensure_ascii=False)
-                 for s in samples]
+        lines = [
+            json.dumps(
+                {"question_id": self._records[s.sample_id].question_id, "task": s.task, "text": predictions[s.sample_id].to_text()},
+                ensure_ascii=False,
+            )
+            for s in samples
+        ]
         path = Path(folder) / self.predictions_name
         atomic_write_text(path, "".join(x + "\n" for x in lines))
         return path
 
-    def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, judge: Any = None, **options: Any) -> ScoringJob:
+    def scoring_job(
+        self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, judge: Any = None, **options: Any
+    ) -> ScoringJob:
         """``answers.jsonl`` over exactly ``samples`` with the 3DBench scorer (``judge``: a built Judge or None)."""
         from scenebench.benchmarks.bench3d.loader import Bench
         from scenebench.benchmarks.bench3d.predictions import read_answers
@@ -262,8 +273,17 @@ class Bench3DSource:
         bench = Bench(self.bench.root, records, {t: self.bench.files[t] for t in records}, metadata=self.bench.metadata)
         answers = read_answers(predictions_path, bench)
         judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
-        inputs = {"predictions": file_fingerprint(predictions_path), **{f"task:{t}": fp for t, fp in bench.fingerprints().items()},
-                  **bench.metadata_fingerprints()}
-        knobs = {"tasks": list(records), "circular": False, "allow_missing": False, "limit": None, "judge": judge_id,
-                 **{k: self._kwargs[k] for k in ("houses", "objects_gt") if self._kwargs[k] is not None}}
+        inputs = {
+            "predictions": file_fingerprint(predictions_path),
+            **{f"task:{t}": fp for t, fp in bench.fingerprints().items()},
+            **bench.metadata_fingerprints(),
+        }
+        knobs = {
+            "tasks": list(records),
+            "circular": False,
+            "allow_missing": False,
+            "limit": None,
+            "judge": judge_id,
+            **{k: self._kwargs[k] for k in ("houses", "objects_gt") if self._kwargs[k] is not None},
+        }
         return job_for(bench, answers, Settings(protocol=protocol), judge, inputs, knobs)

@@ -144,7 +144,9 @@ class RIOSource:
         rescans = [r for r in self.rescans if r.scan_id in chosen_rescans]
         # Excluded instances of the chosen rescans stay in the denominator bookkeeping (listed, never scored).
         chosen = {s.sample_id for s in samples} | {g.sample_id for r in rescans for g in self._gt[r.scan_id] if g.excluded is not None}
-        preds = read_pose_predictions(predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+        preds = read_pose_predictions(
+            predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True
+        )
         scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, chosen, self._gt)
         settings = {
             "split": self.split,
@@ -156,8 +158,15 @@ class RIOSource:
         inputs = {**self.inputs(), "predictions": file_fingerprint(predictions_path)}
 
         def summarize(records: list[Any], run: Any) -> Any:
-            return build_results(records, protocol=protocol, settings=settings, inputs=inputs, extra={"n_rescans": len(rescans)},
-                                 n_resamples=n_resamples, seed=seed)
+            return build_results(
+                records,
+                protocol=protocol,
+                settings=settings,
+                inputs=inputs,
+                extra={"n_rescans": len(rescans)},
+                n_resamples=n_resamples,
+                seed=seed,
+            )
 
         return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring rio")
 

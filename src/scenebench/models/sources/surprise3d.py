@@ -100,7 +100,9 @@ class Surprise3DSource:
     benchmark = "surprise3d"
     predictions_name = "surprise3d_predictions.jsonl"
 
-    def __init__(self, data: str, annotations: str | None = None, scenes: str | None = None, train: str | None = None, labels_dir: str | None = None) -> None:
+    def __init__(
+        self, data: str, annotations: str | None = None, scenes: str | None = None, train: str | None = None, labels_dir: str | None = None
+    ) -> None:
         from scenebench.benchmarks.surprise3d.annotations import load_annotations
 
         root = Path(data)
@@ -130,8 +132,11 @@ class Surprise3DSource:
         scene_ids = sorted({s.scene_id for s in self.annotations.samples})
         out["scenes"] = {sid: file_fingerprint(scene_path(self.scenes_dir, sid)) for sid in scene_ids}
         if self.labels_dir is not None:  # labels change what models see: a run made without them must not resume with them
-            out["labels"] = {sid: file_fingerprint(p) for sid in sorted({s.scene_id for s in self.annotations.samples})
-                             if (p := labels_file(self.labels_dir, sid)) is not None}
+            out["labels"] = {
+                sid: file_fingerprint(p)
+                for sid in sorted({s.scene_id for s in self.annotations.samples})
+                if (p := labels_file(self.labels_dir, sid)) is not None
+            }
         return out
 
     def samples(self) -> list[ModelSample]:
@@ -143,7 +148,10 @@ class Surprise3DSource:
         from scenebench.benchmarks.surprise3d.annotations import load_annotations
 
         return [
-            (ModelSample(s.sample_id, s.scene_id, s.question_type, TASK_KIND, s.description), TextPrediction(s.sample_id, text="; ".join(s.object_name)))
+            (
+                ModelSample(s.sample_id, s.scene_id, s.question_type, TASK_KIND, s.description),
+                TextPrediction(s.sample_id, text="; ".join(s.object_name)),
+            )
             for s in load_annotations(self.train_path).samples
         ]
 
@@ -217,4 +225,3 @@ class Surprise3DSource:
             return build_results(records, annotations=ann, protocol=protocol, settings=settings, inputs=inputs)
 
         return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring surprise3d")
-

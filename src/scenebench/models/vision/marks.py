@@ -97,7 +97,9 @@ def over_segment(points: np.ndarray, up: int, s: SegmentSettings = SegmentSettin
 _OFFSETS = np.array([(i, j, k) for i in (-1, 0, 1) for j in (-1, 0, 1) for k in (-1, 0, 1) if (i, j, k) > (0, 0, 0)], np.int64)
 
 
-def colour_components(points: np.ndarray, colors: np.ndarray, up: int, s: SegmentSettings, band: float = 0.08) -> list[tuple[np.ndarray, list[float]]]:
+def colour_components(
+    points: np.ndarray, colors: np.ndarray, up: int, s: SegmentSettings, band: float = 0.08
+) -> list[tuple[np.ndarray, list[float]]]:
     """Colour-aware connected components on a voxel grid; ``[(point indices, centre-size box)]``, largest first."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components

@@ -53,12 +53,18 @@ PROMPT = VisionPrompt(
         "coordinates and the numbers along the left edge are {b} coordinates, in metres, one grid line every {step} m."
     ),
     formats=(
-        ("mask", "Answer with the mark number(s) of the object the question refers to, in the form: Mark N (or Marks N, M if it is split over several marks)."),
+        (
+            "mask",
+            "Answer with the mark number(s) of the object the question refers to, in the form: Mark N (or Marks N, M if it is split over several marks).",
+        ),
         ("box", "Answer with the mark number of the object the question refers to, in the form: Mark N."),
         ("boxes", "Answer with one entry per object, in the form: label: Mark N."),
         ("rooms", "Answer with one entry per room, in the form: room type: [x, z, y, lx, lz, h]."),
         ("option", "Answer with the letter of the correct option, in the form: The answer is (X)."),
-        ("waypoints", "Read positions off the grid of the top view. Answer with the path as a list of floor points [x, z] in metres, for example: [0.0, 0.0], [1.5, 2.0]."),
+        (
+            "waypoints",
+            "Read positions off the grid of the top view. Answer with the path as a list of floor points [x, z] in metres, for example: [0.0, 0.0], [1.5, 2.0].",
+        ),
         ("text", "Answer in one or two sentences."),
     ),
 )
@@ -106,5 +112,7 @@ def build_messages(intro: str, image_urls: list[str], question: str, detail: str
     description and images: servers with prompt (prefix) caching reuse them across the questions.
     """
     images = [{"type": "image_url", "image_url": ({"url": u, "detail": detail} if detail else {"url": u})} for u in image_urls]
-    return [{"role": "system", "content": PROMPT.system},
-            {"role": "user", "content": [{"type": "text", "text": intro}, *images, {"type": "text", "text": question}]}]
+    return [
+        {"role": "system", "content": PROMPT.system},
+        {"role": "user", "content": [{"type": "text", "text": intro}, *images, {"type": "text", "text": question}]},
+    ]

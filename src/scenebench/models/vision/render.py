@@ -176,7 +176,9 @@ def corner_cameras(points: np.ndarray, up: int, s: ViewSettings) -> list[tuple[s
     return out
 
 
-def perspective(points: np.ndarray, eye: np.ndarray, fwd: np.ndarray, upv: np.ndarray, W: int, H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def perspective(
+    points: np.ndarray, eye: np.ndarray, fwd: np.ndarray, upv: np.ndarray, W: int, H: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Pixel coordinates (u, v), depth and the focal length (pixels) fitting every point in front."""
     right = np.cross(fwd, upv)
     right /= np.linalg.norm(right) or 1.0
@@ -223,8 +225,7 @@ def top_projection(points: np.ndarray, up: int, s: ViewSettings) -> tuple[np.nda
     b0 = float(lo[b]) - top / ppm if sb > 0 else float(hi[b]) + top / ppm
     u = (points[:, a] - a0) * ppm
     v = (points[:, b] - b0) * ppm * sb
-    grid = {"axes": ["xyz"[a], "xyz"[b]], "origin": [a0, b0], "pixels_per_metre": ppm, "down_sign": sb,
-            "left": left, "top": top}
+    grid = {"axes": ["xyz"[a], "xyz"[b]], "origin": [a0, b0], "pixels_per_metre": ppm, "down_sign": sb, "left": left, "top": top}
     return u, v, grid
 
 
@@ -315,8 +316,9 @@ def draw_grid(img: np.ndarray, grid: dict[str, Any], step: float) -> None:
     draw_text(img, axis_b, 2, 14, 1, (0, 0, 0))
 
 
-def render_views(points: np.ndarray, colors: np.ndarray | None, up: int, s: ViewSettings, segment_of_point: np.ndarray | None = None,
-                 n_segments: int = 0) -> list[View]:
+def render_views(
+    points: np.ndarray, colors: np.ndarray | None, up: int, s: ViewSettings, segment_of_point: np.ndarray | None = None, n_segments: int = 0
+) -> list[View]:
     """The corner views and the top view of a cloud, with numbered marks (segment k is mark k + 1)."""
     pts = np.asarray(points, float)
     if len(pts) == 0:

@@ -80,8 +80,15 @@ def _load(folder: Path) -> SceneImages | None:
     return SceneImages(folder, meta["views"], meta.get("grid"), seg)
 
 
-def scene_images(scene_id: str, points: np.ndarray, colors: np.ndarray | None, up: int, view: ViewSettings, seg_settings: SegmentSettings,
-                 cache_dir: str | Path | None = None) -> SceneImages:
+def scene_images(
+    scene_id: str,
+    points: np.ndarray,
+    colors: np.ndarray | None,
+    up: int,
+    view: ViewSettings,
+    seg_settings: SegmentSettings,
+    cache_dir: str | Path | None = None,
+) -> SceneImages:
     """The scene's marked views, from the cache or rendered now (and cached)."""
     from scenebench.io.png import png_bytes
 
@@ -105,8 +112,17 @@ def scene_images(scene_id: str, points: np.ndarray, colors: np.ndarray | None, u
     arrays = seg.to_arrays()
     with open(tmp / "segments.npz", "wb") as fh:
         np.savez_compressed(fh, **arrays)
-    atomic_write_json(tmp / "meta.json", {"scene_id": scene_id, "key": key, "views": meta_views, "grid": grid,
-                                          "view_settings": view.to_json(), "segment_settings": seg_settings.to_json()})
+    atomic_write_json(
+        tmp / "meta.json",
+        {
+            "scene_id": scene_id,
+            "key": key,
+            "views": meta_views,
+            "grid": grid,
+            "view_settings": view.to_json(),
+            "segment_settings": seg_settings.to_json(),
+        },
+    )
     if folder.exists() and _load(folder) is None:  # a damaged entry (e.g. a file deleted by hand): replace it
         shutil.rmtree(folder, ignore_errors=True)
     try:

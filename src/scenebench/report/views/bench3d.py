@@ -32,8 +32,6 @@ from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inp
 FLOOR_LIFT = 0.05  # metres above the floor, so paths are not hidden in it
 
 
-
-
 def answer_text(rec: Record) -> Any:
     """The right answer of a record, as a reader would want to see it."""
     gt = rec.gt
@@ -95,6 +93,7 @@ def overlay_layers(rec: Record, text: str | None, protocol: str, floor_y: float)
             for j, b in enumerate(pred):
                 layers.append(vw.box_layer(f"predicted box {j + 1}", center_size_to_minmax(b), vw.PRED, dashed=True))
     elif kind == "navigation":
+
         def lift(xz: Any) -> np.ndarray:
             a = np.asarray(xz, float).reshape(-1, 2)
             return np.c_[a[:, 0], np.full(len(a), floor_y), a[:, 1]]

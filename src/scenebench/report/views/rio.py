@@ -59,8 +59,12 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     codes = {int(k): int(v) for k, v in (settings.get("symmetry_codes") or {}).items()}
     data = ThreeRScan(index.parent, units=_units(settings.get("units")), symmetry_codes=codes, index_path=index, objects_path=objects)
     rescans = data.split_rescans(str(settings.get("split", "validation")))
-    preds = read_pose_predictions(checked_input(inputs.get("predictions"), "predictions"), data.reference_instances(),
-                                  evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    preds = read_pose_predictions(
+        checked_input(inputs.get("predictions"), "predictions"),
+        data.reference_instances(),
+        evaluated=[r.scan_id for r in rescans],
+        allow_empty=True,
+    )
     want = set(sample_ids)
     by_rescan: dict[str, list[Any]] = defaultdict(list)
     vs = ViewSet()
@@ -110,23 +114,39 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
                 rescan_crop = _crop(pts.min(axis=0), pts.max(axis=0), aligned, margin)
                 ref_crop = _crop(lo, hi, ref_xyz, margin)
                 gap = 0.5
-                offset = [float(rescan_crop[0] - ref_crop[3] - gap), float((rescan_crop[1] + rescan_crop[4]) / 2 - (ref_crop[1] + ref_crop[4]) / 2), 0.0]
-                ref_layer = vw.cloud_layer("object in the reference scan", obj, vw.EXTRA, key=k, max_points=opts.max_layer_points, seed=opts.seed)
+                offset = [
+                    float(rescan_crop[0] - ref_crop[3] - gap),
+                    float((rescan_crop[1] + rescan_crop[4]) / 2 - (ref_crop[1] + ref_crop[4]) / 2),
+                    0.0,
+                ]
+                ref_layer = vw.cloud_layer(
+                    "object in the reference scan", obj, vw.EXTRA, key=k, max_points=opts.max_layer_points, seed=opts.seed
+                )
                 ref_box = vw.box_layer("its box in the reference scan", [*lo, *hi], vw.EXTRA, text=f"{g.label} (reference)")
                 layers += [{**ref_layer, "offset": offset}, {**ref_box, "offset": offset}]
                 layers.append(vw.cloud_layer("GT pose", apply(g.pose, obj), vw.GT, key=k, max_points=opts.max_layer_points, seed=opts.seed))
                 layers += vw.pose_layers("GT pose box", g.pose, center, size, vw.GT, text=f"{g.label} GT")
                 if pose is not None:
-                    layers.append(vw.cloud_layer("predicted pose", apply(pose, obj), vw.PRED, key=k, max_points=opts.max_layer_points, seed=opts.seed))
+                    layers.append(
+                        vw.cloud_layer("predicted pose", apply(pose, obj), vw.PRED, key=k, max_points=opts.max_layer_points, seed=opts.seed)
+                    )
                     layers += vw.pose_layers("predicted pose box", pose, center, size, vw.PRED, dashed=True, text="prediction")
-            note = (f"{g.label}: {len(obj)} points in the reference scan; " + ("moved" if g.moved else "static")
-                    + "; left: the reference scan, right: the rescan (aligned to the reference)")
+            note = (
+                f"{g.label}: {len(obj)} points in the reference scan; "
+                + ("moved" if g.moved else "static")
+                + "; left: the reference scan, right: the rescan (aligned to the reference)"
+            )
             if pose is None:
                 note += "; no prediction"
             if not len(obj):
                 note += "; the reference scan has no points with this objectId"
-            view: dict[str, Any] = {"scene": key, "scene_label": "rescan", "layers": layers, "note": note,
-                                    "scenes": [{"scene": ref_key, "label": "reference scan", "offset": offset}]}
+            view: dict[str, Any] = {
+                "scene": key,
+                "scene_label": "rescan",
+                "layers": layers,
+                "note": note,
+                "scenes": [{"scene": ref_key, "label": "reference scan", "offset": offset}],
+            }
             if rescan_crop is not None and ref_crop is not None:
                 view["crop"] = rescan_crop
                 view["scenes"][0]["crop"] = ref_crop

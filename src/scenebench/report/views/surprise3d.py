@@ -66,7 +66,11 @@ def scene_labels(inputs: dict[str, Any], ann_path: Path, scene_id: str) -> dict[
     recorded = inputs.get("labels")
     if isinstance(recorded, dict) and scene_id in recorded:
         path = checked_input(recorded[scene_id], f"labels of scene {scene_id}")
-        return read_segments_labels(path.parent, scene_id) if path.name == f"{scene_id}.json" else read_segments_labels(path.parents[2], scene_id)
+        return (
+            read_segments_labels(path.parent, scene_id)
+            if path.name == f"{scene_id}.json"
+            else read_segments_labels(path.parents[2], scene_id)
+        )
     guess = ann_path.parent / LABELS_FOLDER
     if guess.is_dir() and labels_file(guess, scene_id) is not None:
         return read_segments_labels(guess, scene_id)
@@ -78,8 +82,9 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     ann_path = checked_input(inputs.get("annotations"), "annotations")
     ann = load_annotations(ann_path)
     threshold = float(run.results.settings.get("score_threshold", DEFAULT_SCORE_THRESHOLD))
-    preds = read_predictions(checked_input(inputs.get("predictions"), "predictions"), ann, score_threshold=threshold,
-                             protocol=run.results.protocol)
+    preds = read_predictions(
+        checked_input(inputs.get("predictions"), "predictions"), ann, score_threshold=threshold, protocol=run.results.protocol
+    )
     scenes_dir = Path(inputs.get("scenes_dir", ""))
     scene_sums = inputs.get("scenes") or {}
     want = set(sample_ids)
@@ -116,8 +121,15 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
             for inst, lab in anchors:
                 m = scene.instance_ids == inst
                 if m.any() and len(drawn) < MAX_ANCHORS:
-                    layers.append(vw.box_layer(f"anchor: {lab} (instance {inst})", points_aabb(scene.coords[m]), vw.ANCHOR, text=lab,
-                                               group="anchors: objects the question names"))
+                    layers.append(
+                        vw.box_layer(
+                            f"anchor: {lab} (instance {inst})",
+                            points_aabb(scene.coords[m]),
+                            vw.ANCHOR,
+                            text=lab,
+                            group="anchors: objects the question names",
+                        )
+                    )
                     drawn.append(lab)
             if p is None:
                 note = "no prediction for this sample: only the ground truth is drawn"
@@ -126,7 +138,9 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
             if labels is None:
                 note += "; no instance labels (segments_anno.json) recorded: anchors not marked"
             elif drawn:
-                note += f"; anchors: {', '.join(dict.fromkeys(drawn))}" + (f" (first {MAX_ANCHORS} of {len(anchors)} instances)" if len(anchors) > len(drawn) else "")
+                note += f"; anchors: {', '.join(dict.fromkeys(drawn))}" + (
+                    f" (first {MAX_ANCHORS} of {len(anchors)} instances)" if len(anchors) > len(drawn) else ""
+                )
             else:
                 note += "; the question names no labelled object"
             vs.details.setdefault(s.sample_id, {})["anchors"] = sorted({lab for _, lab in anchors})
