@@ -79,6 +79,7 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
     from rich.console import Console
     from rich.text import Text
 
+    from scenebench.errors import RunMismatchError
     from scenebench.models.sources.base import make_source
     from scenebench.runtime.runner import run_benchmark
 
@@ -95,8 +96,12 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
         for model in models_for(bench):
             run_dir = root / "runs" / f"{bench}-{model.replace(':', '-')}"
             t = time.perf_counter()
-            # overwrite: a run made from other data (e.g. an older generator) restarts; the same data resumes.
-            outcome = run_benchmark(source, model, run_dir, seed=DEMO_SEED, progress=False, overwrite=True)
+            # The same data resumes; a run made from other data (e.g. an older generator) starts again
+            # (--overwrite always starts again, so it is asked for only when the folder does not match).
+            try:
+                outcome = run_benchmark(source, model, run_dir, seed=DEMO_SEED, progress=False)
+            except RunMismatchError:
+                outcome = run_benchmark(source, model, run_dir, seed=DEMO_SEED, progress=False, overwrite=True)
             res = outcome.results
             out.runs[(bench, model)] = run_dir
             out.predicted[(bench, model)] = outcome.predicted_now
