@@ -103,7 +103,7 @@ def main(folder: Path) -> None:
 
     data = folder / "data"
     if not (data / "surprise3d").is_dir():
-        from scenebench.models.demo import generate_data
+        from scenebench.commands.demo import generate_data
 
         generate_data(folder, progress=False)
     work = Path(tempfile.mkdtemp(prefix="vision-ub-"))

@@ -45,12 +45,12 @@ def judged_bench(fuzz_ctx, tmp_path_factory):
     for stem in ("SCaption", "SVQA", "DescriptionObj"):
         f = bench / f"{stem}.json"
         recs = json.loads(f.read_text())
-        f.write_text(json.dumps([dict(r, question_id=f"{r['question_id']}-{k}") for k in range(3) for r in recs]))
+        f.write_text(json.dumps([dict(r, question_id=f"{r.get('question_id', f'row{j}')}-{k}") for k in range(3) for j, r in enumerate(recs)]))
     ids = expected_ids(load_bench(bench), False)
     answers = root / "answers.jsonl"
     answers.write_text(
         "".join(
-            json.dumps({"question_id": q, "task": t, "text": f"answer {i}: a sofa near the window"}) + "\n"
+            json.dumps({"question_id": q.split(":", 1)[1], "task": t, "text": f"answer {i}: a sofa near the window"}) + "\n"
             for i, (q, t) in enumerate(ids.items())
         )
     )

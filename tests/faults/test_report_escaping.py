@@ -38,6 +38,10 @@ def _poison(bench: Path) -> None:
         for i, r in enumerate(recs):
             r["question_id"] = f"{EVIL_ID}{f.stem}{i}"
             r["query"] = f"{r['query']} {EVIL}"
+            if f.stem in ("SCaption", "SVQA", "Relation") and "rooms" not in r:
+                # released-shape scene text records take rooms from the house metadata, found by the
+                # house id poisoned below: give the scene's truth inline instead (markup in it too)
+                r["rooms"], r["objects"] = [f"bedroom {EVIL}"], [f"bed {EVIL}"]
             r["id"] = f"{r['id']}{EVIL_HOUSE}"
             if isinstance(r.get("gt_choices"), list) and f.stem != "Counting":
                 r["gt_choices"] = [f"{c} {EVIL}" for c in r["gt_choices"]]
@@ -65,7 +69,7 @@ def test_markup_in_every_user_text_shows_as_text(fuzz_ctx, tmp_path):
     answers = tmp_path / "answers.jsonl"
     ids = expected_ids(load_bench(bench), False)
     answers.write_text(
-        "".join(json.dumps({"question_id": q, "task": t, "text": f"(A) [1, 1, 1, 1, 1, 1] {EVIL}"}) + "\n" for q, t in ids.items())
+        "".join(json.dumps({"question_id": q.split(":", 1)[1], "task": t, "text": f"(A) [1, 1, 1, 1, 1, 1] {EVIL}"}) + "\n" for q, t in ids.items())
     )
     run = tmp_path / "run"
     score_3dbench(bench, answers, out=run, n_resamples=0)

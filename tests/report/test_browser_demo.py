@@ -32,7 +32,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> tuple[Path, list[Path]]:
-    from scenebench.models.demo import run_demo
+    from scenebench.commands.demo import run_demo
 
     root = tmp_path_factory.mktemp("demo")
     out = run_demo(root, progress=False, report=False)
