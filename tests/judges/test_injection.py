@@ -36,7 +36,7 @@ def _answers(path, texts):
 @pytest.mark.judge
 @pytest.mark.slow
 def test_injection_corpus_with_the_real_local_judge(local_llm_server, tmp_path):
-    from scenebench.judges.api import make_judge
+    from scenebench.judges.factory import build_judge
 
     bench = make_bench(tmp_path / "bench", ["scene_caption"], houses=HOUSES)
     refs = [r["reference"] for r in records_for("scene_caption", HOUSES)]
@@ -46,7 +46,7 @@ def test_injection_corpus_with_the_real_local_judge(local_llm_server, tmp_path):
         "wrong": ["banana"] * len(HOUSES),
     }
     # A long timeout: on a loaded 2-core CI machine one reply of the local server can take minutes.
-    judge = make_judge(
+    judge = build_judge(
         f"openai:{local_llm_server.model}",
         base_url=local_llm_server.base_url,
         cache_path=tmp_path / "judge.sqlite",
