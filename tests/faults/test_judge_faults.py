@@ -45,7 +45,9 @@ def judged_bench(fuzz_ctx, tmp_path_factory):
     for stem in ("SCaption", "SVQA", "DescriptionObj"):
         f = bench / f"{stem}.json"
         recs = json.loads(f.read_text())
-        f.write_text(json.dumps([dict(r, question_id=f"{r.get('question_id', f'row{j}')}-{k}") for k in range(3) for j, r in enumerate(recs)]))
+        f.write_text(
+            json.dumps([dict(r, question_id=f"{r.get('question_id', f'row{j}')}-{k}") for k in range(3) for j, r in enumerate(recs)])
+        )
     ids = expected_ids(load_bench(bench), False)
     answers = root / "answers.jsonl"
     answers.write_text(

@@ -241,7 +241,9 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
     for stem in ("SCaption", "SVQA", "DescriptionObj", "ConversationObj"):
         f = bench / f"{stem}.json"
         recs = json.loads(f.read_text())
-        f.write_text(json.dumps([dict(r, question_id=f"{r.get('question_id', f'row{j}')}-{k}") for k in range(6) for j, r in enumerate(recs)]))
+        f.write_text(
+            json.dumps([dict(r, question_id=f"{r.get('question_id', f'row{j}')}-{k}") for k in range(6) for j, r in enumerate(recs)])
+        )
     ids = expected_ids(load_bench(bench), False)
     answers = tmp_path / "answers.jsonl"
     answers.write_text(

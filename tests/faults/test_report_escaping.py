@@ -69,7 +69,10 @@ def test_markup_in_every_user_text_shows_as_text(fuzz_ctx, tmp_path):
     answers = tmp_path / "answers.jsonl"
     ids = expected_ids(load_bench(bench), False)
     answers.write_text(
-        "".join(json.dumps({"question_id": q.split(":", 1)[1], "task": t, "text": f"(A) [1, 1, 1, 1, 1, 1] {EVIL}"}) + "\n" for q, t in ids.items())
+        "".join(
+            json.dumps({"question_id": q.split(":", 1)[1], "task": t, "text": f"(A) [1, 1, 1, 1, 1, 1] {EVIL}"}) + "\n"
+            for q, t in ids.items()
+        )
     )
     run = tmp_path / "run"
     score_3dbench(bench, answers, out=run, n_resamples=0)

@@ -62,7 +62,9 @@ def page(browser, demo):  # noqa: F811
 def _run_option(page, bench: str, label: str) -> str:
     # a label may carry a marker after the model, e.g. 'random [ground-truth perception]'
     return page.eval_on_selector(
-        f"#f-run optgroup[label='{bench}']", "(g, l) => Array.from(g.children).find(o => o.textContent === l || o.textContent.startsWith(l + ' [')).value", label
+        f"#f-run optgroup[label='{bench}']",
+        "(g, l) => Array.from(g.children).find(o => o.textContent === l || o.textContent.startsWith(l + ' [')).value",
+        label,
     )
 
 
