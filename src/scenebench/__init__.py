@@ -2,5 +2,5 @@
 
 from scenebench.protocol import DEFAULT_PROTOCOL, PROTOCOLS
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["DEFAULT_PROTOCOL", "PROTOCOLS", "__version__"]

@@ -4,7 +4,7 @@ Shape (see docs/results-schema.md)::
 
     {
       "schema_version": "1.0",
-      "benchmark": "surprise3d", "protocol": "strict", "scenebench_version": "0.1.0",
+      "benchmark": "surprise3d", "protocol": "strict", "scenebench_version": "0.2.0",
       "metrics": {"overall": {"mIoU": 41.2, ...},
                   "by_question_type": {"cs": {"mIoU": ..., ...}, ...}},
       "confidence_intervals": {"method": "cluster_bootstrap_percentile", "level": 0.95,
