@@ -50,7 +50,9 @@ def _yaw(deg, t):
 
 
 def make_rio(root: Path) -> Path:
-    """One reference scan with 3 instances and one rescan where instance 2 moved (yaw 30 deg, 0.5 m)."""
+    """One reference scan with 3 instances and one rescan: table 2 moved (yaw 30 deg, 0.5 m), chair 1
+    listed in ``rigid[]`` with the identity (changed in the annotation, not moved: a "static" sample),
+    shelf 3 not listed (static, not a sample under the protocol's ``scope="changed"``)."""
     from scenebench.benchmarks.rio.writer import write_index, write_scan
 
     rng = np.random.default_rng(1)
@@ -81,7 +83,15 @@ def make_rio(root: Path) -> Path:
         {
             "reference": "ref0",
             "type": "validation",
-            "scans": [{"reference": "scan0", "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": T}]}],
+            "scans": [
+                {
+                    "reference": "scan0",
+                    "rigid": [
+                        {"instance_reference": 1, "instance_rescan": 1, "symmetry": 0, "transform": np.eye(4)},
+                        {"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": T},
+                    ],
+                }
+            ],
         }
     ]
     write_index(root, scenes, {"ref0": instances, "scan0": instances})

@@ -49,7 +49,11 @@ def room(root: Path) -> None:
                     {
                         "reference": RESCAN,
                         "transform": SCAN_T,
-                        "rigid": [{"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": MOVE}],
+                        "rigid": [
+                            # instance 1 is listed unmoved (a "static" sample); 2 moved
+                            {"instance_reference": 1, "instance_rescan": 1, "symmetry": 0, "transform": np.eye(4)},
+                            {"instance_reference": 2, "instance_rescan": 2, "symmetry": 0, "transform": MOVE},
+                        ],
                         "removed": [],
                         "nonrigid": [],
                     }

@@ -10,8 +10,8 @@ from scenebench.errors import InputError, ScenebenchError
 from .rooms import OBJECTS, REF, RESCAN_A, RESCAN_B, _centre
 
 
-def _gt(data, rescan):
-    return {g.instance: g for g in data.ground_truth(data.rescans[rescan])}
+def _gt(data, rescan, scope="all"):
+    return {g.instance: g for g in data.ground_truth(data.rescans[rescan], scope)}
 
 
 @pytest.mark.parametrize("fixture", ["room_m", "room_mm"])
@@ -48,6 +48,17 @@ def test_samples_moved_removed_nonrigid_symmetry_and_partners(room_m):
     # static in B: symmetry comes from the scene's other rescan (table) or objects.json
     assert b[3].symmetry_order == 2 and b[5].symmetry_order == 4
     assert np.allclose(b[4].candidates[1], b[6].pose @ OBJECTS[6][3] @ np.linalg.inv(OBJECTS[4][3]))
+
+
+def test_changed_scope_samples_are_the_rigid_and_nonrigid_entries_only(room_m):
+    data = ThreeRScan(room_m.root)
+    a = _gt(data, RESCAN_A, "changed")
+    assert set(a) == {3, 4, 5, 8} and a[8].excluded and not any(a[i].excluded for i in (3, 4, 5))
+    # chair 6 is static in A, so not a sample, but still chair 4's interchangeable partner
+    assert a[4].partners == [6] and np.allclose(a[4].candidates[1], OBJECTS[6][3] @ np.linalg.inv(OBJECTS[4][3]))
+    assert set(_gt(data, RESCAN_B, "changed")) == {6}
+    with pytest.raises(InputError, match="scope"):
+        data.ground_truth(data.rescans[RESCAN_A], "moved")
 
 
 def test_centroid_is_obb_centre_and_loads_no_geometry(room_m, monkeypatch):

@@ -26,21 +26,22 @@ def test_run_rio_oracle_scores_100_and_resumes(rio_data, tmp_path):
     out = tmp_path / "oracle"
     args = ["run", "rio", "--data", str(rio_data), "--model", "oracle", "--out", str(out), "--bootstrap", "20", "--no-progress"]
     res = _invoke(args)
-    # 3 reference instances kept in the rescan: chair and shelf static, table moved
-    assert "3 new, 0 reused" in res.output
+    # 2 changed instances (rigid[]): the chair listed with the identity, the moved table; the
+    # unlisted shelf is static and not a sample
+    assert "2 new, 0 reused" in res.output
     saved = json.loads((out / "results.json").read_text())
     assert saved["benchmark"] == "rio" and saved["protocol"] == "strict"
-    assert saved["counts"]["n_scored"] == 3 and saved["counts"]["n_missing"] == 0
+    assert saved["counts"]["n_scored"] == 2 and saved["counts"]["n_missing"] == 0
     for m in ("recall_10cm_10deg", "recall_20cm_20deg"):
         assert saved["metrics"]["overall"][m] == 100.0
     assert saved["metrics"]["overall"]["MRE"] == pytest.approx(0.0, abs=1e-6)
     assert saved["metrics"]["overall"]["MTE"] == pytest.approx(0.0, abs=1e-6)
     assert saved["settings"]["model"] == "oracle" and saved["settings"]["bootstrap"]["n_resamples"] == 20
     rows = [json.loads(line) for line in (out / "rio_predictions.jsonl").read_text().splitlines()]
-    assert [(r["rescan"], r["instance"]) for r in rows] == [("scan0", 1), ("scan0", 2), ("scan0", 3)]
+    assert [(r["rescan"], r["instance"]) for r in rows] == [("scan0", 1), ("scan0", 2)]
     # resumed: nothing predicted again; another protocol re-scores the stored predictions
     res = _invoke([*args, "--protocol", "official"])
-    assert "0 new, 3 reused" in res.output
+    assert "0 new, 2 reused" in res.output
     assert json.loads((out / "results.json").read_text())["protocol"] == "official"
 
 
@@ -61,8 +62,8 @@ def test_run_rio_prior_and_random_go_through_the_runner(rio_data, tmp_path):
         ]
     )
     prior = json.loads((tmp_path / "p" / "results.json").read_text())
-    # identity pose: right for the two static instances, wrong for the moved table (30 deg, ~0.5 m)
-    assert prior["metrics"]["overall"]["recall_10cm_10deg"] == pytest.approx(200 / 3)
+    # identity pose: right for the chair listed unmoved, wrong for the moved table (30 deg, ~0.5 m)
+    assert prior["metrics"]["overall"]["recall_10cm_10deg"] == 50.0
     assert prior["metrics"]["by_motion"]["moved"]["recall_20cm_20deg"] == 0.0
     _invoke(
         [
@@ -82,7 +83,7 @@ def test_run_rio_prior_and_random_go_through_the_runner(rio_data, tmp_path):
         ]
     )
     rand = json.loads((tmp_path / "r" / "results.json").read_text())
-    assert rand["counts"]["n_scored"] == 3 and rand["settings"]["seed"] == 3
+    assert rand["counts"]["n_scored"] == 2 and rand["settings"]["seed"] == 3
 
 
 def test_run_rio_plugin(rio_data, tmp_path):

@@ -161,8 +161,8 @@ def _rio_rows(data: Path, out: Path, seed: int, split: str, progress: bool) -> l
         results[probe], _ = score_rio(root, path, split=split, out=folder / "score", overwrite=True, progress=progress, seed=seed)
     out_rows = []
     for name, get in (
-        ("changed (rigid[])", lambda r: r.metrics.get("by_motion", {}).get("moved", {})),
-        ("all scored instances", lambda r: r.metrics.get("overall", {})),
+        ("changed (rigid[], the protocol's samples)", lambda r: r.metrics.get("overall", {})),
+        ("moved (not the identity)", lambda r: r.metrics.get("by_motion", {}).get("moved", {})),
     ):
         row = {"benchmark": "rio", "task": "relocalization", "group": name, "metric": "recall_10cm_10deg", "n": None}
         for probe in RIO_PROBES:

@@ -12,6 +12,12 @@ import typer
 
 DATA = typer.Option(..., "--data", "-d", help="3RScan root: 3RScan.json, objects.json and one folder per scan.")
 SPLIT = typer.Option("validation", "--split", help="train, validation or all (train + validation); test ground truth is hidden.")
+SCOPE = typer.Option(
+    "changed",
+    "--scope",
+    help="changed: the objects listed in rigid[] (the protocol's denominator, default); "
+    "all: also every unlisted instance as static with the identity pose (a diagnostic, marked in results).",
+)
 PROTOCOL = typer.Option("strict", "--protocol", help="strict (exact symmetry, default) or official (public-code shortcuts).")
 OUT = typer.Option(None, "--out", "-o", help="Run folder (default: runs/rio-<time>). Rerun to resume.")
 OVERWRITE = typer.Option(False, "--overwrite", help="Start the run folder again if it holds other inputs or settings.")
@@ -41,7 +47,7 @@ def _print(res, run) -> None:  # noqa: ANN001
     from scenebench.report.console import print_results
 
     console = Console(markup=False)
-    console.print(f"units: {res.settings.get('units')}")
+    console.print(f"units: {res.settings.get('units')}; instances: {res.settings.get('scope', 'changed')}")
     print_results(res, metrics=[m for m in MAIN_METRICS if m in res.metrics.get("overall", {})], console=console)
     console.print(f"results: {run.results_json}")
 
@@ -50,6 +56,7 @@ def score_command(
     data: Path = DATA,
     predictions: Path = typer.Option(..., "--predictions", "-p", help="JSONL: {rescan, instance, pose 4x4 | R+t | quaternion(w,x,y,z)+t}."),
     split: str = SPLIT,
+    scope: str = SCOPE,
     protocol: str = PROTOCOL,
     out: Path | None = OUT,
     overwrite: bool = OVERWRITE,
@@ -72,6 +79,7 @@ def score_command(
         data=data,
         predictions=predictions,
         split=split,
+        scope=scope,
         units=units,
         symmetry_codes=_symmetry_codes(symmetry_code),
         n_resamples=bootstrap,
@@ -113,13 +121,14 @@ def validate_command(
     predictions: Path | None = typer.Option(None, "--predictions", "-p", help="Also check a predictions file."),
     geometry: bool = typer.Option(False, "--geometry", help="Also read every evaluated scan's labelled PLY."),
     units: str = UNITS,
+    scope: str = SCOPE,
 ) -> None:
     """Check a 3RScan folder (index, objects, semseg, optionally PLYs) and predictions; scores nothing."""
     import json
 
     from .validate import validate_rio
 
-    typer.echo(json.dumps(validate_rio(data, split=split, predictions=predictions, geometry=geometry, units=units), indent=2))
+    typer.echo(json.dumps(validate_rio(data, split=split, predictions=predictions, geometry=geometry, units=units, scope=scope), indent=2))
 
 
 def run_command(
@@ -135,6 +144,7 @@ def run_command(
         None, "--out", "-o", help="Run folder (default runs/rio-<model>-<time>). Rerun the same command to resume."
     ),
     split: str = SPLIT,
+    scope: str = SCOPE,
     protocol: str = PROTOCOL,
     limit: int | None = typer.Option(
         None, "--limit", min=1, help="Only the first N instances (in rescan order). A larger limit later extends the run."
@@ -157,6 +167,8 @@ def run_command(
     from scenebench.runtime.execute import execute
 
     kwargs: dict[str, object] = {"data": str(data), "split": split, "units": units}
+    if scope != "changed":  # the default stays out of the spec, so v2.0 run folders resume
+        kwargs["scope"] = scope
     codes = _symmetry_codes(symmetry_code)
     if codes:
         kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}

@@ -35,6 +35,7 @@ from .scans import ScanFiles
 
 __all__ = [
     "HIDDEN_SPLITS",
+    "SCOPES",
     "INDEX_ROTATION_TOL",
     "MM_THRESHOLD",
     "SPLITS",
@@ -49,6 +50,7 @@ __all__ = [
     "ScanFiles",
     "Scene",
     "ThreeRScan",
+    "check_scope",
 ]
 
 
@@ -74,6 +76,15 @@ class GroundTruthInstance:
         return f"{self.rescan}/{self.instance}"
 
 
+SCOPES = ("changed", "all")
+
+
+def check_scope(scope: str) -> str:
+    if scope not in SCOPES:
+        raise InputError(None, f"got {scope!r}", field="scope", expected=" or ".join(SCOPES))
+    return scope
+
+
 class ThreeRScan(RioIndex, ScanFiles):
     """A 3RScan root folder: ``3RScan.json``, ``objects.json`` and one folder per scan."""
 
@@ -89,12 +100,19 @@ class ThreeRScan(RioIndex, ScanFiles):
         RioIndex.__init__(self, root, units=units, symmetry_codes=symmetry_codes, index_path=index_path, objects_path=objects_path)
         ScanFiles.__init__(self)
 
-    def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
-        """Every reference instance of a rescan's scene as a sample of this rescan (sorted by id).
+    def ground_truth(self, rescan: Rescan, scope: str = "changed") -> list[GroundTruthInstance]:
+        """The samples of a rescan, sorted by reference instance id.
 
-        Removed instances are not samples (they are not in the rescan); non-rigid ones and ones the
-        rescan's annotation does not contain are samples with ``excluded`` set, so they are listed.
+        ``scope="changed"`` (the protocol): the changed objects, i.e. the instances listed in
+        ``rigid[]`` (scored) and in ``nonrigid`` (listed with ``excluded`` set: no rigid pose).
+        Instances without an entry are static and are not samples: scoring them would let
+        "nothing moved" pass the benchmark.
+
+        ``scope="all"`` (a diagnostic): every reference instance the rescan keeps; an unlisted one
+        is static with the identity as its true pose, and one the rescan's annotation does not
+        contain is listed with ``excluded`` set. Removed instances are never samples.
         """
+        check_scope(scope)
         ref = rescan.scene_id
         ref_ids = self.instance_ids(ref)
         if ref_ids is None:
@@ -114,6 +132,8 @@ class ThreeRScan(RioIndex, ScanFiles):
         out: list[GroundTruthInstance] = []
         for iid in sorted(ref_ids):
             if iid in rescan.removed:
+                continue
+            if scope == "changed" and iid not in rescan.rigid and iid not in rescan.nonrigid:
                 continue
             code = self.symmetry_code(rescan, iid)
             order = symmetry_order(code, self.symmetry_codes)

@@ -1,7 +1,9 @@
 """Score RIO pose predictions through the shared engine (resumable run folder, counts, clustered CIs).
 
-One sample = one reference instance in one rescan (``"<rescan>/<instance>"``); the denominator is
-every such ground-truth instance of the evaluated split. Per sample the scorer stores ``r_err``
+One sample = one changed reference instance in one rescan (``"<rescan>/<instance>"``): the
+denominator is every instance listed in ``rigid[]`` of the evaluated rescans (``scope="changed"``,
+the protocol). Unlisted instances are static and not scored; ``scope="all"`` (a diagnostic, marked
+in the settings) scores them too, with the identity as their true pose. Per sample the scorer stores ``r_err``
 (deg), ``t_err`` (m) and the hit indicators of both recall thresholds; breakdowns are ``motion``
 (moved / static), ``label``, ``symmetry`` (none / 2-fold / 4-fold) and ``scene`` (reference scan);
 intervals resample scenes.
@@ -42,7 +44,7 @@ from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
-from .loader import GroundTruthInstance, Rescan, ThreeRScan
+from .loader import GroundTruthInstance, Rescan, ThreeRScan, check_scope
 from .predictions import PosePredictions, read_pose_predictions
 
 THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, degrees (inclusive)
@@ -67,8 +69,11 @@ class RioScorer:
 
     benchmark = "rio"
 
-    def __init__(self, data: ThreeRScan, predictions: PosePredictions, rescans: list[Rescan], protocol: str = "strict") -> None:
+    def __init__(
+        self, data: ThreeRScan, predictions: PosePredictions, rescans: list[Rescan], protocol: str = "strict", scope: str = "changed"
+    ) -> None:
         check_protocol(protocol, field="protocol")
+        self.scope = check_scope(scope)
         self.data = data
         self.preds = predictions
         self.rescans = rescans
@@ -77,8 +82,13 @@ class RioScorer:
 
     def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
         if rescan.scan_id not in self._gt:
-            self._gt[rescan.scan_id] = self.data.ground_truth(rescan)
+            self._gt[rescan.scan_id] = self.data.ground_truth(rescan, self.scope)
         return self._gt[rescan.scan_id]
+
+    def n_predictions_not_samples(self) -> int:
+        """Predictions for instances that are not samples (static ones under ``scope="changed"``): ignored, counted."""
+        ids = {(g.rescan, g.instance) for r in self.rescans for g in self.ground_truth(r)}
+        return sum(1 for key in self.preds.poses if key not in ids)
 
     def sample_ids(self) -> list[str]:
         return [g.sample_id for r in self.rescans for g in self.ground_truth(r)]
@@ -136,11 +146,17 @@ class RioScorer:
     @staticmethod
     def _groups(g: GroundTruthInstance) -> dict[str, str]:
         return {
-            "motion": "moved" if g.moved else "static",
+            "motion": _motion(g),
             "label": g.label or "unknown",
             "symmetry": symmetry_class_name(g.symmetry_order),
             "scene": g.scene,
         }
+
+
+def _motion(g: GroundTruthInstance) -> str:
+    if g.excluded is None:
+        return "moved" if g.moved else "static"
+    return "nonrigid" if g.excluded.startswith("nonrigid") else "unannotated"  # listed, never scored
 
 
 def _finite_or_none(metrics: dict[str, Any], intervals: dict[str, Any], where: str, warnings: list[str]) -> None:
@@ -204,6 +220,7 @@ def prepare_scoring(
     predictions: str | Path,
     protocol: str = "strict",
     split: str = "validation",
+    scope: str = "changed",
     units: str = "auto",
     symmetry_codes: Mapping[int, int] | None = None,
     n_resamples: int = 1000,
@@ -212,11 +229,13 @@ def prepare_scoring(
 ) -> ScoringJob:
     """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
     checked = check_protocol(protocol)
+    check_scope(scope)
     loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
     rescans = loaded.split_rescans(split)
     preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
     settings = {
         "split": split,
+        "scope": scope,  # changed = rigid[] entries (protocol); all = diagnostic
         "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
         "units": loaded.unit_decision,
         "symmetry_codes": {str(k): v for k, v in sorted((symmetry_codes or {}).items())},
@@ -230,6 +249,8 @@ def prepare_scoring(
     meta = {"benchmark": "rio", "protocol": checked, "settings": settings, "inputs": inputs}
     meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 
+    scorer = RioScorer(loaded, preds, rescans, checked, scope)
+
     def summarize(records: list[SampleScore], run: Any) -> Results:
         return build_results(
             records,
@@ -238,10 +259,15 @@ def prepare_scoring(
             inputs=inputs,
             n_resamples=n_resamples,
             seed=seed,
-            extra={"n_rescans": len(rescans), "ignored_predictions_other_split": preds.ignored_other_split, **dict(extra or {})},
+            extra={
+                "n_rescans": len(rescans),
+                "ignored_predictions_other_split": preds.ignored_other_split,
+                "ignored_predictions_not_samples": scorer.n_predictions_not_samples(),
+                **dict(extra or {}),
+            },
         )
 
-    return ScoringJob("rio", checked, RioScorer(loaded, preds, rescans, checked), summarize, meta=meta, label="scoring rio")
+    return ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio")
 
 
 def score_rio(
@@ -249,6 +275,7 @@ def score_rio(
     predictions_path: str | Path,
     *,
     split: str = "validation",
+    scope: str = "changed",
     protocol: str = "strict",
     out: str | Path | None = None,
     overwrite: bool = False,
@@ -271,6 +298,7 @@ def score_rio(
         data=data_root,
         predictions=predictions_path,
         split=split,
+        scope=scope,
         units=units,
         symmetry_codes=symmetry_codes,
         n_resamples=n_resamples,

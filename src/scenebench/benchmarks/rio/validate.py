@@ -11,7 +11,13 @@ from .predictions import read_pose_predictions
 
 
 def validate_rio(
-    data_root: str | Path, *, split: str = "validation", predictions: str | Path | None = None, geometry: bool = False, units: str = "auto"
+    data_root: str | Path,
+    *,
+    split: str = "validation",
+    predictions: str | Path | None = None,
+    geometry: bool = False,
+    units: str = "auto",
+    scope: str = "changed",
 ) -> dict[str, Any]:
     """Load the index, every evaluated rescan's ground truth (and PLYs with ``geometry``); return a summary.
 
@@ -21,7 +27,7 @@ def validate_rio(
     rescans = data.split_rescans(split)
     counts: Counter[str] = Counter()
     for r in rescans:
-        for g in data.ground_truth(r):
+        for g in data.ground_truth(r, scope):
             counts["instances"] += 1
             if g.excluded:
                 counts["excluded"] += 1
@@ -40,6 +46,7 @@ def validate_rio(
         "units": data.unit_decision,
         "scenes_by_split": dict(Counter(s.split for s in data.scenes)),
         "split": split,
+        "scope": scope,
         "rescans": len(rescans),
         "ground_truth": dict(counts),
     }

@@ -2,8 +2,9 @@
 
 ``--data`` is a 3RScan root (``3RScan.json``, ``objects.json``, one folder per scan); ``split``
 chooses the rescans (``validation`` by default; test ground truth is hidden). One sample per
-reference instance that the rescan keeps rigidly (non-rigid and unannotated instances are excluded
-by the scorer and asked of no model); the samples of one rescan form one batch.
+changed reference instance, i.e. listed in ``rigid[]`` (``scope="all"`` adds the static ones);
+non-rigid and unannotated instances are excluded by the scorer and asked of no model. The samples
+of one rescan form one batch.
 
 A model gets ``task="relocalization"``, answer kind ``pose``, ``query`` naming the object, and
 ``inputs``: ``rescan``, ``reference`` (scan id), ``instance`` (reference instance id), ``label``,
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.rio.loader import ThreeRScan
+from scenebench.benchmarks.rio.loader import ThreeRScan, check_scope
 from scenebench.benchmarks.rio.predictions import read_pose_predictions
 from scenebench.benchmarks.rio.scorer import THRESHOLDS, RioScorer, build_results
 from scenebench.io.files import atomic_write_text, file_fingerprint
@@ -40,15 +41,25 @@ class RIOSource:
     benchmark = "rio"
     predictions_name = "rio_predictions.jsonl"
 
-    def __init__(self, data: str, split: str = "validation", units: str = "auto", symmetry_codes: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        data: str,
+        split: str = "validation",
+        units: str = "auto",
+        symmetry_codes: Mapping[str, int] | None = None,
+        scope: str = "changed",
+    ) -> None:
         codes = {int(k): int(v) for k, v in (symmetry_codes or {}).items()}
+        self.scope = check_scope(scope)
         self.data = ThreeRScan(data, units=units, symmetry_codes=codes)
         self.split = split
         self._kwargs: dict[str, Any] = {"data": str(data), "split": split, "units": units}
         if codes:  # JSON-able, so Ray workers rebuild the same source
             self._kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}
+        if scope != "changed":
+            self._kwargs["scope"] = scope
         self.rescans = self.data.split_rescans(split)
-        self._gt = {r.scan_id: self.data.ground_truth(r) for r in self.rescans}
+        self._gt = {r.scan_id: self.data.ground_truth(r, scope) for r in self.rescans}
         self._by_id = {g.sample_id: g for gts in self._gt.values() for g in gts}
 
     def spec(self) -> dict[str, Any]:
@@ -147,9 +158,10 @@ class RIOSource:
         preds = read_pose_predictions(
             predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True
         )
-        scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, chosen, self._gt)
+        scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, self.scope, chosen, self._gt)
         settings = {
             "split": self.split,
+            "scope": self.scope,
             "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
             "units": self.data.unit_decision,
             "symmetry_codes": dict(self._kwargs.get("symmetry_codes", {})),
@@ -163,7 +175,7 @@ class RIOSource:
                 protocol=protocol,
                 settings=settings,
                 inputs=inputs,
-                extra={"n_rescans": len(rescans)},
+                extra={"n_rescans": len(rescans), "ignored_predictions_not_samples": scorer.n_predictions_not_samples()},
                 n_resamples=n_resamples,
                 seed=seed,
             )
@@ -174,8 +186,10 @@ class RIOSource:
 class _SubsetRioScorer(RioScorer):
     """RioScorer restricted to the run's samples (``--limit`` / ``--tasks``), reusing the loaded ground truth."""
 
-    def __init__(self, data: Any, preds: Any, rescans: list[Any], protocol: str, chosen: set[str], gt: Mapping[str, list[Any]]) -> None:
-        super().__init__(data, preds, rescans, protocol)
+    def __init__(
+        self, data: Any, preds: Any, rescans: list[Any], protocol: str, scope: str, chosen: set[str], gt: Mapping[str, list[Any]]
+    ) -> None:
+        super().__init__(data, preds, rescans, protocol, scope)
         self._chosen, self._loaded = chosen, gt
 
     def ground_truth(self, rescan: Any) -> list[Any]:

@@ -68,8 +68,9 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     want = set(sample_ids)
     by_rescan: dict[str, list[Any]] = defaultdict(list)
     vs = ViewSet()
+    scope = str(settings.get("scope", "all"))  # runs before 0.2.0's scope setting scored every kept instance
     for r in rescans:
-        for g in data.ground_truth(r):
+        for g in data.ground_truth(r, scope):
             pose = preds.poses.get((g.rescan, g.instance))
             vs.details[g.sample_id] = {
                 "question": f"re-localize {g.label} (instance {g.instance} of reference scan {g.scene}) in rescan {g.rescan}",
