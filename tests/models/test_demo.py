@@ -1,7 +1,6 @@
 """``scenebench demo`` end to end: synthetic data, every baseline on three benchmarks, report, reuse."""
 
 import io
-import time
 
 import pytest
 from rich.console import Console
@@ -14,9 +13,7 @@ from scenebench.commands.demo import BENCHMARKS, models_for, run_demo
 @pytest.mark.slow
 def test_demo_end_to_end_then_reuses_everything(tmp_path):
     buf = io.StringIO()
-    t0 = time.perf_counter()
     first = run_demo(tmp_path / "demo", console=Console(file=buf, width=200), progress=False)
-    took = time.perf_counter() - t0
     text = buf.getvalue()
     for bench in BENCHMARKS:
         for model in models_for(bench):
@@ -43,7 +40,6 @@ def test_demo_end_to_end_then_reuses_everything(tmp_path):
     assert first.scores[("rio", "random")]["RIO R@10"] < 100.0
     assert first.report is not None and first.report.stat().st_size > 1000
     assert "What next" in text and "plugin:" in text and "openai:" in text and "openai-vision:" in text
-    assert took < 120
 
     again = run_demo(tmp_path / "demo", console=Console(file=io.StringIO(), width=200), progress=False, report=False)
     assert set(again.predicted.values()) == {0}

@@ -60,13 +60,13 @@ def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, mon
     main(args)
     printed = capsys.readouterr().out
     res = json.loads((out / "results.json").read_text())
-    # 14 scorable instances (4 moved: table 180 deg, chair 60 deg, cabinet 90 deg, chair 45 deg in a rotated rescan frame)
-    assert res["counts"]["n_scored"] == 14 and res["counts"]["n_missing"] == 0
+    # 4 changed instances, all moved (table 180 deg, chair 60 deg, cabinet 90 deg, chair 45 deg in a rotated rescan frame)
+    assert res["counts"]["n_scored"] == 4 and res["counts"]["n_missing"] == 0
     assert res["metrics"]["overall"]["recall_10cm_10deg"] == 100.0
     assert res["metrics"]["by_motion"]["moved"]["recall_10cm_10deg"] == 100.0
-    assert res["settings"]["model"] == "baseline:fpfh" and "14 new, 0 reused" in printed
+    assert res["settings"]["model"] == "baseline:fpfh" and "4 new, 0 reused" in printed
     rows = [json.loads(line) for line in (out / "rio_predictions.jsonl").read_text().splitlines()]
-    assert len(rows) == 14 and {"rescan", "instance", "pose"} <= set(rows[0])
+    assert len(rows) == 4 and {"rescan", "instance", "pose"} <= set(rows[0])
     assert {r["rescan"] for r in rows} == {RESCAN_A, RESCAN_B}
 
     # Resume: nothing is predicted again, same numbers.
@@ -75,7 +75,7 @@ def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, mon
 
     monkeypatch.setattr(fpfh_model.FPFHModel, "predict", boom)
     main(args)
-    assert "0 new, 14 reused" in capsys.readouterr().out
+    assert "0 new, 4 reused" in capsys.readouterr().out
     assert json.loads((out / "results.json").read_text())["metrics"] == res["metrics"]
 
 
