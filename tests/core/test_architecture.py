@@ -51,7 +51,7 @@ def test_a_new_declaration_reaches_every_table(monkeypatch):
         predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
         scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
         commands="scenebench.benchmarks.rio.cli",
-        source="scenebench.models.sources.rio:RIOSource",
+        source="scenebench.benchmarks.rio.source:RIOSource",
     )
     monkeypatch.setattr(catalog, "SPECS", (*catalog.SPECS, toy))
     assert "toybench" in catalog.table("source") and "toybench" not in catalog.table("view")
