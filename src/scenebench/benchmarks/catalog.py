@@ -26,7 +26,7 @@ SPECS: tuple[BenchmarkSpec, ...] = (
         commands="scenebench.benchmarks.surprise3d.cli",
         source="scenebench.benchmarks.surprise3d.source:Surprise3DSource",
         view="scenebench.benchmarks.surprise3d.view:build_views",
-        layout="scenebench.report.layouts:SURPRISE3D",
+        layout="scenebench.benchmarks.surprise3d.layout:LAYOUT",
     ),
     BenchmarkSpec(
         name="3dbench",
@@ -37,7 +37,7 @@ SPECS: tuple[BenchmarkSpec, ...] = (
         commands="scenebench.benchmarks.bench3d.cli",
         source="scenebench.benchmarks.bench3d.source:Bench3DSource",
         view="scenebench.benchmarks.bench3d.view:build_views",
-        layout="scenebench.report.layouts:BENCH3D",
+        layout="scenebench.benchmarks.bench3d.layout:LAYOUT",
     ),
     BenchmarkSpec(
         name="rio",
@@ -48,7 +48,7 @@ SPECS: tuple[BenchmarkSpec, ...] = (
         commands="scenebench.benchmarks.rio.cli",
         source="scenebench.benchmarks.rio.source:RIOSource",
         view="scenebench.benchmarks.rio.view:build_views",
-        layout="scenebench.report.layouts:RIO",
+        layout="scenebench.benchmarks.rio.layout:LAYOUT",
         extra_commands=(("score", "rio-matching"),),
     ),
 )
