@@ -290,7 +290,7 @@ def diagnostics_lines(diagnostics: Mapping[str, Any], *, max_failures: int = 10)
     if failures:
         shown = f"first {max_failures}; " if len(failures) > max_failures else ""
         lines.append(
-            f"{len(failures)} samples not ok by the model's own account ({shown}all in results.json extra.model_diagnostics.failures):"
+            f"{len(failures)} sample{'s' if len(failures) != 1 else ''} not ok by the model's own account ({shown}all in results.json extra.model_diagnostics.failures):"
         )
         for f in failures[:max_failures]:
             detail = ", ".join(
