@@ -117,10 +117,10 @@ def fuzz_main(name: str) -> None:
     instrument = os.environ.get("SCENEBENCH_FUZZ_NO_INSTRUMENT") != "1"
     with atheris.instrument_imports(include=["scenebench"]) if instrument else contextlib.nullcontext():
         import scenebench.benchmarks.bench3d.run  # noqa: F401
+        import scenebench.benchmarks.bench3d.source  # noqa: F401
         import scenebench.benchmarks.rio.scorer  # noqa: F401
         import scenebench.benchmarks.surprise3d.scorer  # noqa: F401
         import scenebench.io.arrays  # noqa: F401
-        import scenebench.models.sources.bench3d  # noqa: F401
         import scenebench.runtime.rundir  # noqa: F401
     ctx = default_context()
     seed = TARGETS[name].seed_path(ctx).read_bytes()

@@ -105,9 +105,9 @@ def _b3d_scene_cloud(ctx: Context) -> Path:
 
 def _run_b3d_npy(ctx: Context, work: Path, data: bytes) -> Any:
     from scenebench.benchmarks.bench3d.loader import check_point_clouds, load_bench
+    from scenebench.benchmarks.bench3d.source import Bench3DSource
     from scenebench.errors import InputError
     from scenebench.io.arrays import load_npy
-    from scenebench.models.sources.bench3d import Bench3DSource
 
     rel = _b3d_scene_cloud(ctx).relative_to(ctx.b3d).as_posix()
     overlay(ctx.b3d, work / "b3d", {rel: data})

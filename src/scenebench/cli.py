@@ -39,21 +39,27 @@ GROUPS = {"app": _app, "score": score_app, "validate": validate_app, "run": run_
 
 # Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then each
 # benchmark's own (declared in scenebench.benchmarks.catalog), then judges and synth.
-COMMAND_MODULES = [
+SHARED_MODULES = [
     "scenebench.commands.audit",
     "scenebench.commands.demo",
     "scenebench.commands.listing",
     "scenebench.commands.report",
     "scenebench.commands.run",
-    *command_modules(),
-    "scenebench.judges.cli",
-    "scenebench.synth.cli",
 ]
+LAST_MODULES = ["scenebench.judges.cli", "scenebench.synth.cli"]
+# The built-in benchmarks' modules; all_command_modules() adds benchmarks registered or installed as plugins.
+COMMAND_MODULES = [*SHARED_MODULES, *command_modules(plugins=False), *LAST_MODULES]
+
+
+def all_command_modules() -> list[str]:
+    """Every command module, with those of benchmarks declared by :func:`~scenebench.benchmarks.catalog.register`
+    or the ``scenebench.benchmarks`` entry points (read here, not at import)."""
+    return [*SHARED_MODULES, *dict.fromkeys(command_modules()), *LAST_MODULES]
 
 
 # ``scenebench score|validate BENCHMARK ...`` imports only the module of that command (start-up time is
 # part of every scoring run: benchmarks/bench_e2e.py); anything else (help, other commands) imports all.
-COMMAND_INDEX = command_index()
+COMMAND_INDEX = command_index(plugins=False)
 _registered: set[str] = set()
 
 
@@ -68,13 +74,13 @@ def register(modules: list[str]) -> None:
 def modules_for(argv: list[str]) -> list[str]:
     """The command modules a command line needs: one for an indexed command, else all of them."""
     mod = COMMAND_INDEX.get(tuple(argv[:2])) if len(argv) >= 2 else None  # type: ignore[call-overload]
-    return [mod] if mod else COMMAND_MODULES
+    return [mod] if mod else all_command_modules()
 
 
 def __getattr__(name: str) -> typer.Typer:
     """``scenebench.cli.app``: the application with every command registered (tests, plugins)."""
     if name == "app":
-        register(COMMAND_MODULES)
+        register(all_command_modules())
         return _app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

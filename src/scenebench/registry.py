@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -18,9 +18,14 @@ from scenebench.errors import ScenebenchError
 
 
 class Registry:
-    def __init__(self, kind: str, entry_point_group: str | None = None) -> None:
+    """``name -> "module:attr"``: registered names, entry points of ``entry_point_group``, and
+    ``declared()`` (read on every lookup, so a table derived from declarations made elsewhere, like
+    the benchmark catalog's, is never stale)."""
+
+    def __init__(self, kind: str, entry_point_group: str | None = None, *, declared: Callable[[], Mapping[str, str]] | None = None) -> None:
         self.kind = kind
         self.entry_point_group = entry_point_group
+        self.declared = declared
         self._paths: dict[str, str] = {}
         self._loaded: dict[str, Any] = {}
 
@@ -34,15 +39,19 @@ class Registry:
             return {}
         return {ep.name: ep.value for ep in entry_points(group=self.entry_point_group)}
 
+    def _own(self) -> dict[str, str]:
+        return {**(self.declared() if self.declared else {}), **self._paths}
+
     def names(self) -> list[str]:
-        return sorted(set(self._paths) | set(self._entry_points()))
+        return sorted(set(self._own()) | set(self._entry_points()))
 
     def __contains__(self, name: str) -> bool:
-        return name in self._paths or name in self._entry_points()
+        return name in self._own() or name in self._entry_points()
 
     def path(self, name: str) -> str:
-        if name in self._paths:
-            return self._paths[name]
+        own = self._own()
+        if name in own:
+            return own[name]
         eps = self._entry_points()
         if name in eps:
             return eps[name]

@@ -51,10 +51,15 @@ def test_a_new_declaration_reaches_every_table(monkeypatch):
         predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
         scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
         commands="scenebench.benchmarks.rio.cli",
-        source="scenebench.models.sources.rio:RIOSource",
+        source="scenebench.benchmarks.rio.source:RIOSource",
     )
+    from scenebench.models.sources.base import SOURCES
+    from scenebench.report.views import VIEW_BUILDERS
+
     monkeypatch.setattr(catalog, "SPECS", (*catalog.SPECS, toy))
     assert "toybench" in catalog.table("source") and "toybench" not in catalog.table("view")
+    # The tables other layers built at import read the declarations on every lookup.
+    assert "toybench" in SOURCES and SOURCES.path("toybench") == toy.source and "toybench" not in VIEW_BUILDERS
     assert catalog.command_modules()[-1] == "scenebench.benchmarks.rio.cli"
 
 

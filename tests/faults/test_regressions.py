@@ -247,8 +247,8 @@ def test_npy_damaged_or_lying_header(tmp_path, header):
 
 
 def test_bench3d_run_source_refuses_nan_points(tmp_path):
+    from scenebench.benchmarks.bench3d.source import Bench3DSource
     from scenebench.benchmarks.bench3d.writer import write_task
-    from scenebench.models.sources.bench3d import Bench3DSource
 
     rec = {"question_id": "q1", "id": "h", "pcl": "scene/h.npy", "query": "how many chairs?", "gt_choices": ["1", "2"], "gt_choice": 0}
     write_task(tmp_path, "counting", [rec])

@@ -96,7 +96,7 @@ def test_real_layout_validates_and_oracle_scores_100(real_layout, tmp_path, caps
 
 
 def test_models_see_colours_in_0_1_for_both_ranges(real_layout):
-    from scenebench.models.sources.surprise3d import Surprise3DSource
+    from scenebench.benchmarks.surprise3d.source import Surprise3DSource
 
     src = Surprise3DSource(str(real_layout))
     a = np.asarray(src.scene("0a5c013435").get("colors"))

@@ -3,8 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from scenebench.models.sources.base import make_source
-from scenebench.models.sources.surprise3d import instance_objects
+from scenebench.models.sources.base import instance_objects, make_source
 from scenebench.runtime.runner import run_benchmark
 
 

@@ -1,7 +1,7 @@
 import math
 
+from scenebench.benchmarks.surprise3d.layout import LAYOUT as SURPRISE3D
 from scenebench.metrics.aggregate import Mean
-from scenebench.report.layouts import SURPRISE3D
 from scenebench.report.runs import load_run, load_runs
 from scenebench.report.tables import latex_escape, long_table, paper_table, tables_for, to_latex, to_markdown
 from scenebench.results import Results
@@ -161,7 +161,7 @@ def test_counts_print_as_integers_and_scores_keep_their_decimals(tmp_path):
 
 
 def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp_path):
-    from scenebench.report.layouts import BENCH3D
+    from scenebench.benchmarks.bench3d.layout import LAYOUT as BENCH3D
 
     run = RunDir(tmp_path / "r").open({"benchmark": "3dbench", "protocol": "strict", "fingerprint": "r"})
     Results(

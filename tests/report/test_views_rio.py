@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from scenebench.benchmarks.rio.scorer import score_rio
+from scenebench.benchmarks.rio.view import apply
 from scenebench.benchmarks.rio.writer import write_index, write_scan
 from scenebench.report.html import build_payload
 from scenebench.report.runs import load_run
 from scenebench.report.tables import tables_for, to_markdown
-from scenebench.report.views.rio import apply
 
 REF, RESCAN = "ref-0001", "rescan-0001"
 

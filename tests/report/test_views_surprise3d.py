@@ -123,7 +123,7 @@ def test_surprise3d_report_renders_in_browser(tmp_path):
 
 
 def test_anchor_objects_the_question_names_are_outlined_and_labelled(tmp_path):
-    from scenebench.report.views.surprise3d import find_anchors
+    from scenebench.benchmarks.surprise3d.view import find_anchors
 
     # labels as ScanNet++ ships them, where `scenebench generate` puts them: scannetpp/ beside the annotations
     labels = {1: "chair", 2: "coffeemachine", 3: "table", 4: "object", 0: "chair"}

@@ -65,6 +65,11 @@ def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, mon
     assert res["metrics"]["overall"]["recall_10cm_10deg"] == 100.0
     assert res["metrics"]["by_motion"]["moved"]["recall_10cm_10deg"] == 100.0
     assert res["settings"]["model"] == "baseline:fpfh" and "4 new, 0 reused" in printed
+    # The baseline's own account: every search converged, seconds per rescan (the two rescans).
+    diag = res["extra"]["model_diagnostics"]
+    assert diag["status_counts"] == {"ok": 4} and diag["failures"] == []
+    assert diag["seconds_per_scene"]["n_scenes"] == 2 and "model status: ok 4" in printed
+    assert "model seconds per scene: mean " in printed
     rows = [json.loads(line) for line in (out / "rio_predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and {"rescan", "instance", "pose"} <= set(rows[0])
     assert {r["rescan"] for r in rows} == {RESCAN_A, RESCAN_B}
@@ -104,3 +109,23 @@ def test_failed_alignment_falls_back_to_identity_and_is_counted():
     out = relocalize_instances({1: src}, clutter, FpfhSettings())
     assert out[1]["status"] == "fallback_identity"
     assert np.array_equal(out[1]["pose"], np.eye(4))
+
+
+def test_the_model_falls_back_to_identity_and_says_so_in_its_predictions():
+    """Through the model interface: the failed search predicts the identity and its status travels
+    with the prediction (``extra``), where the runner counts it; a found object says ``ok``."""
+    from scenebench.models.base import ModelSample, SceneBatch, SceneView
+    from scenebench.models.builtin.fpfh import FPFHModel
+
+    rng = np.random.default_rng(1)
+    here, gone = chair(rng, 2500), chair(rng, 2500) + [3.0, 0.0, 0.0]
+    target = here  # the second chair is not in the rescan any more
+    ref = np.vstack([here, gone])
+    ids = np.r_[np.full(len(here), 1), np.full(len(gone), 2)]
+    scene = SceneView("rescan", {"points": lambda: target, "reference_points": lambda: ref, "reference_instance_ids": lambda: ids})
+    samples = tuple(ModelSample(f"rescan/{i}", "rescan", "relocalization", "pose", inputs={"instance": i}) for i in (1, 2))
+    preds = FPFHModel().predict(SceneBatch(scene, samples))
+    assert preds[0].extra["status"] == "ok" and preds[0].extra["fitness"] > 0.8
+    assert preds[1].extra["status"] == "fallback_identity" and np.array_equal(np.asarray(preds[1].pose), np.eye(4))
+    assert set(preds[1].extra) == {"status", "method", "fitness", "rmse", "n_points"}
+    json.dumps([p.to_json() for p in preds])  # JSON-able, as the run store needs

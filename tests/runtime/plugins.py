@@ -69,3 +69,24 @@ class DropsOne:
 
     def predict(self, batch):
         return [TextPrediction(s.sample_id, text="") for s in batch.samples[1:]]
+
+
+class StatusModel:
+    """Reports its own outcome per sample (``extra["status"]``): gives up on every box question."""
+
+    name = "status"
+
+    def __init__(self, **_):
+        pass
+
+    def predict(self, batch):
+        out = []
+        for s in batch.samples:
+            if s.answer_kind == "option":
+                pred = option_prediction(s.sample_id, s.options, 0)
+                pred.extra = {"status": "ok", "tries": 1}
+                out.append(pred)
+            else:
+                extra = {"status": "gave_up", "tries": 3, "fitness": 0.125, "views": [1, 2]}  # lists are not copied
+                out.append(BoxPrediction(s.sample_id, box=[0, 0, 0, 1, 1, 1], extra=extra))
+        return out

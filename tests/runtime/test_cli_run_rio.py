@@ -146,3 +146,35 @@ def test_unknown_model_arg_names_the_accepted_ones(rio_data, tmp_path):
         "run", "rio", "--data", str(rio_data), "--model", "oracle", "--model-arg", "seed=1", "--model-arg", "temp=1", "--out", str(out)
     )
     assert p.returncode == 2 and "'temp'" in p.stderr and "accepted: none" in p.stderr, p.stderr
+
+
+def test_deprecated_voxel_is_the_model_arg(monkeypatch):
+    from scenebench.benchmarks.rio import cli as rio_cli
+    from scenebench.errors import InputError
+
+    assert rio_cli._voxel_alias(None, ["a=1"]) == ["a=1"]
+    assert rio_cli._voxel_alias(0.05, None) == ["voxel=0.05"]
+    assert rio_cli._voxel_alias(0.05, ["seed_x=1"]) == ["seed_x=1", "voxel=0.05"]
+    with pytest.raises(InputError, match="both --voxel and --model-arg voxel="):
+        rio_cli._voxel_alias(0.05, ["voxel=0.03"])
+
+
+def test_voxel_reaches_the_fpfh_model_and_warns(rio_data, tmp_path, monkeypatch):
+    from scenebench.runtime import execute as execute_mod
+
+    # A model that takes no voxel refuses it, as it refuses --model-arg voxel=, before reading data.
+    bad = CliRunner().invoke(
+        app, ["run", "rio", "--data", str(rio_data), "--model", "oracle", "--voxel", "0.05", "-o", str(tmp_path / "o")]
+    )
+    assert bad.exit_code != 0 and "voxel" in str(bad.exception) and not (tmp_path / "o").exists()
+
+    seen = {}
+
+    def fake_execute(benchmark, kwargs, **options):
+        seen.update(options)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(execute_mod, "execute", fake_execute)
+    res = CliRunner().invoke(app, ["run", "rio", "--data", str(rio_data), "--model", "baseline:fpfh", "--voxel", "0.05"])
+    assert res.exit_code == 0 and seen["model_args"] == ["voxel=0.05"]
+    assert "--voxel is deprecated" in res.output and "--model-arg voxel=0.05" in res.output

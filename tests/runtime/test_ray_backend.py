@@ -99,6 +99,8 @@ def test_ray_and_local_backends_agree(ray_cluster, tmp_path):
     assert {k: v.to_json() for k, v in dist.predictions.items()} == {k: v.to_json() for k, v in local.predictions.items()}
     assert dist.results.metrics == local.results.metrics and dist.results.counts == local.results.counts
     assert dist.predictions_path.read_text() == local.predictions_path.read_text()
+    # Seconds per scene are measured in the workers and come back with the shard.
+    assert dist.diagnostics["seconds_per_scene"]["n_scenes"] == 5 and dist.results.extra["model_diagnostics"]
 
 
 @pytest.mark.ray

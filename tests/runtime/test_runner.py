@@ -154,3 +154,29 @@ def test_server_address_is_recorded_but_not_part_of_the_identity(tmp_path):
     c = run_meta(src, ModelSpec("random", {"seed": 0, "temperature": 1}), object(), seed=0, protocol="strict")
     assert a["fingerprint"] == b["fingerprint"] != c["fingerprint"]
     assert a["model_options"]["base_url"] == "http://127.0.0.1:1/v1"
+
+
+def test_the_models_own_status_and_time_per_scene_reach_results_and_survive_resume(tmp_path):
+    from scenebench.runtime.runner import diagnostics_lines
+
+    out = run_benchmark(ToySource(n_scenes=3, per_scene=2), "plugin:plugins:StatusModel", tmp_path / "run", progress=False)
+    diag = out.results.extra["model_diagnostics"]
+    assert diag == out.diagnostics
+    assert diag["status_counts"] == {"gave_up": 3, "ok": 3}
+    assert diag["failures"][0] == {"sample_id": "s0-1", "scene_id": "scene0", "status": "gave_up", "tries": 3, "fitness": 0.125}
+    secs = diag["seconds_per_scene"]
+    assert secs["n_scenes"] == 3 and 0 <= secs["mean"] <= secs["max"] <= secs["total"] and len(secs["slowest"]) == 3
+    saved = json.loads(out.run.results_json.read_text())["extra"]["model_diagnostics"]
+    assert saved["status_counts"] == {"gave_up": 3, "ok": 3}
+    lines = diagnostics_lines(diag, max_failures=2)
+    assert lines[0].startswith("model seconds per scene: mean ") and lines[1] == "model status: gave_up 3, ok 3"
+    assert lines[2].startswith("3 samples not ok by the model's own account (first 2;") and len(lines) == 5
+    assert lines[3] == "  s0-1: gave_up (tries 3, fitness 0.125)"
+    # Resumed: nothing predicted again, the same account read back from the store.
+    again = run_benchmark(ToySource(n_scenes=3, per_scene=2), "plugin:plugins:StatusModel", tmp_path / "run", progress=False)
+    assert again.predicted_now == 0 and again.diagnostics == diag
+
+
+def test_a_model_without_status_gets_only_times(tmp_path):
+    out = run_benchmark(ToySource(), "random", tmp_path / "run", progress=False, score=False)
+    assert set(out.diagnostics) == {"seconds_per_scene"}

@@ -54,7 +54,9 @@ class Prediction:
     sample_id: str
     kind: ClassVar[str] = ""
     # What the model wants kept next to its answer for the report (e.g. the views a vision model saw);
-    # small and JSON-able, never scored, left out of the JSON form when empty.
+    # small and JSON-able, never scored, left out of the JSON form when empty. ``extra["status"]`` is
+    # the model's own account of the sample ("ok" or what went wrong): the runner counts it
+    # (results.json extra.model_diagnostics).
     extra: dict[str, Any] = field(default_factory=dict, kw_only=True, compare=False)
 
     def to_json(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from scenebench.models.registry import check_model_options
 from scenebench.models.sources.base import make_source
 from scenebench.protocol import check_protocol
 from scenebench.runtime.rundir import DEFAULT_RUNS_ROOT, default_run_dir
-from scenebench.runtime.runner import run_benchmark
+from scenebench.runtime.runner import diagnostics_lines, run_benchmark
 
 
 def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
@@ -92,4 +92,6 @@ def execute(
         score_options=score_options,
     )
     echo(f"predictions: {outcome.predicted_now} new, {outcome.reused} reused from the run folder")
+    for line in diagnostics_lines(outcome.diagnostics):
+        echo(line)
     return outcome

@@ -43,12 +43,19 @@ def _worker_state(source_factory: str, source_kwargs: dict[str, Any], spec: Any)
 
 def predict_shard(
     source_factory: str, source_kwargs: dict[str, Any], spec: Any, units: Sequence[Any]
-) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Run in a Ray worker: ``[(scene_id, [prediction JSON, ...]), ...]`` for the shard's units."""
+) -> list[tuple[str, list[dict[str, Any]], float]]:
+    """Run in a Ray worker: ``[(scene_id, [prediction JSON, ...], seconds), ...]`` for the shard's units
+    (``seconds``: loading the scene and predicting it, in the worker)."""
     from scenebench.models.execution import predict_units
+    from scenebench.runtime.local_backend import timed
 
     source, model = _worker_state(source_factory, source_kwargs, spec)
-    return [(unit.scene_id, [p.to_json() for p in preds]) for unit, preds in predict_units(model, source, units)]
+    return [(unit.scene_id, [p.to_json() for p in preds], s) for (unit, preds), s in timed(predict_units(model, source, units))]
+
+
+def shard_seconds(result: Sequence[Any]) -> list[float | None]:
+    """The seconds each scene of a merged shard took in its worker (``None`` when not reported)."""
+    return [float(entry[2]) if len(entry) > 2 and isinstance(entry[2], int | float) else None for entry in result]
 
 
 def merge_shard(shard: Sequence[Any], result: Any) -> list[tuple[Any, list[Any]]]:
@@ -59,7 +66,7 @@ def merge_shard(shard: Sequence[Any], result: Any) -> list[tuple[Any, list[Any]]
         got = len(result) if isinstance(result, list) else type(result).__name__
         raise ScenebenchError(f"shard of scenes {[u.scene_id for u in shard]} returned {got} scenes, expected {len(shard)}")
     out = []
-    for unit, (scene_id, records) in zip(shard, result):
+    for unit, (scene_id, records, *_) in zip(shard, result):
         if scene_id != unit.scene_id:
             raise ScenebenchError(f"shard returned scene {scene_id!r} where {unit.scene_id!r} was sent")
         preds = [prediction_from_json(r) for r in records]
@@ -149,7 +156,8 @@ class RayBackend:
                 for ref in ready:
                     shard = refs[ref]
                     try:
-                        merged = merge_shard(shard, ray.get(ref))
+                        result = ray.get(ref)
+                        merged = merge_shard(shard, result)
                     except ScenebenchError as exc:
                         failures.append(str(exc))
                         continue
@@ -160,8 +168,8 @@ class RayBackend:
                             f"{type(cause).__name__}: {str(cause).strip().splitlines()[-1] if str(cause).strip() else ''}"
                         )
                         continue
-                    for unit, preds in merged:
-                        save(unit, preds)
+                    for (unit, preds), seconds in zip(merged, shard_seconds(result)):
+                        save(unit, preds, seconds)
                         saved.update(p.sample_id for p in preds)
             expected = {sid for u in units for sid in u.sample_ids}
             if failures or saved != expected:

@@ -8,12 +8,19 @@ that have no prediction yet; a killed run therefore loses at most the scenes in 
 After predicting, the predictions are written as the benchmark's own prediction file in the run
 folder (so they can be scored again with ``scenebench score``) and scored by the benchmark's scorer
 into the same run folder.
+
+Model diagnostics: the seconds each scene took (load + predict, measured by the backend, stored
+per work unit, kind ``"unit-time"``) and the model's own per-sample outcome, ``Prediction.extra["status"]``
+(``"ok"`` or what went wrong, e.g. the FPFH baseline's ``fallback_identity``), are read back from the
+store for the run's samples -- so they survive resuming and Ray -- and summarised into
+``results.extra.model_diagnostics`` (:func:`model_diagnostics`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +42,9 @@ NOT_IDENTITY = (
     "cache_dir",
 )  # model options recorded in run.json but not part of the run's fingerprint: where a server or an image cache lives changes no prediction
 STATE_KIND = "run-state"  # bookkeeping records in the same store (e.g. what the stored scores were computed from)
+UNIT_TIME_KIND = "unit-time"  # seconds a work unit took (scene load + predict), keyed by scene and first sample
+OK_STATUS = "ok"
+SLOWEST_SCENES = 10  # listed in model_diagnostics.seconds_per_scene.slowest
 
 
 def plan_units(samples: Sequence[ModelSample], done: set[str]) -> list[WorkUnit]:
@@ -73,6 +83,7 @@ class RunOutcome:
     reused: int
     predictions_path: Path | None = None
     results: Any = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)  # model_diagnostics(): status counts, failures, seconds
 
 
 def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, protocol: str) -> dict[str, Any]:
@@ -145,12 +156,15 @@ def predict_into_run(
         if units:
             with progress_bar(total=todo, label=f"predicting {source.benchmark} with {spec.name}", enabled=progress) as advance:
 
-                def save(unit: WorkUnit, preds: Sequence[Prediction]) -> None:
+                def save(unit: WorkUnit, preds: Sequence[Prediction], seconds: float | None = None) -> None:
                     nonlocal new
                     store.put_many(
                         PREDICTION_KIND,
                         [(p.sample_id, {"scene_id": unit.scene_id, "prediction": p.to_json()}) for p in preds],
                     )
+                    if seconds is not None:
+                        key = f"{unit.scene_id}\x1f{unit.samples[0].sample_id}"  # a scene may be predicted in parts (--limit)
+                        store.put_many(UNIT_TIME_KIND, [(key, {"scene_id": unit.scene_id, "seconds": float(seconds), "n": len(preds)})])
                     new += len(preds)
                     advance(len(preds))
 
@@ -200,7 +214,7 @@ def run_benchmark(
     if run.read_meta() != meta:
         atomic_write_json(run.run_json, meta)
     preds, new, reused = predict_into_run(source, spec, run, samples, backend=backend, model=model, progress=progress)
-    outcome = RunOutcome(run, preds, new, reused)
+    outcome = RunOutcome(run, preds, new, reused, diagnostics=model_diagnostics(run, samples))
     outcome.predictions_path = source.write_predictions(preds, samples, run.path)
     if score:
         opts = dict(score_options or {})
@@ -210,8 +224,80 @@ def run_benchmark(
         )
         _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, "judge": judge_id})
         job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **opts)
-        outcome.results = add_run_info(score_job(job, run, progress=progress), run)
+        outcome.results = add_run_info(score_job(job, run, progress=progress), run, diagnostics=outcome.diagnostics)
     return outcome
+
+
+def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, Any]:
+    """What the model said about its own work on ``samples``, from the run's store (empty when nothing).
+
+    - ``status_counts``: how many predictions carry each ``extra["status"]`` (models that report none
+      are left out);
+    - ``failures``: every sample whose status is not ``"ok"``, with the scalar fields of its ``extra``
+      (e.g. the FPFH baseline's ``method``, ``fitness``);
+    - ``seconds_per_scene``: ``n_scenes``, ``mean``, ``max``, ``total`` and the ``slowest`` scenes, over
+      the scenes of ``samples`` whose backend reported a time (load + predict).
+    """
+    wanted = {s.sample_id for s in samples}
+    scenes = {s.scene_id for s in samples}
+    statuses: Counter[str] = Counter()
+    failures: list[dict[str, Any]] = []
+    seconds: dict[str, float] = {}
+    with run.store() as store:
+        stored = {sid: body for sid, body in store.iter(PREDICTION_KIND) if sid in wanted}
+        for _, body in store.iter(UNIT_TIME_KIND):
+            if body.get("scene_id") in scenes:
+                seconds[body["scene_id"]] = seconds.get(body["scene_id"], 0.0) + float(body["seconds"])
+    for s in samples:
+        extra = (stored.get(s.sample_id) or {}).get("prediction", {}).get("extra") or {}
+        status = extra.get("status")
+        if not isinstance(status, str):
+            continue
+        statuses[status] += 1
+        if status != OK_STATUS:
+            detail = {k: v for k, v in extra.items() if k != "status" and (v is None or isinstance(v, str | int | float | bool))}
+            failures.append({"sample_id": s.sample_id, "scene_id": s.scene_id, "status": status, **detail})
+    out: dict[str, Any] = {}
+    if statuses:
+        out["status_counts"] = dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0])))
+        out["failures"] = failures
+    if seconds:
+        values = list(seconds.values())
+        slowest = sorted(seconds.items(), key=lambda kv: -kv[1])[:SLOWEST_SCENES]
+        out["seconds_per_scene"] = {
+            "n_scenes": len(values),
+            "mean": sum(values) / len(values),
+            "max": max(values),
+            "total": sum(values),
+            "slowest": [{"scene_id": k, "seconds": round(v, 3)} for k, v in slowest],
+        }
+    return out
+
+
+def diagnostics_lines(diagnostics: Mapping[str, Any], *, max_failures: int = 10) -> list[str]:
+    """A short console summary of :func:`model_diagnostics` (empty when there is nothing to say)."""
+    lines = []
+    secs = diagnostics.get("seconds_per_scene")
+    if secs:
+        lines.append(
+            f"model seconds per scene: mean {secs['mean']:.2f}, max {secs['max']:.2f} "
+            f"({secs['slowest'][0]['scene_id']}), total {secs['total']:.1f} over {secs['n_scenes']} scenes"
+        )
+    counts = diagnostics.get("status_counts")
+    if counts:
+        lines.append("model status: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    failures = diagnostics.get("failures") or []
+    if failures:
+        shown = f"first {max_failures}; " if len(failures) > max_failures else ""
+        lines.append(
+            f"{len(failures)} sample{'s' if len(failures) != 1 else ''} not ok by the model's own account ({shown}all in results.json extra.model_diagnostics.failures):"
+        )
+        for f in failures[:max_failures]:
+            detail = ", ".join(
+                f"{k} {round(v, 3) if isinstance(v, float) else v}" for k, v in f.items() if k not in ("sample_id", "scene_id", "status")
+            )
+            lines.append(f"  {f['sample_id']}: {f['status']}" + (f" ({detail})" if detail else ""))
+    return lines
 
 
 def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[ModelSample], scoring: Mapping[str, Any]) -> None:
@@ -229,24 +315,28 @@ def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[
             store.put_many(STATE_KIND, [("scored-from", key)])
 
 
-def add_run_info(res: Any, run: RunDir) -> Any:
-    """Add what the run was (model, seed, samples) to the results and save them in the run folder."""
+def add_run_info(res: Any, run: RunDir, *, diagnostics: Mapping[str, Any] | None = None) -> Any:
+    """Add what the run was (model, seed, samples, the model's diagnostics) to the results and save them in the run folder."""
     meta = run.read_meta()
     res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
     res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    if diagnostics:
+        res.extra["model_diagnostics"] = dict(diagnostics)
     res.ground_truth_perception = bool(meta.get("ground_truth_perception", False))
     res.save(run.results_json)
     return res
 
 
-SaveFn = Callable[[WorkUnit, Sequence[Prediction]], None]
+SaveFn = Callable[[WorkUnit, Sequence[Prediction], float | None], None]
 __all__ = [
     "ModelSpec",
     "RunOutcome",
     "SaveFn",
     "WorkUnit",
     "build_model",
+    "diagnostics_lines",
     "make_source",
+    "model_diagnostics",
     "plan_units",
     "predict_into_run",
     "predict_units",

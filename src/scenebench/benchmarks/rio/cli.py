@@ -41,6 +41,18 @@ def _symmetry_codes(pairs: list[str] | None) -> dict[int, int]:
     return out
 
 
+def _voxel_alias(voxel: float | None, model_arg: list[str] | None) -> list[str] | None:
+    """``--voxel M`` (the option of 0.1's ``run rio``) as ``--model-arg voxel=M``, with a deprecation note."""
+    if voxel is None:
+        return model_arg
+    from scenebench.errors import InputError
+
+    if any(a.partition("=")[0].strip() == "voxel" for a in model_arg or []):
+        raise InputError(None, "both --voxel and --model-arg voxel= given", field="--voxel", expected="only --model-arg voxel=M")
+    typer.echo(f"warning: --voxel is deprecated and will be removed; use --model-arg voxel={voxel}", err=True)
+    return [*(model_arg or []), f"voxel={voxel}"]
+
+
 def _print(res, run) -> None:  # noqa: ANN001
     from rich.console import Console
 
@@ -159,6 +171,9 @@ def run_command(
     model_arg: list[str] | None = typer.Option(
         None, "--model-arg", help="KEY=VALUE passed to the model's constructor (repeatable; JSON values)."
     ),
+    voxel: float | None = typer.Option(
+        None, "--voxel", help="Deprecated (0.2.0), to be removed: same as --model-arg voxel=M (baseline:fpfh voxel size, metres)."
+    ),
     bootstrap: int = BOOTSTRAP,
     overwrite: bool = OVERWRITE,
     progress: bool = PROGRESS,
@@ -166,6 +181,7 @@ def run_command(
     """Re-localize every reference instance with a model (saved per rescan, resumable, local or Ray), then score."""
     from scenebench.runtime.execute import execute
 
+    model_arg = _voxel_alias(voxel, model_arg)
     kwargs: dict[str, object] = {"data": str(data), "split": split, "units": units}
     if scope != "changed":  # the default stays out of the spec, so v2.0 run folders resume
         kwargs["scope"] = scope

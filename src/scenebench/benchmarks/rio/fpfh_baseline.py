@@ -20,7 +20,7 @@ Honest limits (each prediction carries ``status``, ``fitness`` and ``rmse`` so t
   of the points (the object is probably gone, heavily occluded or was matched to clutter) or its
   pose is implausible (not finite, not a rotation, or a translation beyond ``max_translation``,
   e.g. the 1e11 m poses a degenerate RANSAC can return). The identity is predicted instead and
-  the case is counted (``status_counts`` of the run), so failures never become wild poses.
+  the case is counted (``results.json`` ``extra.model_diagnostics``), so failures never become wild poses.
 - Planar and rotationally symmetric objects have ambiguous features: RANSAC may land them on a
   symmetric or interchangeable twin (scored as correct only where the ground truth says so).
 - Open3D's RANSAC runs in parallel threads, so results can differ slightly between runs even with

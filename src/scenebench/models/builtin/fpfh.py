@@ -6,11 +6,15 @@ so it runs through ``scenebench run``, resumes, and shards on Ray like any other
 one rescan: all its asked instances go to ``relocalize_instances`` together (static ones first use up
 their rescan points, so a moved object is not matched onto an unmoved twin). Only RIO samples
 (answer kind ``pose``) are answered; other benchmarks get a clear error.
+
+Every prediction carries the baseline's own account in ``extra``: ``status`` (``ok``,
+``fallback_identity``, ``too_few_points``, ``no_points``: the last three predict the identity),
+``method``, ``fitness``, ``rmse`` and ``n_points``. The runner counts the statuses and lists the
+failures in ``results.json`` ``extra.model_diagnostics``, next to the seconds each rescan took.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -28,7 +32,6 @@ class FPFHModel:
         from scenebench.benchmarks.rio.fpfh_baseline import FpfhSettings
 
         self.settings_ = replace(FpfhSettings(), voxel=float(voxel), seed=int(seed))
-        self.status_counts: Counter[str] = Counter()  # ok / fallback_identity / too_few_points / no_points
 
     def settings(self) -> dict[str, Any]:
         return self.settings_.to_json()
@@ -44,7 +47,18 @@ class FPFHModel:
         ref_ids = np.asarray(scene.get("reference_instance_ids"))
         wanted = {int(s.inputs["instance"]) for s in batch.samples}
         found = relocalize_instances({i: ref_xyz[ref_ids == i] for i in sorted(wanted)}, np.asarray(scene.points, float), self.settings_)
-        self.status_counts.update(r["status"] for r in found.values())
-        return [
-            PosePrediction(s.sample_id, pose=np.asarray(found[int(s.inputs["instance"])]["pose"], float).tolist()) for s in batch.samples
-        ]
+        out: list[Prediction] = []
+        for s in batch.samples:
+            r = found[int(s.inputs["instance"])]
+            out.append(PosePrediction(s.sample_id, pose=np.asarray(r["pose"], float).tolist(), extra=diagnostics(r)))
+        return out
+
+
+def diagnostics(row: dict[str, Any]) -> dict[str, Any]:
+    """The small JSON account of one instance's search kept with its prediction (``Prediction.extra``)."""
+    out: dict[str, Any] = {"status": row["status"], "method": row.get("method")}
+    for key, digits in (("fitness", 4), ("rmse", 5)):
+        v = row.get(key)
+        out[key] = None if v is None or not np.isfinite(v) else round(float(v), digits)
+    out["n_points"] = int(row.get("n_points", 0))
+    return out

@@ -11,10 +11,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from scenebench.benchmarks.catalog import table
 from scenebench.errors import ScenebenchError
 from scenebench.metrics.records import ScoringJob
-from scenebench.models.base import ModelSample, SceneView
+from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import Prediction
 
 SOURCES = table("source")  # derived from the benchmark declarations
@@ -59,3 +61,23 @@ def check_prediction_kind(sample: ModelSample, pred: Prediction) -> None:
             f"sample {sample.sample_id} ({sample.task}) expects a '{sample.answer_kind}' prediction "
             f"(or free 'text'), the model returned '{pred.kind}'"
         )
+
+
+def instance_objects(coords: np.ndarray, instance_ids: np.ndarray, labels: Mapping[int, str] | None = None) -> list[SceneObject]:
+    """One object per instance id >= 0: centre-size AABB of its points and its point indices (one sort, no per-point loop)."""
+    ids = np.asarray(instance_ids)
+    keep = np.flatnonzero(ids >= 0)
+    if keep.size == 0:
+        return []
+    order = keep[np.argsort(ids[keep], kind="stable")]
+    uniq, starts = np.unique(ids[order], return_index=True)
+    pts = np.asarray(coords, dtype=float)[order]
+    lo = np.minimum.reduceat(pts, starts, axis=0)
+    hi = np.maximum.reduceat(pts, starts, axis=0)
+    centre, size = (lo + hi) / 2.0, hi - lo
+    groups = np.split(order, starts[1:])
+    labels = labels or {}
+    return [
+        SceneObject(int(i), labels.get(int(i), "object"), [*map(float, c), *map(float, s)], g)
+        for i, c, s, g in zip(uniq.tolist(), centre, size, groups)
+    ]

@@ -61,7 +61,7 @@ def find_anchors(question: str, labels: dict[int, str], targets: set[int]) -> li
 def scene_labels(inputs: dict[str, Any], ann_path: Path, scene_id: str) -> dict[int, str] | None:
     """Instance labels of a scene: from the label files the run recorded, else ``scannetpp/`` beside
     the annotations; ``None`` when there are none."""
-    from scenebench.models.sources.surprise3d import LABELS_FOLDER, labels_file, read_segments_labels
+    from scenebench.benchmarks.surprise3d.source import LABELS_FOLDER, labels_file, read_segments_labels
 
     recorded = inputs.get("labels")
     if isinstance(recorded, dict) and scene_id in recorded:

@@ -34,6 +34,7 @@ from scenebench.io.files import atomic_write_text, file_fingerprint, read_json
 from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import BoxPrediction, MaskPrediction, Prediction, TextPrediction
+from scenebench.models.sources.base import instance_objects
 
 TASK_KIND = "mask"
 LABELS_FOLDER = "scannetpp"  # default labels_dir inside the data folder
@@ -49,26 +50,6 @@ def find_annotations(data: Path) -> Path:
     if len(cands) == 1:
         return cands[0]
     raise InputError(data, "cannot tell which file holds the annotations", expected=f"{' or '.join(EVAL_NAMES)} (or pass --annotations)")
-
-
-def instance_objects(coords: np.ndarray, instance_ids: np.ndarray, labels: Mapping[int, str] | None = None) -> list[SceneObject]:
-    """One object per instance id >= 0: centre-size AABB of its points and its point indices (one sort, no per-point loop)."""
-    ids = np.asarray(instance_ids)
-    keep = np.flatnonzero(ids >= 0)
-    if keep.size == 0:
-        return []
-    order = keep[np.argsort(ids[keep], kind="stable")]
-    uniq, starts = np.unique(ids[order], return_index=True)
-    pts = np.asarray(coords, dtype=float)[order]
-    lo = np.minimum.reduceat(pts, starts, axis=0)
-    hi = np.maximum.reduceat(pts, starts, axis=0)
-    centre, size = (lo + hi) / 2.0, hi - lo
-    groups = np.split(order, starts[1:])
-    labels = labels or {}
-    return [
-        SceneObject(int(i), labels.get(int(i), "object"), [*map(float, c), *map(float, s)], g)
-        for i, c, s, g in zip(uniq.tolist(), centre, size, groups)
-    ]
 
 
 def labels_file(labels_dir: Path, scene_id: str) -> Path | None:

@@ -33,6 +33,7 @@ from scenebench.io.files import atomic_write_text, file_fingerprint
 from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import PosePrediction, Prediction
+from scenebench.models.sources.base import instance_objects
 
 TASK = "relocalization"
 
@@ -98,8 +99,6 @@ class RIOSource:
         return np.array(xyz, float), np.asarray(rgb, float) / 255.0, np.array(ids)
 
     def scene(self, scene_id: str) -> SceneView:
-        from scenebench.models.sources.surprise3d import instance_objects
-
         rescan = self.data.rescans[scene_id]
         cache: dict[str, Any] = {}
 
