@@ -236,7 +236,8 @@ def _hallway_layout(rng: np.random.Generator, n_rooms: int) -> tuple[np.ndarray,
     d_a, d_b = (int(d) for d in rng.integers(5, 9, size=2))  # private rooms 2.5-4 m deep
     n_a = (n_priv + int(rng.integers(2))) // 2
     n_b = n_priv - n_a
-    length = int(rng.integers(5, 9, size=max(n_a, n_b)).sum())  # 2.5-4 m per room along the hallway
+    # 2.5-4 m per room along the hallway, and a hallway at least 4 m long
+    length = max(8, int(rng.integers(5, 9, size=max(n_a, n_b)).sum()))
     nz = d_a + w + d_b
     jc = d_a  # hallway rows jc .. jc + w - 1
     area = (rng.uniform(16.0, 24.0) + sum(rng.uniform(9.0, 16.0) for _ in pub[1:])) / (CELL * CELL)

@@ -149,9 +149,7 @@ def _quad(x0, z0, x1, z1, y, color, up: bool) -> Mesh:
     return Mesh(v, f, np.tile(np.asarray(color, np.float32), (2, 1)))
 
 
-def build_house(
-    seed: int, index: int, *, min_rooms: int = 2, max_rooms: int = 8, density: float = 1.0, hallways: bool = True
-) -> House:
+def build_house(seed: int, index: int, *, min_rooms: int = 2, max_rooms: int = 8, density: float = 1.0, hallways: bool = True) -> House:
     """Build house ``index`` of a run with ``seed`` (pure function of its arguments)."""
     rng = np.random.default_rng([int(seed), int(index)])
     n_rooms = int(rng.integers(min_rooms, max_rooms + 1))
