@@ -5,6 +5,12 @@ edge is only partial are merged, giving L- and T-shaped rooms. Walls lie on grid
 cells of different rooms (or outside); doors are cut into shared walls along a random spanning
 tree of the room adjacency graph (plus one front door), windows into exterior walls.
 
+Houses of four or more rooms usually get a hallway instead (``_hallway_layout``), as ProcTHOR-like
+houses do: a public zone (living room, kitchen, maybe a dining room) at one end and a straight
+corridor 1.0 or 1.5 m wide running from it through the private zone, with bedrooms, bathrooms and
+offices on both sides. Every private room has its one door into the hallway and the hallway one
+into the public room at its end, so walking between zones goes through the hallway.
+
 Coordinates: metres, world y up; the plan lives in the (x, z) plane with the house's corner at the
 origin.
 """
@@ -19,7 +25,12 @@ CELL = 0.5  # metres per plan cell
 WALL_T = 0.1  # wall thickness (m)
 DOOR_H = 2.1
 
-ROOM_TYPES = ("living room", "kitchen", "bedroom", "bathroom", "dining room", "office")
+HALLWAY = "hallway"
+ROOM_TYPES = ("living room", "kitchen", "bedroom", "bathroom", "dining room", "office", HALLWAY)
+PUBLIC_TYPES = ("living room", "kitchen", "dining room")
+HALLWAY_WIDTHS = (2, 3)  # plan cells between the hallway's wall centres: 1.0 or 1.5 m
+# chance of a hallway by room count (the hallway is one of the ``n_rooms``)
+HALLWAY_CHANCE = {4: 0.5, 5: 0.75, 6: 0.75, 7: 0.75, 8: 0.75}
 
 
 @dataclass
@@ -141,10 +152,15 @@ def _collect(a: np.ndarray, b: np.ndarray, axis: int, coord: float) -> list[Wall
     return out
 
 
-def make_floorplan(rng: np.random.Generator, n_rooms: int) -> FloorPlan:
-    """A house of ``n_rooms`` (2-8) typed rooms; some rooms are L/T-shaped unions of pieces."""
+def make_floorplan(rng: np.random.Generator, n_rooms: int, *, hallways: bool = True) -> FloorPlan:
+    """A house of ``n_rooms`` (2-8) typed rooms; some rooms are L/T-shaped unions of pieces. With
+    ``hallways``, a house of four or more rooms gets a hallway (one of its rooms) with the chance
+    ``HALLWAY_CHANCE``."""
     if not 2 <= n_rooms <= 8:
         raise ValueError("n_rooms must be 2..8")
+    if hallways and rng.random() < HALLWAY_CHANCE.get(n_rooms, 0.0):
+        grid, types = _hallway_layout(rng, n_rooms)
+        return _finish(rng, grid, types)
     n_merge = int(rng.integers(0, 1 + (n_rooms + 1) // 3))
     n_leaves = n_rooms + n_merge
     area_cells = n_leaves * rng.uniform(9.0, 15.0) / (CELL * CELL)
@@ -180,8 +196,13 @@ def make_floorplan(rng: np.random.Generator, n_rooms: int) -> FloorPlan:
     order = labels[np.lexsort((labels, -counts))]
     remap = {int(old): new for new, old in enumerate(order)}
     grid = np.vectorize(remap.get)(grid)
-    n = len(order)
-    types = _room_types(rng, n)
+    types = _room_types(rng, len(order))
+    return _finish(rng, grid, types)
+
+
+def _finish(rng: np.random.Generator, grid: np.ndarray, types: list[str]) -> FloorPlan:
+    """Rooms, walls, ceiling height, doors and windows of a labelled grid (labels 0..R-1)."""
+    n = len(types)
     rooms = [Room(k, types[k], grid == k, _polygon(grid == k)) for k in range(n)]
     runs = _runs(grid)
     height = float(np.round(rng.uniform(2.5, 3.0), 2))
@@ -189,6 +210,91 @@ def make_floorplan(rng: np.random.Generator, n_rooms: int) -> FloorPlan:
     _cut_doors(rng, plan)
     _cut_windows(rng, plan)
     return plan
+
+
+def _pieces(rng: np.random.Generator, total: int, n: int, min_len: int) -> list[int]:
+    """``n`` lengths of at least ``min_len`` cells summing to ``total``."""
+    extra = rng.multinomial(total - n * min_len, [1.0 / n] * n)
+    return [min_len + int(e) for e in extra]
+
+
+def _hallway_layout(rng: np.random.Generator, n_rooms: int) -> tuple[np.ndarray, list[str]]:
+    """A labelled grid with a straight hallway and its room types (living room 0, hallway last).
+
+    Built with x along the hallway: the public zone fills x < ``ip`` over the whole depth; beyond
+    it the hallway (``w`` cells wide) runs to the far outside wall with private rooms on both
+    sides. Public pieces are cut so that the hallway's end wall borders one public room only.
+    The grid is then mirrored and/or transposed at random.
+    """
+    m = n_rooms - 1  # rooms besides the hallway
+    if m == 3:
+        pub = ["living room"]
+    else:
+        pub = ["living room", "kitchen", "dining room"][: 3 if (m >= 6 and rng.random() < 0.5) else 2]
+    n_priv = m - len(pub)
+    w = int(HALLWAY_WIDTHS[int(rng.integers(len(HALLWAY_WIDTHS)))])
+    d_a, d_b = (int(d) for d in rng.integers(5, 9, size=2))  # private rooms 2.5-4 m deep
+    n_a = (n_priv + int(rng.integers(2))) // 2
+    n_b = n_priv - n_a
+    # 2.5-4 m per room along the hallway, and a hallway at least 4 m long
+    length = max(8, int(rng.integers(5, 9, size=max(n_a, n_b)).sum()))
+    nz = d_a + w + d_b
+    jc = d_a  # hallway rows jc .. jc + w - 1
+    area = (rng.uniform(16.0, 24.0) + sum(rng.uniform(9.0, 16.0) for _ in pub[1:])) / (CELL * CELL)
+    ip = max(10 if len(pub) == 3 else 6, int(round(area / nz)))
+    grid = np.full((ip + length, nz), -1, int)
+    # public pieces (x0, z0, x1, z1), the one holding the hallway's end first
+    pieces: list[tuple[int, int, int, int]] = [(0, 0, ip, nz)]
+    if len(pub) >= 2:
+        if len(pub) == 2 and ip >= 10 and rng.random() < 0.5:
+            c = int(rng.integers(5, ip - 4))
+            pieces = [(c, 0, ip, nz), (0, 0, c, nz)]
+        else:  # along the hallway's wall line, so its end stays within one room
+            c = jc if rng.random() < 0.5 else jc + w
+            near, far = ((0, c, ip, nz), (0, 0, ip, c)) if c == jc else ((0, 0, ip, c), (0, c, ip, nz))
+            pieces = [near, far]
+            if len(pub) == 3:
+                k = int(rng.integers(2))
+                x0, z0, x1, z1 = pieces[k]
+                c = int(rng.integers(5, ip - 4))
+                pieces[k : k + 1] = [(c, z0, x1, z1), (x0, z0, c, z1)]
+    for k, (x0, z0, x1, z1) in enumerate(pieces):
+        grid[x0:x1, z0:z1] = k
+    lab = len(pieces)
+    priv: list[int] = []
+    for z0, z1, n_side in ((0, jc, n_a), (jc + w, nz, n_b)):
+        x = ip
+        for ln in _pieces(rng, length, n_side, 4):
+            grid[x : x + ln, z0:z1] = lab
+            priv.append(lab)
+            x += ln
+            lab += 1
+    hall = lab
+    grid[ip:, jc : jc + w] = hall
+    # types: the largest public piece is the living room; the smallest private room a bathroom,
+    # the largest a bedroom, the rest bedrooms or offices
+    areas = np.bincount(grid.ravel(), minlength=hall + 1)
+    types: dict[int, str] = {}
+    for t, k in zip(pub, sorted(range(len(pieces)), key=lambda k: (-areas[k], k))):
+        types[k] = t
+    by_area = sorted(priv, key=lambda k: (-areas[k], k))
+    types[by_area[-1]] = "bathroom"
+    types[by_area[0]] = "bedroom"
+    for k in by_area[1:-1]:
+        types[k] = str(rng.choice(["bedroom", "office", "bedroom"]))
+    types[hall] = HALLWAY
+    # indices: living room 0, then by area (largest first), the hallway last
+    order = sorted(range(hall), key=lambda k: (types[k] != "living room", -areas[k], k)) + [hall]
+    remap = np.empty(hall + 1, int)
+    remap[order] = np.arange(hall + 1)
+    grid = remap[grid]
+    if rng.random() < 0.5:
+        grid = grid[::-1]
+    if rng.random() < 0.5:
+        grid = grid[:, ::-1]
+    if rng.random() < 0.5:
+        grid = grid.T
+    return np.ascontiguousarray(grid), [types[k] for k in order]
 
 
 def _relabel(grid: np.ndarray, groups: list[int]) -> np.ndarray:
@@ -214,6 +320,10 @@ def _room_types(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def _cut_doors(rng: np.random.Generator, plan: FloorPlan) -> None:
+    halls = [r.index for r in plan.rooms if r.type == HALLWAY]
+    if halls:
+        _cut_hallway_doors(rng, plan, halls[0])
+        return
     n = len(plan.rooms)
     shared = [r for r in plan.runs if min(r.rooms) >= 0 and r.length >= 3 * CELL]
     connected = {0}
@@ -232,6 +342,39 @@ def _cut_doors(rng: np.random.Generator, plan: FloorPlan) -> None:
     spare = [r for r in shared if not r.openings]
     if spare and rng.random() < 0.3:
         _open(rng, spare[int(rng.integers(len(spare)))], "door", 0.0, DOOR_H)
+    front = [r for r in plan.runs if min(r.rooms) < 0 and max(r.rooms) == 0 and r.length >= 3 * CELL]
+    if front:
+        _open(rng, front[int(rng.integers(len(front)))], "door", 0.0, DOOR_H)
+
+
+def _cut_hallway_doors(rng: np.random.Generator, plan: FloorPlan, hall: int) -> None:
+    """One door from the hallway into every room it borders (an open archway over the whole end
+    wall when that is too short for a door), doors between the public rooms along a random
+    spanning tree, and the front door into the living room. Private rooms get no other doors, so
+    every way between two of them or to the public zone leads through the hallway."""
+    connected = {hall}
+    for r in plan.runs:
+        if hall not in r.rooms or min(r.rooms) < 0:
+            continue
+        other = r.rooms[0] if r.rooms[1] == hall else r.rooms[1]
+        if other in connected:
+            continue
+        if _open(rng, r, "door", 0.0, DOOR_H):
+            connected.add(other)
+        elif r.length >= 2 * CELL - 1e-9 and not r.openings:
+            r.openings.append((r.start, r.end, 0.0, DOOR_H, "door"))
+            connected.add(other)
+    public = {r.index for r in plan.rooms if r.type in PUBLIC_TYPES}
+    shared = [r for r in plan.runs if set(r.rooms) <= public and r.rooms[0] != r.rooms[1] and r.length >= 3 * CELL]
+    order = list(rng.permutation(len(shared)))
+    while not public <= connected:
+        for k in order:
+            a, b = shared[k].rooms
+            if (a in connected) != (b in connected) and _open(rng, shared[k], "door", 0.0, DOOR_H):
+                connected |= {a, b}
+                break
+        else:
+            break
     front = [r for r in plan.runs if min(r.rooms) < 0 and max(r.rooms) == 0 and r.length >= 3 * CELL]
     if front:
         _open(rng, front[int(rng.integers(len(front)))], "door", 0.0, DOOR_H)

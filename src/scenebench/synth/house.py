@@ -24,6 +24,7 @@ _FLOOR = {
     "dining room": [(0.60, 0.44, 0.30)],
     "kitchen": [(0.86, 0.86, 0.84), (0.75, 0.72, 0.68)],
     "bathroom": [(0.90, 0.92, 0.94), (0.80, 0.86, 0.90)],
+    "hallway": [(0.64, 0.48, 0.32), (0.58, 0.58, 0.56)],
 }
 _TILED = {"kitchen", "bathroom"}
 
@@ -148,11 +149,11 @@ def _quad(x0, z0, x1, z1, y, color, up: bool) -> Mesh:
     return Mesh(v, f, np.tile(np.asarray(color, np.float32), (2, 1)))
 
 
-def build_house(seed: int, index: int, *, min_rooms: int = 2, max_rooms: int = 8, density: float = 1.0) -> House:
+def build_house(seed: int, index: int, *, min_rooms: int = 2, max_rooms: int = 8, density: float = 1.0, hallways: bool = True) -> House:
     """Build house ``index`` of a run with ``seed`` (pure function of its arguments)."""
     rng = np.random.default_rng([int(seed), int(index)])
     n_rooms = int(rng.integers(min_rooms, max_rooms + 1))
-    plan = make_floorplan(rng, n_rooms)
+    plan = make_floorplan(rng, n_rooms, hallways=hallways)
     placer = Placer(plan, rng, density=density)
     objects = placer.furnish()
     parts = _structure(plan, rng, len(objects) + 1)

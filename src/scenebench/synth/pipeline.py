@@ -33,7 +33,7 @@ from scenebench.io.files import atomic_write_json, sha256_file, to_plain
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 HOUSES_DIR = ".houses"
 MANIFEST = "manifest.json"
-GENERATOR_VERSION = "3"  # bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "4"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ not cut the walkable floor into pieces (checked on the navigation grid after eac
 wall-standing furniture has its back to a wall and faces the room; chairs go round tables and
 desks, stools at counters, coffee tables in front of sofas; small objects stand on the supports
 their category allows (tables, counters, shelves, seats, beds, basins) without overlapping;
-paintings hang on free wall stretches.
+paintings hang on free wall stretches. In a hallway, floor things stand against a wall, out of the way.
 """
 
 from __future__ import annotations
@@ -203,10 +203,22 @@ ROOM_CONTENTS: dict[str, list[tuple[str, float, int, int]]] = {
         ("watch", 0.15, 1, 1),
         ("tabletopdecor", 0.2, 1, 1),
     ],
+    # a hallway stays nearly empty: things against its walls, a key dish on a console or shelf
+    "hallway": [
+        ("shelvingunit", 0.2, 1, 1),
+        ("sidetable", 0.25, 1, 1),
+        ("houseplant", 0.35, 1, 1),
+        ("boots", 0.35, 1, 1),
+        ("painting", 0.6, 1, 2),
+        ("keychain", 0.35, 1, 1),
+        ("vase", 0.2, 1, 1),
+    ],
 }
 
 # surface items that face the same way as their support rather than a random direction
 _FACING = {"television", "desktop", "laptop", "microwave", "coffeemachine", "toaster", "desklamp", "alarmclock", "faucet"}
+# surface items narrowed to fit the support they stand on
+_FIT_TO_SUPPORT = {"television"}
 # furniture that comes in identical sets (same size and colour): interchangeable for 3RScan ambiguity
 MATCHING_SETS = {"chair", "stool", "sidetable"}
 ROBOT_RADIUS = 0.15
@@ -363,6 +375,17 @@ class Placer:
             return False
         return bool((g[i0:i1, j0:j1] == room).all())
 
+    def _hits_wall(self, rect, room: int) -> bool:
+        """True when ``rect`` reaches into the thickness of one of the room's walls (doorways included:
+        floor things keep out of them anyway)."""
+        t = WALL_T / 2 - 1e-6
+        for r in self.plan.room_runs(room):
+            lo, hi = r.start - t, r.end + t
+            wall = (lo, r.coord - t, hi, r.coord + t) if r.axis == 0 else (r.coord - t, lo, r.coord + t, hi)
+            if self._overlap(rect, wall):
+                return True
+        return False
+
     @staticmethod
     def _overlap(a, b, gap=0.0) -> bool:
         return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
@@ -396,7 +419,7 @@ class Placer:
     def _try_floor(self, cat: str, room: int, size, pos, yaw) -> PlacedObject | None:
         w, h, d = size
         rect = _world_rect(yaw, pos, (-w / 2, -d / 2, w / 2, d / 2))
-        if not self._inside_room(rect, room):
+        if not self._inside_room(rect, room) or self._hits_wall(rect, room):
             return None
         if any(self._overlap(rect, r, 0.05) for r in self._floor_rects()):
             return None
@@ -514,9 +537,14 @@ class Placer:
                 obj = self._make(cat, room, size, pos, sup.yaw, support=sup.index)
                 self.objects.append(obj)
                 return obj
-            y, x0, z0, x1, z1, clear = sup.surfaces[int(self.rng.integers(len(sup.surfaces)))]
+            k = int(self.rng.integers(len(sup.surfaces)))
+            y, x0, z0, x1, z1, clear = sup.surfaces[k]
             if h > clear:
                 continue
+            if cat in _FIT_TO_SUPPORT:  # a TV no wider than its stand's top (else the stand stays bare)
+                ls = _local_surfaces(sup.category, sup.size)[k]
+                w = min(size[0], round(ls[3] - ls[1] - 0.01, 3))
+                size = (w, h, d)
             yaw = sup.yaw if cat in _FACING else float(self.rng.uniform(0, 2 * np.pi))
             hw, hd = _world_rect(yaw, (0, 0, 0), (-w / 2, -d / 2, w / 2, d / 2))[2:]
             if x1 - x0 < 2 * hw or z1 - z0 < 2 * hd:
@@ -587,7 +615,7 @@ class Placer:
                 tries = 80 if p >= 0.95 else 30  # essentials (the bed, the toilet) get more attempts
                 for _ in range(int(self.rng.integers(lo, hi + 1))):
                     kind = CATEGORIES[cat].placement
-                    if kind == "wall_floor":
+                    if kind == "wall_floor" or (kind == "floor" and room.type == "hallway"):
                         self.place_against_wall(cat, room.index, tries=tries)
                     elif kind == "floor":
                         self.place_free(cat, room.index, tries=tries, anchors=self.anchors_for(cat, room.index))
