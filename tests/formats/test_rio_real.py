@@ -18,7 +18,7 @@ def test_ply_with_uint_face_indices_reads_like_the_project_ply(tmp_path, binary)
     room = write_room(tmp_path / "room", units="m", density=150.0)
     before = ThreeRScan(room.root)
     xyz0, rgb0, ids0 = before.points(REF)
-    gt0 = [(g.instance, g.moved, g.excluded, g.centroid.tolist()) for g in before.ground_truth(before.rescans[RESCAN_A])]
+    gt0 = [(g.instance, g.moved, g.excluded, g.centroid.tolist()) for g in before.ground_truth(before.rescans[RESCAN_A], "all")]
     p = room.root / REF / PLY_NAME
     ply = PlyData.read(str(p))
     faces = np.zeros(3, dtype=[("vertex_indices", "u4", (3,))])
@@ -33,5 +33,5 @@ def test_ply_with_uint_face_indices_reads_like_the_project_ply(tmp_path, binary)
     after = ThreeRScan(room.root)
     xyz, rgb, ids = after.points(REF)
     assert np.allclose(xyz, xyz0, atol=1e-6) and np.array_equal(rgb, rgb0) and np.array_equal(ids, ids0)
-    gt = [(g.instance, g.moved, g.excluded, g.centroid.tolist()) for g in after.ground_truth(after.rescans[RESCAN_A])]
+    gt = [(g.instance, g.moved, g.excluded, g.centroid.tolist()) for g in after.ground_truth(after.rescans[RESCAN_A], "all")]
     assert gt == gt0 and len(gt0) > 5  # same samples (removed lamp absent, non-rigid curtain excluded)
