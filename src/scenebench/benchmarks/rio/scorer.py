@@ -214,6 +214,21 @@ def build_results(
     )
 
 
+def scoring_settings(
+    *, split: str, scope: str, units: str, symmetry_codes: Mapping[Any, int] | None, protocol: str, n_resamples: int, seed: int
+) -> dict[str, Any]:
+    """The settings a RIO number depends on (``results.settings``), the same for ``score`` and ``run``."""
+    return {
+        "split": split,
+        "scope": scope,  # changed = rigid[] entries (protocol); all = diagnostic
+        "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
+        "units": units,
+        "symmetry_codes": {str(k): int(v) for k, v in sorted((symmetry_codes or {}).items(), key=lambda kv: int(kv[0]))},
+        "missing": "infinite error (strict)" if protocol == "strict" else "miss for recalls, left out of medians (official)",
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed},
+    }
+
+
 def prepare_scoring(
     *,
     data: str | Path,
@@ -233,15 +248,15 @@ def prepare_scoring(
     loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
     rescans = loaded.split_rescans(split)
     preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
-    settings = {
-        "split": split,
-        "scope": scope,  # changed = rigid[] entries (protocol); all = diagnostic
-        "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
-        "units": loaded.unit_decision,
-        "symmetry_codes": {str(k): v for k, v in sorted((symmetry_codes or {}).items())},
-        "missing": "infinite error (strict)" if checked == "strict" else "miss for recalls, left out of medians (official)",
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed},
-    }
+    settings = scoring_settings(
+        split=split,
+        scope=scope,
+        units=loaded.unit_decision,
+        symmetry_codes=symmetry_codes,
+        protocol=checked,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
     inputs = {"index": file_fingerprint(loaded.index_path), "predictions": file_fingerprint(predictions)}
     if loaded.objects_path.exists():
         inputs["objects"] = file_fingerprint(loaded.objects_path)

@@ -28,7 +28,7 @@ import numpy as np
 
 from scenebench.benchmarks.rio.loader import ThreeRScan, check_scope
 from scenebench.benchmarks.rio.predictions import read_pose_predictions
-from scenebench.benchmarks.rio.scorer import THRESHOLDS, RioScorer, build_results
+from scenebench.benchmarks.rio.scorer import RioScorer, build_results, scoring_settings
 from scenebench.io.files import atomic_write_text, file_fingerprint
 from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
@@ -158,14 +158,15 @@ class RIOSource:
             predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True
         )
         scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, self.scope, chosen, self._gt)
-        settings = {
-            "split": self.split,
-            "scope": self.scope,
-            "thresholds": [{"field": f, "t_m": tm, "r_deg": rd, "inclusive": True} for f, tm, rd in THRESHOLDS],
-            "units": self.data.unit_decision,
-            "symmetry_codes": dict(self._kwargs.get("symmetry_codes", {})),
-            "bootstrap": {"n_resamples": n_resamples, "seed": seed},
-        }
+        settings = scoring_settings(
+            split=self.split,
+            scope=self.scope,
+            units=self.data.unit_decision,
+            symmetry_codes=self._kwargs.get("symmetry_codes"),
+            protocol=protocol,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
         inputs = {**self.inputs(), "predictions": file_fingerprint(predictions_path)}
 
         def summarize(records: list[Any], run: Any) -> Any:
