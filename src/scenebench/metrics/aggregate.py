@@ -109,7 +109,7 @@ def field_matrix(values: Sequence[Mapping[str, float]], fields: Sequence[str]) -
     return out
 
 
-def _fields_of(specs: Sequence[MetricSpec]) -> list[str]:
+def fields_of(specs: Sequence[MetricSpec]) -> list[str]:
     seen: dict[str, None] = {}
     for s in specs:
         for d in s.deps:
@@ -338,9 +338,23 @@ def summarize(
     level: float = 0.95,
 ) -> tuple[dict[str, float | None], dict[str, list[float] | None]]:
     """Point estimates and clustered bootstrap intervals for one subset of samples."""
-    cols = field_matrix(values, _fields_of(specs))
-    point = compute(specs, cols)
-    ci = bootstrap(specs, cols, np.asarray(clusters, dtype=object).astype(str), n_resamples=n_resamples, seed=seed, level=level)
+    cols = field_matrix(values, fields_of(specs))
+    return summarize_columns(specs, cols, np.asarray(clusters, dtype=object).astype(str), n_resamples=n_resamples, seed=seed, level=level)
+
+
+def summarize_columns(
+    specs: Sequence[MetricSpec],
+    columns: Mapping[str, np.ndarray],
+    clusters: np.ndarray,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[dict[str, float | None], dict[str, list[float] | None]]:
+    """:func:`summarize` of columns already built by :func:`field_matrix` (``clusters``: an array of
+    str), so many subsets (thousands of scenes) index one matrix instead of each rebuilding its own."""
+    point = compute(specs, columns)
+    ci = bootstrap(specs, columns, clusters, n_resamples=n_resamples, seed=seed, level=level)
     return point, ci
 
 
