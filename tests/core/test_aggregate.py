@@ -119,3 +119,38 @@ def test_cluster_weights_are_the_counts_of_the_draws(n_clusters):
     np.add.at(ref, (np.repeat(np.arange(50), n_clusters), draws.ravel()), 1)
     np.testing.assert_array_equal(weights, ref)
     assert weights.dtype == np.int64 and cid.shape == clusters.shape
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_cluster_bootstrap_equals_the_drawn_resamples(seed):
+    # A subset of one scene is bootstrapped once and repeated (every resample draws that scene):
+    # the replicates must be those of the drawn resamples, for every kind of metric.
+    from scenebench.metrics.aggregate import bootstrap_replicates, cluster_weights, fields_of
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 50))
+    x = np.round(rng.normal(size=n), 1)
+    x[rng.random(n) < 0.2] = np.nan
+    x[rng.random(n) < 0.2] = np.inf if seed % 2 else 3.0
+    cols = {"v": x, "w": rng.random(n)}
+    specs = [
+        Mean("m", "v", scale=100),
+        Ratio("r", "v", "w"),
+        Median("med", "v"),
+        Derived("d", ("m", "med"), lambda a, b: None if a is None or b is None else a - b),
+    ]
+    clusters = np.array(["scene7"] * n)
+    drawn = bootstrap_replicates(specs, cols, *cluster_weights(clusters, n_resamples=200, seed=seed))
+    alpha = 0.025
+    with np.errstate(invalid="ignore"):  # quantiles of +inf replicates
+        expected = {
+            k: (
+                [float(np.quantile(v[~np.isnan(v)], alpha)), float(np.quantile(v[~np.isnan(v)], 1 - alpha))]
+                if (~np.isnan(v)).any()
+                else None
+            )
+            for k, v in drawn.items()
+        }
+        got = bootstrap(specs, cols, clusters, n_resamples=200, seed=seed)
+    assert repr(got) == repr(expected)  # repr: NaN and inf compare as written
+    assert fields_of(specs) == ["v", "w"]

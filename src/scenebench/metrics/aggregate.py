@@ -319,7 +319,14 @@ def bootstrap(
     n = len(clusters)
     if n == 0 or n_resamples <= 0:
         return {s.name: None for s in specs}
-    boot = bootstrap_replicates(specs, columns, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
+    if (clusters == clusters[0]).all():
+        # One cluster (RIO's per-scene breakdown: thousands of these): every resample draws it once,
+        # so every replicate is the one computed with weight 1; computed once and repeated, the same
+        # arrays (and quantiles) as drawing them.
+        one = bootstrap_replicates(specs, columns, np.zeros(n, dtype=np.intp), np.ones((1, 1), dtype=np.int64))
+        boot = {k: np.repeat(v, n_resamples) for k, v in one.items()}
+    else:
+        boot = bootstrap_replicates(specs, columns, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
     alpha = (1.0 - level) / 2.0
     out: dict[str, list[float] | None] = {}
     for name, vals in boot.items():
