@@ -2,7 +2,8 @@
 
 Every scored (or predicted, or judged) sample is written the moment its batch finishes, keyed by
 its stable ``sample_id``. A killed process loses at most the batch in flight; the next run reads
-what is there and skips it.
+what is there and skips it. (The scoring driver hands over the batches of up to 0.2 s at once:
+``scenebench.runtime.scoring.FLUSH_SECONDS``.)
 """
 
 from __future__ import annotations
