@@ -36,6 +36,8 @@ def symmetry_order(code: int, extra: Mapping[int, int] | None = None) -> int:
 
     Raises ``ValueError`` for an unknown code: guessing would silently change the metric.
     """
+    if not extra and type(code) is int and code in SYMMETRY_ORDERS:  # the usual case, once per RIO instance
+        return SYMMETRY_ORDERS[code]
     table = {**SYMMETRY_ORDERS, **(extra or {})}
     if isinstance(code, bool) or not isinstance(code, (int, np.integer)) or int(code) not in table:
         raise ValueError(f"unknown symmetry code {code!r}; known codes: {sorted(table)}")
