@@ -121,7 +121,7 @@ def test_cluster_weights_are_the_counts_of_the_draws(n_clusters):
     assert weights.dtype == np.int64 and cid.shape == clusters.shape
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(12))
 def test_one_cluster_bootstrap_equals_the_drawn_resamples(seed):
     # A subset of one scene is bootstrapped once and repeated (every resample draws that scene):
     # the replicates must be those of the drawn resamples, for every kind of metric.
@@ -132,7 +132,11 @@ def test_one_cluster_bootstrap_equals_the_drawn_resamples(seed):
     x = np.round(rng.normal(size=n), 1)
     x[rng.random(n) < 0.2] = np.nan
     x[rng.random(n) < 0.2] = np.inf if seed % 2 else 3.0
+    if seed % 3 == 2:
+        x[:] = -0.0  # a -0.0 median: the sign of its percentiles depends on numpy's interpolation
     cols = {"v": x, "w": rng.random(n)}
+    n_resamples = [1, 2, 7, 200, 999, 1000][seed % 6]
+    level = [0.95, 0.9, 0.5][seed % 3]
     specs = [
         Mean("m", "v", scale=100),
         Ratio("r", "v", "w"),
@@ -140,8 +144,8 @@ def test_one_cluster_bootstrap_equals_the_drawn_resamples(seed):
         Derived("d", ("m", "med"), lambda a, b: None if a is None or b is None else a - b),
     ]
     clusters = np.array(["scene7"] * n)
-    drawn = bootstrap_replicates(specs, cols, *cluster_weights(clusters, n_resamples=200, seed=seed))
-    alpha = 0.025
+    drawn = bootstrap_replicates(specs, cols, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
+    alpha = (1.0 - level) / 2.0
     with np.errstate(invalid="ignore"):  # quantiles of +inf replicates
         expected = {
             k: (
@@ -151,6 +155,6 @@ def test_one_cluster_bootstrap_equals_the_drawn_resamples(seed):
             )
             for k, v in drawn.items()
         }
-        got = bootstrap(specs, cols, clusters, n_resamples=200, seed=seed)
+        got = bootstrap(specs, cols, clusters, n_resamples=n_resamples, seed=seed, level=level)
     assert repr(got) == repr(expected)  # repr: NaN and inf compare as written
     assert fields_of(specs) == ["v", "w"]

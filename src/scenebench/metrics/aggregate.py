@@ -188,7 +188,9 @@ def _distinct_rows(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cluster), or few clusters (repeated rows are likely); otherwise the rows as they are (sorting
     1,000 rows of thousands of clusters costs more than it saves). Only speed depends on this."""
     n_rows, n_clusters = weights.shape
-    if n_rows > 1 and (weights == weights[0]).all():
+    if n_rows == 1:
+        return weights, np.zeros(1, dtype=np.intp)
+    if (weights == weights[0]).all():
         return weights[:1], np.zeros(n_rows, dtype=np.intp)
     if n_clusters <= 16:
         return np.unique(weights, axis=0, return_inverse=True)
@@ -319,16 +321,25 @@ def bootstrap(
     n = len(clusters)
     if n == 0 or n_resamples <= 0:
         return {s.name: None for s in specs}
-    if (clusters == clusters[0]).all():
-        # One cluster (RIO's per-scene breakdown: thousands of these): every resample draws it once,
-        # so every replicate is the one computed with weight 1; computed once and repeated, the same
-        # arrays (and quantiles) as drawing them.
-        one = bootstrap_replicates(specs, columns, np.zeros(n, dtype=np.intp), np.ones((1, 1), dtype=np.int64))
-        boot = {k: np.repeat(v, n_resamples) for k, v in one.items()}
-    else:
-        boot = bootstrap_replicates(specs, columns, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
     alpha = (1.0 - level) / 2.0
     out: dict[str, list[float] | None] = {}
+    if (clusters == clusters[0]).all():
+        # One cluster (RIO's per-scene breakdown: thousands of these): every resample draws it once,
+        # so every replicate is the one computed with weight 1, computed once. The percentiles of
+        # n_resamples equal values are that value (numpy interpolates a + (b - a) * t, exact for
+        # a == b finite); -0.0 and infinities, where the sign or a NaN depends on t, take np.quantile.
+        one = bootstrap_replicates(specs, columns, np.zeros(n, dtype=np.intp), np.ones((1, 1), dtype=np.int64))
+        for name, vals in one.items():
+            x = float(vals[0])
+            if math.isnan(x):
+                out[name] = None
+            elif math.isfinite(x) and (x != 0 or math.copysign(1.0, x) > 0):
+                out[name] = [x, x]
+            else:
+                v = np.repeat(vals, n_resamples)
+                out[name] = [float(np.quantile(v, alpha)), float(np.quantile(v, 1 - alpha))]
+        return out
+    boot = bootstrap_replicates(specs, columns, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
     for name, vals in boot.items():
         v = vals[~np.isnan(vals)]
         out[name] = [float(np.quantile(v, alpha)), float(np.quantile(v, 1 - alpha))] if v.size else None
