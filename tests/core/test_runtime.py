@@ -118,7 +118,8 @@ def test_store_encoding_reads_back_as_the_standard_library_text():
         {"values": {"x": None}, "detail": {"q": "null pointer"}},
         {"detail": {"box": [1e16, -0.0, 5e-324, 1.7976931348623157e308, 0.1 + 0.2], "n": 2**70}},
         {"detail": {"text": 'caf\u00e9 \u2603 \\ " \n \t \x00 \ud800'}},
-        {"detail": {1: "a", 2.5: "b", True: "c"}},
+        {"detail": {1: "a", 2.5: "b", None: "c"}},
+        {"detail": {False: "d"}},
         {"sample_id": "s/1", "values": {"iou": 0.25}, "groups": {"t": "x"}, "detail": {"ids": [1, 2], "ok": True}},
     ]
     for b in bodies:

@@ -170,7 +170,7 @@ def _weighted_medians_sorted(xs: np.ndarray, weights: np.ndarray, sample_cluster
         return np.full(n_resamples, math.nan)
     rows, inverse = _distinct_rows(weights)
     if _use_blocks(xs.size, rows.shape[0], rows.shape[1]):
-        return _weighted_medians_blocked(xs, rows, sample_cluster)[inverse.reshape(-1)]
+        return np.asarray(_weighted_medians_blocked(xs, rows, sample_cluster)[inverse.reshape(-1)])
     vals = np.empty(len(rows))
     step = max(1, chunk // xs.size)
     for a in range(0, len(rows), step):
@@ -180,7 +180,7 @@ def _weighted_medians_sorted(xs: np.ndarray, weights: np.ndarray, sample_cluster
         lo = xs[np.minimum((cs <= ((total - 1) // 2)[:, None]).sum(axis=1), last)]
         hi = xs[np.minimum((cs <= (total // 2)[:, None]).sum(axis=1), last)]
         vals[a : a + step] = np.where(total > 0, (lo + hi) / 2.0, math.nan)
-    return vals[inverse.reshape(-1)]
+    return np.asarray(vals[inverse.reshape(-1)])
 
 
 def _distinct_rows(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +193,8 @@ def _distinct_rows(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if (weights == weights[0]).all():
         return weights[:1], np.zeros(n_rows, dtype=np.intp)
     if n_clusters <= 16:
-        return np.unique(weights, axis=0, return_inverse=True)
+        rows, inverse = np.unique(weights, axis=0, return_inverse=True)
+        return np.asarray(rows), np.asarray(inverse)
     return weights, np.arange(n_rows)
 
 
