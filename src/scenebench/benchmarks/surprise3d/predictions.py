@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -324,7 +323,7 @@ _TYPED_LISTS: dict[str, tuple[Any, Any]] = {
 _RAW_INTS = ("mask_indices",)
 _INT_TEXT = b"0123456789,- \t\n\r"  # all a JSON array of integers can hold between its brackets
 _WHITESPACE = b" \t\n\r"
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_LONG = 10**18
 
 
 class _NotPlainInts(Exception):
@@ -338,11 +337,16 @@ def _raw_int_array(raw: bytes) -> np.ndarray:
     if len(raw) < 2 or raw[0] != 0x5B or raw[-1] != 0x5D:
         raise _NotPlainInts
     inner = raw[1:-1]
-    if inner.translate(None, _INT_TEXT) or _LONG_DIGITS.search(inner):
+    if inner.translate(None, _INT_TEXT):
         raise _NotPlainInts
     if not inner.strip(_WHITESPACE):
         return np.zeros(0, dtype=np.int64)  # (np.fromstring reads whitespace alone as [0])
-    return np.fromstring(inner, dtype=np.int64, sep=",")
+    arr = np.fromstring(inner, dtype=np.int64, sep=",")
+    # 19 digits or more: beyond what int64 surely holds (the parser clamps at +-(2**63 - 1)); JSON
+    # has no leading zeros, so such a number is at least 10**18 in magnitude
+    if arr.size and (arr.max() >= _LONG or arr.min() <= -_LONG):
+        raise _NotPlainInts
+    return arr
 
 
 @lru_cache(maxsize=1)
