@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from typing import Any
 
 from scenebench.errors import ScenebenchError
@@ -31,8 +32,6 @@ class Registry:
     def _entry_points(self) -> dict[str, str]:
         if not self.entry_point_group:
             return {}
-        from importlib.metadata import entry_points  # ~15 ms: only when a plugin name is looked up
-
         return {ep.name: ep.value for ep in entry_points(group=self.entry_point_group)}
 
     def names(self) -> list[str]:
