@@ -6,7 +6,8 @@ job, opens (or resumes) the run folder and calls :func:`score_job`, which the ru
 (``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
 scene's points are loaded once); :func:`score_into_run` writes each batch to the run's store as soon
 as it is computed (batches scored within :data:`FLUSH_SECONDS` share one transaction), skips
-samples already stored when a run is resumed, shows progress, and hands the complete list to the job's ``summarize``; the driver saves ``results.json``.
+samples already stored when a run is resumed, shows progress, and hands the complete list to the
+job's ``summarize``; the driver saves ``results.json``.
 """
 
 from __future__ import annotations
