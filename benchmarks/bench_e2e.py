@@ -14,8 +14,8 @@ driver process that reads the child's peak RSS (``resource.getrusage(RUSAGE_CHIL
 
 Workloads (defaults):
 
-- SURPRISE3D: 30 scenes x 200,000 points, 100 samples each (3,000), ``mask_indices`` JSONL of
-  about 50 MB; plain = json.loads + np.isin per sample (an (N,) GT mask and a predicted mask each);
+- SURPRISE3D: 10 scenes x 200,000 points, 300 samples each (3,000), ``mask_indices`` JSONL of
+  about 54 MB; plain = json.loads + np.isin per sample (an (N,) GT mask and a predicted mask each);
 - 3DBench: 8,000 answers of the eight rule-scored tasks (``bench_3dbench.make``); plain = none
   (the figure asked for is absolute: < 1.5 s);
 - RIO: 200,000 ground-truth instance poses (2,000 rescans x 100 instances, symmetry codes 0/1/2,

@@ -261,3 +261,29 @@ def test_around_box_and_iou_match_plain_loops_on_random_boxes():
             inter *= max(hi - lo, 0.0)
             va, vb = va * da, vb * db
         assert ious[i] == pytest.approx(inter / (va + vb - inter))
+
+
+def test_match_count_equals_the_hungarian_count_without_importing_scipy():
+    # match_count is the count of valid pairs in scipy's assignment; it is computed by augmenting
+    # paths (scipy.optimize costs ~0.5 s to import on every 3DBench run): same numbers.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from scipy.optimize import linear_sum_assignment
+
+    from scenebench.metrics.localization import match_count, max_matching_size
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        a, b = rng.integers(1, 30, 2)
+        v = rng.random((a, b)) < rng.random() * 0.4
+        c = rng.random((a, b))
+        rows, cols = linear_sum_assignment(np.where(v, c, float(min(v.shape)) + 2.0))
+        expected = int(v[rows, cols].sum()) if v.any() else 0
+        assert match_count(v, c) == expected == max_matching_size(v)
+    code = "import sys\nfrom scenebench.metrics.localization import match_count\nimport numpy as np\nmatch_count(np.eye(3, dtype=bool) | np.eye(3, k=1, dtype=bool))\nprint('scipy' in sys.modules)"
+    src = str(Path(__file__).resolve().parents[2] / "src")  # this checkout, not an installed copy
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": src})
+    assert out.stdout.strip() == "False"

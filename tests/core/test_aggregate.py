@@ -76,3 +76,85 @@ def test_vectorised_bootstrap_medians_equal_the_per_resample_loop(seed):
     got = _weighted_medians_sorted(xs, weights, sc, chunk=max(1, n * 7))  # several chunks
     np.testing.assert_array_equal(got, loop)
     assert np.isnan(got[::7]).all()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_blocked_bootstrap_medians_equal_the_per_resample_loop(seed):
+    # Many samples over few clusters (RIO: 200,000 poses in 2,000 scenes) take the two-step blocked
+    # path; it must pick the same element as the per-resample loop for every resample.
+    from scenebench.metrics.aggregate import (
+        _use_blocks,
+        _weighted_median_sorted,
+        _weighted_medians_blocked,
+        _weighted_medians_sorted,
+        cluster_weights,
+    )
+
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(5_000, 20_000))
+    x = np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # ties
+    x[rng.random(n) < 0.15] = np.inf
+    n_clusters = int(rng.integers(2, 80))
+    clusters = np.sort(rng.integers(0, n_clusters, n)) if seed % 2 else rng.integers(0, n_clusters, n)
+    cid, weights = cluster_weights(clusters, n_resamples=60, seed=seed)
+    weights[::9] = 0  # rows without any draw give NaN
+    order = np.argsort(x, kind="stable")
+    xs, sc = x[order], cid[order]
+    loop = np.array([_weighted_median_sorted(xs, weights[b, sc]) for b in range(len(weights))])
+    for block in (1, 7, 256, 1024, n + 5):
+        np.testing.assert_array_equal(_weighted_medians_blocked(xs, weights, sc, block=block), loop)
+    assert _use_blocks(n, len(weights), weights.shape[1])
+    np.testing.assert_array_equal(_weighted_medians_sorted(xs, weights, sc), loop)
+
+
+@pytest.mark.parametrize("n_clusters", [1, 2, 5, 300])
+def test_cluster_weights_are_the_counts_of_the_draws(n_clusters):
+    # the same RNG draws, counted; what np.add.at over the draws gives (the earlier implementation)
+    from scenebench.metrics.aggregate import cluster_weights
+
+    clusters = np.array([f"s{i % n_clusters}" for i in range(3 * n_clusters)])
+    cid, weights = cluster_weights(clusters, n_resamples=50, seed=3)
+    draws = np.random.default_rng(3).integers(0, n_clusters, size=(50, n_clusters))
+    ref = np.zeros((50, n_clusters), dtype=np.int64)
+    np.add.at(ref, (np.repeat(np.arange(50), n_clusters), draws.ravel()), 1)
+    np.testing.assert_array_equal(weights, ref)
+    assert weights.dtype == np.int64 and cid.shape == clusters.shape
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_one_cluster_bootstrap_equals_the_drawn_resamples(seed):
+    # A subset of one scene is bootstrapped once and repeated (every resample draws that scene):
+    # the replicates must be those of the drawn resamples, for every kind of metric.
+    from scenebench.metrics.aggregate import bootstrap_replicates, cluster_weights, fields_of
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 50))
+    x = np.round(rng.normal(size=n), 1)
+    x[rng.random(n) < 0.2] = np.nan
+    x[rng.random(n) < 0.2] = np.inf if seed % 2 else 3.0
+    if seed % 3 == 2:
+        x[:] = -0.0  # a -0.0 median: the sign of its percentiles depends on numpy's interpolation
+    cols = {"v": x, "w": rng.random(n)}
+    n_resamples = [1, 2, 7, 200, 999, 1000][seed % 6]
+    level = [0.95, 0.9, 0.5][seed % 3]
+    specs = [
+        Mean("m", "v", scale=100),
+        Ratio("r", "v", "w"),
+        Median("med", "v"),
+        Derived("d", ("m", "med"), lambda a, b: None if a is None or b is None else a - b),
+    ]
+    clusters = np.array(["scene7"] * n)
+    drawn = bootstrap_replicates(specs, cols, *cluster_weights(clusters, n_resamples=n_resamples, seed=seed))
+    alpha = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore"):  # quantiles of +inf replicates
+        expected = {
+            k: (
+                [float(np.quantile(v[~np.isnan(v)], alpha)), float(np.quantile(v[~np.isnan(v)], 1 - alpha))]
+                if (~np.isnan(v)).any()
+                else None
+            )
+            for k, v in drawn.items()
+        }
+        got = bootstrap(specs, cols, clusters, n_resamples=n_resamples, seed=seed, level=level)
+    assert repr(got) == repr(expected)  # repr: NaN and inf compare as written
+    assert fields_of(specs) == ["v", "w"]

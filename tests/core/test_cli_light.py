@@ -51,3 +51,22 @@ def test_app_attribute_has_every_command():
 
     names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
     assert {"demo", "list", "report", "compare", "generate", "score", "validate", "run", "judge"} <= names
+
+
+def test_scoring_code_imports_neither_scipy_nor_rich():
+    # Issue 18: every `scenebench score` pays its imports before reading an input. scipy.optimize
+    # (~0.5 s) is imported only where a matching needs it; rich only to print the finished results.
+    import os
+    from pathlib import Path
+
+    mods = [
+        "scenebench.runtime.scoring",
+        "scenebench.benchmarks.surprise3d.scorer",
+        "scenebench.benchmarks.bench3d.run",
+        "scenebench.benchmarks.bench3d.scorer",
+        "scenebench.benchmarks.rio.scorer",
+    ]
+    code = "import sys\n" + "".join(f"import {m}\n" for m in mods) + "print(','.join(m for m in ('scipy', 'rich') if m in sys.modules))\n"
+    src = str(Path(__file__).resolve().parents[2] / "src")  # this checkout, not an installed copy
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": src})
+    assert out.stdout.strip() == ""

@@ -183,3 +183,22 @@ def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp
     assert t.leaf == ["accuracy", "bleu4_py", "mean_primary"]
     assert [c.value for c in t.rows[0][1]] == [50.0, 12.5, 50.0]
     assert t.notes[0] == "Scene cap.: judge_score is n/a (no judge), bleu4_py shown instead (not in the mean)"
+
+
+def test_console_table_collapses_a_breakdown_of_many_values():
+    # RIO's per-scene breakdown holds thousands of scenes: printing them took seconds; one line
+    # says how many there are (all are in results.json), small breakdowns are printed in full.
+    import io
+
+    from rich.console import Console
+
+    from scenebench.report.console import MAX_GROUP_ROWS, print_results
+    from scenebench.results import Results
+
+    many = {f"s{i}": {"m": float(i)} for i in range(MAX_GROUP_ROWS + 1)}
+    res = Results(benchmark="rio", protocol="strict", metrics={"overall": {"m": 1.0}, "by_label": {"chair": {"m": 2.0}}, "by_scene": many})
+    buf = io.StringIO()
+    print_results(res, console=Console(file=buf, width=200, markup=False))
+    text = buf.getvalue()
+    assert f"scene: {MAX_GROUP_ROWS + 1} values (in results.json)" in text
+    assert "label=chair" in text and "scene=s1" not in text

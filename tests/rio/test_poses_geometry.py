@@ -56,3 +56,32 @@ def test_symmetry_codes():
     assert symmetry_order(3, {3: 8}) == 8
     g = symmetry_rotations(4)
     assert g.shape == (4, 3, 3) and np.allclose(g[0], np.eye(3)) and np.allclose(g[2], rotation_z(np.pi))
+
+
+def test_is_identity_equals_the_trace_clip_norm_reference():
+    # is_identity runs once per RIO instance; it is written with plain ufuncs (and Python floats for
+    # one pose) and must give what np.trace / np.clip / np.linalg.norm gave, on batches and one by one.
+    import numpy as np
+    from scipy.spatial.transform import Rotation
+
+    from scenebench.geometry.poses import is_identity
+
+    def reference(T, rot_tol_deg, trans_tol_m):
+        T = np.asarray(T, dtype=float)
+        tr = np.trace(T[..., :3, :3], axis1=-2, axis2=-1)
+        ang = np.degrees(np.arccos(np.clip((tr - 1.0) / 2.0, -1.0, 1.0)))
+        return (ang <= rot_tol_deg) & (np.linalg.norm(T[..., :3, 3], axis=-1) <= trans_tol_m)
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    T = np.tile(np.eye(4), (n, 1, 1))
+    T[:, :3, :3] = Rotation.from_rotvec(rng.normal(size=(n, 3)) * 10 ** rng.uniform(-9, 0, (n, 1))).as_matrix()
+    T[:, :3, 3] = rng.normal(size=(n, 3)) * 10 ** rng.uniform(-9, -5, (n, 1))
+    T[::50] = np.eye(4)
+    T[1::97, 0, 0] = np.nan
+    T[2::89, 0, 3] = np.inf
+    for tol in [(1e-3, 1e-6), (0.5, 1e-5), (1e-6, 1e-8)]:
+        expected = reference(T, *tol)
+        assert 0 < expected.sum() < n
+        np.testing.assert_array_equal(is_identity(T, rot_tol_deg=tol[0], trans_tol_m=tol[1]), expected)
+        assert [bool(is_identity(t, rot_tol_deg=tol[0], trans_tol_m=tol[1])) for t in T] == expected.tolist()

@@ -45,6 +45,18 @@ LINES = [
     '{"index": 0, "box": [0, 0, 0, 1.5, 2, 1e-3]}',
     '{"index": 0, "mask_indices": [1, 2], "extra": {"any": ["thing", null]}, "box": null}',
     '{"index": 0, "mask_indices": [1, 2], "note": "caf\\u00e9 \u00e9"}',
+    # mask_indices is read from its raw text by numpy's parser: whitespace, absent, null, -0, 18 digits
+    '{"index": 0, "mask_indices": [ ]}',
+    '{"index": 0, "mask_indices": [\t3 ,\r\n1 ]}',
+    '{"index": 0, "mask_indices": null, "box": [0, 0, 0, 1, 1, 1]}',
+    '{"index": 0, "mask_indices": [-0, 0, 7]}',
+    '{"index": 0, "mask_indices": [999999999999999999]}',
+    '{"index": 0, "mask_indices": [1000000000000000000]}',
+    '{"index": 0, "mask_indices": [12, 1e2]}',
+    '{"index": 0, "mask_indices": [12, -1]}',
+    '{"index": 0, "mask_indices": [12, 3E1]}',
+    '{"index": 0, "mask_indices": {"a": 1}}',
+    '{"index": 0, "mask_indices": "1,2"}',
     # refused: each must give the standard-library message
     '{"index": 0, "mask_indices": [1, 2.5]}',
     '{"index": 0, "mask_indices": [1, true]}',
@@ -155,3 +167,19 @@ def test_results_json_equal_with_and_without_the_fast_paths(dataset, monkeypatch
     for key in ("metrics", "confidence_intervals", "counts", "counts_by_group", "extra", "warnings"):
         assert a[key] == b[key], key
     assert a["counts"]["n_missing"] == 1 and a["metrics"]["overall"]["mIoU"] > 10
+
+
+def test_raw_mask_indices_parse_like_json_loads():
+    # mask_indices is parsed from its JSON text by numpy's C parser (no Python int per index)
+    import json
+
+    rng = np.random.default_rng(18)
+    for k in range(300):
+        vals = rng.integers(0, 10 ** int(rng.integers(1, 19)), int(rng.integers(0, 50))).tolist()
+        seps = [", ", ",", " ,\n", "\t,\t"][k % 4]
+        text = ("[" + seps.join(str(v) for v in vals) + "]").encode()
+        got = P._raw_int_array(text)
+        assert got.dtype == np.int64 and got.tolist() == json.loads(text)
+    for bad in (b"[1, 2.5]", b"[1e3]", b"[[1]]", b'["1"]', b"[null]", b"[true]", b"[1234567890123456789]", b"{}", b"7"):
+        with pytest.raises(P._NotPlainInts):
+            P._raw_int_array(bad)

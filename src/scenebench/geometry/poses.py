@@ -15,6 +15,7 @@ Conventions (used by every caller; change nothing here without the metric cards)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import cast
 
@@ -35,6 +36,8 @@ def symmetry_order(code: int, extra: Mapping[int, int] | None = None) -> int:
 
     Raises ``ValueError`` for an unknown code: guessing would silently change the metric.
     """
+    if not extra and type(code) is int and code in SYMMETRY_ORDERS:  # the usual case, once per RIO instance
+        return SYMMETRY_ORDERS[code]
     table = {**SYMMETRY_ORDERS, **(extra or {})}
     if isinstance(code, bool) or not isinstance(code, (int, np.integer)) or int(code) not in table:
         raise ValueError(f"unknown symmetry code {code!r}; known codes: {sorted(table)}")
@@ -139,7 +142,17 @@ def axis_angle_matrix(axis: np.ndarray, angle_rad: float) -> np.ndarray:
 
 def is_identity(T: np.ndarray, *, rot_tol_deg: float = 1e-3, trans_tol_m: float = 1e-6) -> np.ndarray:
     """True where (..., 4, 4) poses are the identity within a rotation angle and a translation norm."""
+    # The arithmetic of np.trace, np.clip and np.linalg.norm (sums left to right over three terms),
+    # written with ufuncs: the same numbers at a fraction of the call overhead (once per RIO instance).
     T = np.asarray(T, dtype=float)
-    tr = np.trace(T[..., :3, :3], axis1=-2, axis2=-1)
-    ang = np.degrees(np.arccos(np.clip((tr - 1.0) / 2.0, -1.0, 1.0)))
-    return cast(np.ndarray, (ang <= rot_tol_deg) & (np.linalg.norm(T[..., :3, 3], axis=-1) <= trans_tol_m))
+    if T.shape == (4, 4):  # one pose: Python floats (IEEE, same operations), numpy only for arccos
+        a = T.tolist()
+        c = ((a[0][0] + a[1][1] + a[2][2]) - 1.0) / 2.0
+        ang = np.degrees(np.arccos(min(max(c, -1.0), 1.0)))  # max/min keep a NaN, as np.clip does
+        x, y, z = a[0][3], a[1][3], a[2][3]
+        return cast(np.ndarray, np.bool_(bool(ang <= rot_tol_deg) and math.sqrt(x * x + y * y + z * z) <= trans_tol_m))
+    tr = T[..., 0, 0] + T[..., 1, 1] + T[..., 2, 2]
+    ang = np.degrees(np.arccos(np.minimum(np.maximum((tr - 1.0) / 2.0, -1.0), 1.0)))
+    t = T[..., :3, 3]
+    norm = np.sqrt(t[..., 0] * t[..., 0] + t[..., 1] * t[..., 1] + t[..., 2] * t[..., 2])
+    return cast(np.ndarray, (ang <= rot_tol_deg) & (norm <= trans_tol_m))

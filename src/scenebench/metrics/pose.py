@@ -226,10 +226,6 @@ def assign_one_to_one(
         owner's own place is a candidate, as in the RIO scorer), the unassigned ones would keep
         their cheapest candidate.
     """
-    from scipy.optimize import linear_sum_assignment
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     owner = np.asarray(owner, dtype=np.int64)
     _, loc = np.unique(np.asarray(location), return_inverse=True)
     n = int(owner.max()) + 1 if owner.size else 0
@@ -242,6 +238,11 @@ def assign_one_to_one(
     rows_all = np.flatnonzero(involved)
     if rows_all.size == 0:
         return chosen
+    # scipy only where owners share places (importing scipy.optimize takes ~0.5 s)
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     o_sub, o_idx = np.unique(owner[rows_all], return_inverse=True)
     l_sub, l_idx = np.unique(loc[rows_all], return_inverse=True)
     n_o, n_l = len(o_sub), len(l_sub)

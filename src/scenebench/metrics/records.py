@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from scenebench.metrics.aggregate import MetricSpec, metric_info, summarize
+import numpy as np
+
+from scenebench.metrics.aggregate import MetricSpec, field_matrix, fields_of, metric_info, summarize_columns
 from scenebench.results import ConfidenceIntervals, Counts, Results
 
 Status = Literal["scored", "missing", "invalid", "excluded"]
@@ -100,23 +102,28 @@ def summarize_scores(
     level: float = 0.95,
 ) -> Summary:
     """Overall and per-group metrics with scene-clustered CIs. Excluded samples enter no metric."""
-    used = [r for r in records if r.status != "excluded"]
+    # The per-sample columns and scene names are built once; each subset (overall, every group
+    # value: RIO has one per scene) takes its rows of them, in record order (what building them per
+    # subset gave).
+    columns = field_matrix([r.values for r in records], fields_of(specs))
+    scenes = np.asarray([r.scene_id for r in records], dtype=object).astype(str)
 
-    def block(rs: Sequence[SampleScore]) -> tuple[dict[str, Any], dict[str, Any]]:
-        return summarize(specs, [r.values for r in rs], [r.scene_id for r in rs], n_resamples=n_resamples, seed=seed, level=level)
+    def block(rows: Sequence[int]) -> tuple[dict[str, Any], dict[str, Any]]:
+        ix = np.asarray(rows, dtype=np.intp)
+        return summarize_columns(specs, {k: v[ix] for k, v in columns.items()}, scenes[ix], n_resamples=n_resamples, seed=seed, level=level)
 
     metrics: dict[str, Any] = {}
     ci = ConfidenceIntervals(level=level, n_resamples=n_resamples, seed=seed)
-    metrics["overall"], ci.overall = block(used)
+    metrics["overall"], ci.overall = block([i for i, r in enumerate(records) if r.status != "excluded"])
     counts_by_group: dict[str, dict[str, Counts]] = {}
     for g in groups:
-        by_val: dict[str, list[SampleScore]] = defaultdict(list)
+        by_val: dict[str, list[int]] = defaultdict(list)
         all_by_val: dict[str, list[SampleScore]] = defaultdict(list)
-        for r in records:
+        for i, r in enumerate(records):
             v = str(r.groups.get(g, "unknown"))
             all_by_val[v].append(r)
             if r.status != "excluded":
-                by_val[v].append(r)
+                by_val[v].append(i)
         key = f"by_{g}"
         metrics[key], cis = {}, {}
         for v in sorted(all_by_val):

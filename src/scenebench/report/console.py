@@ -20,7 +20,13 @@ def fmt(value: float | None, ci: list[float] | None = None, digits: int = 2) -> 
     return s
 
 
-def results_table(res: Results, metrics: list[str] | None = None, title: str | None = None) -> Table:
+MAX_GROUP_ROWS = 30  # a breakdown with more values (RIO's per-scene one: thousands) prints one line
+
+
+def results_table(res: Results, metrics: list[str] | None = None, title: str | None = None, max_group_rows: int | None = None) -> Table:
+    """The results as a table: overall, then one section per breakdown. A breakdown with more than
+    ``max_group_rows`` values (None: no limit) is one row naming how many there are; every value
+    is in results.json and in ``scenebench report``."""
     overall = res.metrics.get("overall", {})
     names = metrics or [k for k in overall]
     ci_all: dict[str, Any] = res.confidence_intervals.model_dump()
@@ -42,6 +48,9 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
         table.add_section()
         cis = ci_all.get(key, {}) or {}
         cbg = res.counts_by_group.get(key, {})
+        if max_group_rows is not None and len(block) > max_group_rows:
+            table.add_row(f"{key[3:]}: {len(block):,} values (in results.json)", "", *["" for _ in names])
+            continue
         for gv, vals in block.items():
             row(f"{key[3:]}={gv}", vals, cis.get(gv, {}), cbg.get(gv))
     return table
@@ -49,7 +58,7 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
 
 def print_results(res: Results, metrics: list[str] | None = None, console: Console | None = None) -> None:
     console = console or Console(markup=False)
-    console.print(results_table(res, metrics))
+    console.print(results_table(res, metrics, max_group_rows=MAX_GROUP_ROWS))
     c = res.counts
     console.print(f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}")
     for w in res.warnings:

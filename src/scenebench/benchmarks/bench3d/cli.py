@@ -39,7 +39,6 @@ def score_command(
     objects_gt: Optional[Path] = OBJECTS_GT,
 ) -> None:
     """Score free-text answers on 3DBench (ten tasks + visual grounding plus)."""
-    from scenebench.benchmarks.bench3d.report import print_3dbench
     from scenebench.benchmarks.bench3d.run import make_judge_or_none
     from scenebench.protocol import check_protocol
     from scenebench.runtime.scoring import score_benchmark
@@ -68,6 +67,8 @@ def score_command(
     finally:
         if j is not None:
             j.close()
+    from scenebench.benchmarks.bench3d.report import print_3dbench  # rich: after scoring, not before the inputs
+
     print_3dbench(res)
 
 

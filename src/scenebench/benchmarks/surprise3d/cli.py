@@ -32,14 +32,9 @@ def score_command(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on a terminal."),
 ) -> None:
     """Score SURPRISE3D predictions: mIoU, A25, A50 overall and per question_type, with 95% CIs."""
-    from rich.console import Console
-
     from scenebench.protocol import check_protocol
-    from scenebench.report.console import print_results, results_table
     from scenebench.runtime.rundir import default_run_dir
     from scenebench.runtime.scoring import score_benchmark
-
-    from .scorer import MASK_METRICS, box_detection_results
 
     check_protocol(protocol)
     res, run, _ = score_benchmark(
@@ -55,6 +50,13 @@ def score_command(
         n_resamples=bootstrap,
         seed=seed,
     )
+    # rich and the printing code only once the scoring is done (start-up comes before every input)
+    from rich.console import Console
+
+    from scenebench.report.console import print_results, results_table
+
+    from .scorer import MASK_METRICS, box_detection_results
+
     console = Console(markup=False)
     if res.extra.get("masks_from_boxes"):
         from rich.text import Text
