@@ -22,7 +22,6 @@ from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
 from scenebench.errors import InputError
 from scenebench.io.files import iter_jsonl_offsets, read_jsonl_at
 
-
 # Texts read while indexing are kept (not read again when scored) while they total at most this many
 # characters (~64 MB of ASCII); a larger answers file is indexed by offsets only.
 KEEP_TEXT_CHARS = 64 * 1024 * 1024

@@ -155,44 +155,64 @@ def score_choice_record(
 
 
 def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
-    boxes = P.parse_boxes(text, protocol)
-    gt = rec.gt["box"]
-    detail: dict[str, Any] = {"n_boxes": len(boxes)}
-    if len(boxes) != 1:
-        status = "invalid"
-        detail["reason"] = "no box" if not boxes else f"{len(boxes)} boxes (exactly one expected)"
-        return status, missing_values("grounding", protocol), detail
-    b = np.asarray(boxes[0])
-    iou = float(L.box_iou(b, gt))
-    detail["box"] = boxes[0]
-    return (
-        "scored",
-        {
-            "hit": float(L.around_box(b, gt, protocol)),
-            "in_box": float(L.point_in_box(b[:3], gt)),
-            "iou": iou,
-            "iou25": float(iou >= 0.25),
-            "iou50": float(iou >= 0.5),
-        },
-        detail,
-    )
+    return score_grounding_many([(rec, text)], protocol)[0]
+
+
+def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+    """:func:`score_grounding` of many answers: boxes parsed one by one, the metrics computed on the
+    stacked (answers, 6) boxes at once (elementwise, so each row's values are those of one box)."""
+    parsed = [P.parse_boxes(text, protocol) for _, text in items]
+    one = [k for k, boxes in enumerate(parsed) if len(boxes) == 1]
+    out: list[Outcome] = []
+    for boxes in parsed:
+        if len(boxes) != 1:
+            reason = "no box" if not boxes else f"{len(boxes)} boxes (exactly one expected)"
+            out.append(("invalid", missing_values("grounding", protocol), {"n_boxes": len(boxes), "reason": reason}))
+        else:
+            out.append(("scored", {}, {"n_boxes": 1, "box": boxes[0]}))
+    if one:
+        b = np.array([parsed[k][0] for k in one], dtype=float).reshape(-1, 6)
+        gt = np.array([items[k][0].gt["box"] for k in one], dtype=float).reshape(-1, 6)
+        iou = L.box_iou(b, gt).tolist()
+        hit = L.around_box(b, gt, protocol).tolist()
+        in_box = L.point_in_box(b[:, :3], gt).tolist()
+        for j, k in enumerate(one):
+            v = out[k][1]
+            v["hit"], v["in_box"], v["iou"] = float(hit[j]), float(in_box[j]), iou[j]
+            v["iou25"], v["iou50"] = float(iou[j] >= 0.25), float(iou[j] >= 0.5)
+    return out
 
 
 def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
-    pt = P.parse_point(text, protocol)
-    if pt is None:
-        return "invalid", missing_values("grounding_plus", protocol), {"reason": "no point"}
-    p = np.asarray(pt)
-    gt = rec.gt["box"]
-    detail: dict[str, Any] = {"point": pt}
-    if protocol == "official":
-        within = official_within_1m(pt, gt)
-        if within is None:
-            within = False
-            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a miss)"
-    else:
-        within = bool(np.linalg.norm(p - gt[:3]) <= L.AROUND_M)
-    return "scored", {"in_box": float(L.point_in_box(p, gt)), "within_1m": float(within)}, detail
+    return score_grounding_plus_many([(rec, text)], protocol)[0]
+
+
+def score_grounding_plus_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+    """:func:`score_grounding_plus` of many answers; the in-box test on the stacked points at once."""
+    pts = [P.parse_point(text, protocol) for _, text in items]
+    out: list[Outcome] = []
+    for (rec, _), pt in zip(items, pts):
+        if pt is None:
+            out.append(("invalid", missing_values("grounding_plus", protocol), {"reason": "no point"}))
+            continue
+        gt = rec.gt["box"]
+        detail: dict[str, Any] = {"point": pt}
+        if protocol == "official":
+            within = official_within_1m(pt, gt)
+            if within is None:
+                within = False
+                detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a miss)"
+        else:
+            # one vector at a time: the norm of a 1-D vector is a dot product, not the row sum of a batch
+            within = bool(np.linalg.norm(np.asarray(pt) - gt[:3]) <= L.AROUND_M)
+        out.append(("scored", {"in_box": 0.0, "within_1m": float(within)}, detail))
+    ok = [k for k, pt in enumerate(pts) if pt is not None]
+    if ok:
+        p = np.array([pts[k] for k in ok], dtype=float).reshape(-1, 3)
+        gt = np.array([items[k][0].gt["box"] for k in ok], dtype=float).reshape(-1, 6)
+        for k, inside in zip(ok, L.point_in_box(p, gt).tolist()):
+            out[k][1]["in_box"] = float(inside)
+    return out
 
 
 def official_within_1m(point: list[float], gt_box: np.ndarray) -> bool | None:
@@ -209,20 +229,59 @@ def official_within_1m(point: list[float], gt_box: np.ndarray) -> bool | None:
 
 def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
     """Detection / room detection; official counts per GT any box, strict matches one-to-one."""
-    spans = P.parse_box_spans(text, protocol)
+    return score_boxes_many([(rec, text)], protocol, rooms)[0]
+
+
+def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> list[np.ndarray]:
+    """For each (predicted (n, 6), GT (m, 6)) pair of centre-size arrays, the (n, m) matrix
+    ``L.box_iou_matrix`` (rooms) or ``L.center_in_box_matrix`` as floats (objects); zeros when
+    either is empty. All answers' box pairs are gathered into one (pairs, 6) array and computed at
+    once: the functions are elementwise over pairs, so every value is the one of its own matrix."""
+    out = [np.zeros((len(p), len(g))) for p, g in pairs]
+    full = [k for k, (p, g) in enumerate(pairs) if len(p) and len(g)]
+    if not full:
+        return out
+    pi_parts, gi_parts = [], []
+    op = og = 0
+    for k in full:
+        n, m = len(pairs[k][0]), len(pairs[k][1])
+        pi_parts.append(op + np.repeat(np.arange(n), m))
+        gi_parts.append(og + np.tile(np.arange(m), n))
+        op, og = op + n, og + m
+    pred = np.concatenate([pairs[k][0] for k in full]).reshape(-1, 6)
+    gt = np.concatenate([pairs[k][1] for k in full]).reshape(-1, 6)
+    pa, ga = pred[np.concatenate(pi_parts)], gt[np.concatenate(gi_parts)]
+    vals = L.box_iou(pa, ga) if rooms else L.point_in_box(pa[:, :3], ga).astype(float)
+    at = 0
+    for k in full:
+        n, m = len(pairs[k][0]), len(pairs[k][1])
+        out[k] = vals[at : at + n * m].reshape(n, m)
+        at += n * m
+    return out
+
+
+def score_boxes_many(items: list[tuple[Record, str]], protocol: str, rooms: bool) -> list[Outcome]:
+    """:func:`score_boxes` of many answers: the strict match matrices of all answers at once (:func:`match_matrices`)."""
+    spans_all = [P.parse_box_spans(text, protocol) for _, text in items]
+    preds = [np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6) for spans in spans_all]
+    oks: list[np.ndarray | None] = [None] * len(items)
+    if protocol != "official":  # (official tests boxes its own way)
+        gts = [rec.gt["boxes"] for rec, _ in items]
+        if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
+            pairs = [(room_box_to_center_size(p), room_box_to_center_size(g)) for p, g in zip(preds, gts)]
+        else:
+            pairs = [(p, np.asarray(g, dtype=float).reshape(-1, 6)) for p, g in zip(preds, gts)]
+        oks = list(match_matrices(pairs, rooms))
+    return [_score_boxes(rec, text, spans, pred, ok, protocol, rooms) for (rec, text), spans, pred, ok in zip(items, spans_all, preds, oks)]
+
+
+def _score_boxes(
+    rec: Record, text: str, spans: list[P.Span], pred: np.ndarray, ok: np.ndarray | None, protocol: str, rooms: bool
+) -> Outcome:
     gt_labels: list[str] = rec.gt["labels"]
     gt_boxes = rec.gt["boxes"]
     n_pred = len(spans)
-    pred = np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6)
-    if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
-        pred_c, gt_c = room_box_to_center_size(pred), room_box_to_center_size(gt_boxes)
-    else:
-        pred_c, gt_c = pred, gt_boxes
     detail: dict[str, Any] = {"n_boxes": n_pred}
-    if n_pred and len(gt_c):
-        ok = L.box_iou_matrix(pred_c, gt_c) if rooms else L.center_in_box_matrix(pred_c, gt_c).astype(float)
-    else:
-        ok = np.zeros((n_pred, len(gt_c)))
     if protocol == "official":
         low = text.lower()
         # released: detection tests the label as written against the lower-cased answer (so "Chair"
@@ -244,6 +303,7 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
         labels = box_labels(text, spans, cands, default)
         pred_norm = np.array([norm_label(lab) if lab is not None else "\x00" for lab in labels], dtype=object)
         same = (pred_norm[:, None] == gt_norm[None, :]).astype(bool).reshape(n_pred, len(gt_labels))
+        assert ok is not None
         valid = same & ((ok >= 0.5) if rooms else (ok > 0))
         cost = 1.0 - ok if rooms else None
         tp = L.match_count(valid, cost)
