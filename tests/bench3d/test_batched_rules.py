@@ -225,3 +225,98 @@ def test_match_matrices_equal_the_per_answer_matrices():
                 assert mat.shape == ref.shape
                 np.testing.assert_array_equal(mat, ref)
                 assert (np.signbit(mat) == np.signbit(ref)).all()
+
+
+# ----------------------------------------------------------------------------- label mentions
+
+from scenebench.benchmarks.bench3d.sample_scores import _WORD, MAX_LABEL_WORDS, _label_lookup, _which  # noqa: E402
+
+
+def ref_label_mentions(text: str, candidates: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(end offset, label) of every whole-word mention of a candidate in lower-cased ``text``.
+
+    A mention is one to three consecutive words joined by at most one space, ``_`` or ``-`` each
+    ("dining table" = "diningtable"), optionally plural; at each word the longest mention wins, so
+    "armchair" is never read as "chair" and "coffee table" is one mention.
+    """
+    lookup = _label_lookup(candidates)
+    ms = list(_WORD.finditer(text))
+    words = [m.group() for m in ms]
+    ends = [m.end() for m in ms]
+    # joinable[k]: word k and k+1 are separated by nothing or one space / "_" / "-"
+    joinable = [ms[k + 1].start() - ends[k] <= 1 and (ms[k + 1].start() == ends[k] or text[ends[k]] in " _-") for k in range(len(ms) - 1)]
+    out: list[tuple[int, str]] = []
+    i, n_words = 0, len(words)
+    while i < n_words:
+        step, joined, found = 1, "", None
+        for n in range(min(MAX_LABEL_WORDS, n_words - i)):
+            if n and not joinable[i + n - 1]:
+                break
+            joined += words[i + n]
+            lab = _which(joined, lookup)
+            if lab is not None:
+                found, step = (ends[i + n], lab), n + 1  # keep looking: the longest mention wins
+        if found:
+            out.append(found)
+        i += step
+    return out
+
+
+WORDS = [
+    "chair",
+    "chairs",
+    "arm",
+    "armchair",
+    "dining",
+    "table",
+    "tables",
+    "coffee",
+    "coffeetable",
+    "paper",
+    "towel",
+    "roll",
+    "rolls",
+    "box",
+    "boxes",
+    "boxe",
+    "living",
+    "room",
+    "livingroom",
+    "bed",
+    "beds",
+    "bedroom",
+    "s",
+    "es",
+    "the",
+    "a",
+    "of",
+    "kitchens",
+    "tv",
+    "stand",
+    "teddy",
+    "bear",
+    "desk",
+    "lamp",
+    "desklamp",
+    "sofa",
+    "Sofa",
+    "dog",
+    "doorway",
+    "wash",
+    "ing",
+    "machine",
+    "x",
+    "7",
+]
+
+
+def test_label_mentions_match_the_reference():
+    rng = random.Random(5)
+    cand_sets = [tuple(sorted({*VOCAB})), tuple(sorted({"Dining Table", "arm", "armchair", "tv-stand", *VOCAB})), ("chair",), ("a b",)]
+    for _ in range(20000):
+        text = "".join(
+            rng.choice(WORDS) + rng.choice([" ", " ", "_", "-", "  ", ", ", "", "[1, 2] ", ". "]) for _ in range(rng.randint(0, 14))
+        )
+        text = text.lower()
+        for cands in cand_sets:
+            assert S.label_mentions(text, cands) == ref_label_mentions(text, cands), (text, cands)

@@ -61,6 +61,13 @@ def _label_lookup(candidates: tuple[str, ...]) -> dict[str, str]:
     return lookup
 
 
+@lru_cache(maxsize=256)
+def _label_prefixes(candidates: tuple[str, ...]) -> frozenset[str]:
+    """Every prefix of every form :func:`_which` accepts (``label``, ``label + "s"``, ``label + "es"``):
+    words joined so far that are not in it can never become a mention, however many follow."""
+    return frozenset(f[:k] for key in _label_lookup(candidates) for f in (key, key + "s", key + "es") for k in range(1, len(f) + 1))
+
+
 def _which(joined: str, lookup: dict[str, str]) -> str | None:
     """The label ``joined`` names, also in plural (``chairs``, ``boxes``)."""
     lab = lookup.get(joined)
@@ -79,22 +86,32 @@ def label_mentions(text: str, candidates: tuple[str, ...]) -> list[tuple[int, st
     "armchair" is never read as "chair" and "coffee table" is one mention.
     """
     lookup = _label_lookup(candidates)
+    prefixes = _label_prefixes(candidates)
     ms = list(_WORD.finditer(text))
-    words = [m.group() for m in ms]
-    ends = [m.end() for m in ms]
-    # joinable[k]: word k and k+1 are separated by nothing or one space / "_" / "-"
-    joinable = [ms[k + 1].start() - ends[k] <= 1 and (ms[k + 1].start() == ends[k] or text[ends[k]] in " _-") for k in range(len(ms) - 1)]
     out: list[tuple[int, str]] = []
-    i, n_words = 0, len(words)
+    i, n_words = 0, len(ms)
     while i < n_words:
-        step, joined, found = 1, "", None
-        for n in range(min(MAX_LABEL_WORDS, n_words - i)):
-            if n and not joinable[i + n - 1]:
-                break
-            joined += words[i + n]
+        m = ms[i]
+        joined = m.group()
+        step, found = 1, None
+        if joined in prefixes:  # (most words start no label: one set lookup)
+            end = m.end()
             lab = _which(joined, lookup)
             if lab is not None:
-                found, step = (ends[i + n], lab), n + 1  # keep looking: the longest mention wins
+                found = (end, lab)
+            for n in range(1, min(MAX_LABEL_WORDS, n_words - i)):
+                nxt = ms[i + n]
+                gap = nxt.start()
+                # joinable: separated by nothing or one space / "_" / "-"
+                if gap - end > 1 or (gap != end and text[end] not in " _-"):
+                    break
+                joined += nxt.group()
+                if joined not in prefixes:
+                    break
+                end = nxt.end()
+                lab = _which(joined, lookup)
+                if lab is not None:
+                    found, step = (end, lab), n + 1  # keep looking: the longest mention wins
         if found:
             out.append(found)
         i += step
