@@ -320,3 +320,72 @@ def test_label_mentions_match_the_reference():
         text = text.lower()
         for cands in cand_sets:
             assert S.label_mentions(text, cands) == ref_label_mentions(text, cands), (text, cands)
+
+
+# ----------------------------------------------------------------------------- navigation
+
+from scenebench.metrics import navigation as N  # noqa: E402
+
+
+def ref_score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
+    pts = P.parse_waypoints(text, protocol)
+    gt = rec.gt["positions"]
+    if not pts:
+        return "invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}
+    p = np.asarray(pts, dtype=float)
+    detail: dict[str, Any] = {"n_waypoints": len(pts)}
+    if protocol == "official":
+        off = N.official_path_loss(p, gt)
+        if off is None:
+            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
+        loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
+    else:
+        loss = N.path_loss(p, gt)
+    ok = N.path_success(loss, len(gt))
+    detail["loss"] = loss
+    return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, detail
+
+
+def nav_answer(rng: random.Random) -> str:
+    r = rng.random()
+    if r < 0.1:
+        return rng.choice(["", "go to the fridge", "1 2 3", "(1, 2, 3, 4)"])
+    k = rng.choice([2, 2, 2, 3]) if r < 0.9 else rng.choice([1, 4])
+    return " -> ".join(group(rng, k) for _ in range(rng.randint(1, 14)))
+
+
+@pytest.mark.parametrize("protocol", ["strict", "official"])
+def test_batched_navigation_matches_the_per_answer_rules(protocol):
+    rng = random.Random(f"nav-{protocol}")
+    items = []
+    for _ in range(1500):
+        pos = [[round(rng.uniform(-4, 4), rng.randint(0, 2)), round(rng.uniform(-4, 4), 2)] for _ in range(rng.randint(1, 12))]
+        rec = validate_record("navigation", {"question_id": "q", "id": "1", "pcl": "p", "query": "q", "positions": pos})
+        items.append((rec, nav_answer(rng)))
+    with np.errstate(all="ignore"):
+        got = S.score_navigation_many(items, protocol)
+        ref = [ref_score_navigation(r, t, protocol) for r, t in items]
+    assert sum(o[0] == "scored" for o in ref) > 800
+    for (rec, text), g, r in zip(items, got, ref):
+        assert same(g, r), (text, g, r)
+        assert json.dumps(g) == json.dumps(r)
+
+
+def test_dtw_many_equals_dtw():
+    rng = np.random.default_rng(3)
+    preds, gts = [], []
+    for _ in range(1200):
+        n, m = int(rng.integers(0, 15)), int(rng.integers(0, 15))
+        p = rng.normal(size=(n, 2)) * rng.choice([0.1, 1, 5, 1e154])
+        g = rng.normal(size=(m, 2)) * 3
+        if n and rng.random() < 0.15:
+            p[rng.integers(n), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan, -0.0, 1e308])
+        preds.append(p)
+        gts.append(g)
+    preds.append(rng.normal(size=(100, 2)))  # beyond DTW_BATCH_MAX_CELLS: one at a time
+    gts.append(rng.normal(size=(50, 2)))
+    with np.errstate(all="ignore"):
+        got = N.dtw_many(preds, gts)
+        ref = [N.dtw(p, g) for p, g in zip(preds, gts)]
+    for a, b in zip(got, ref):
+        assert same(a, b), (a, b)

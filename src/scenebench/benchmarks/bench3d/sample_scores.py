@@ -333,19 +333,36 @@ def _score_boxes(
 
 
 def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
-    pts = P.parse_waypoints(text, protocol)
-    gt = rec.gt["positions"]
-    if not pts:
-        return "invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}
-    p = np.asarray(pts, dtype=float)
-    detail: dict[str, Any] = {"n_waypoints": len(pts)}
-    if protocol == "official":
-        off = N.official_path_loss(p, gt)
-        if off is None:
-            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
-        loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
-    else:
-        loss = N.path_loss(p, gt)
-    ok = N.path_success(loss, len(gt))
-    detail["loss"] = loss
-    return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, detail
+    return score_navigation_many([(rec, text)], protocol)[0]
+
+
+def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+    """:func:`score_navigation` of many answers: nDTW's dynamic programme run on all answers at once
+    (``N.dtw_many``); path loss, success and SPL per answer."""
+    parsed = [P.parse_waypoints(text, protocol) for _, text in items]
+    ok = [k for k, pts in enumerate(parsed) if pts]
+    arrays = {k: np.asarray(parsed[k], dtype=float) for k in ok}
+    with np.errstate(invalid="ignore", over="ignore"):
+        dists = N.dtw_many([arrays[k] for k in ok], [items[k][0].gt["positions"] for k in ok])
+    dtw_of = dict(zip(ok, dists))
+    out: list[Outcome] = []
+    for k, ((rec, _), pts) in enumerate(zip(items, parsed)):
+        if not pts:
+            out.append(("invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}))
+            continue
+        gt = rec.gt["positions"]
+        p = arrays[k]
+        detail: dict[str, Any] = {"n_waypoints": len(pts)}
+        if protocol == "official":
+            off = N.official_path_loss(p, gt)
+            if off is None:
+                detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
+            loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
+        else:
+            loss = N.path_loss(p, gt)
+        success = N.path_success(loss, len(gt))
+        detail["loss"] = loss
+        n_gt = len(np.asarray(gt, dtype=float).reshape(-1, 2))
+        values = {"success": float(success), "loss": loss, "spl": N.spl(success, p, gt), "ndtw": N.ndtw_from_dtw(dtw_of[k], n_gt)}
+        out.append(("scored", values, detail))
+    return out

@@ -46,7 +46,7 @@ class TextPrep:
 
 JUDGE_CHUNK = 256  # judge requests sent per judge_many call: bounds the answer texts held at once
 BATCH_RECORDS = 1024  # records (whole houses) whose box rules are computed together
-BATCHED_KINDS = frozenset({"grounding", "grounding_plus", "detection", "room_detection"})
+BATCHED_KINDS = frozenset({"grounding", "grounding_plus", "detection", "room_detection", "navigation"})
 
 
 class Bench3DScorer:
@@ -90,7 +90,7 @@ class Bench3DScorer:
 
     def _score_batched(self, recs: list[Record]) -> dict[str, S.Outcome]:
         """Outcomes of the answered records of the box tasks (grounding, grounding plus, detection,
-        room detection), each task's answers scored together (see ``S.score_*_many``)."""
+        room detection) and navigation, each task's answers scored together (``S.score_*_many``)."""
         by_kind: dict[str, list[tuple[Record, str]]] = defaultdict(list)
         for r in recs:
             kind = TASKS[r.task].kind
@@ -104,6 +104,8 @@ class Bench3DScorer:
                 res = S.score_grounding_many(items, self.protocol)
             elif kind == "grounding_plus":
                 res = S.score_grounding_plus_many(items, self.protocol)
+            elif kind == "navigation":
+                res = S.score_navigation_many(items, self.protocol)
             else:
                 res = S.score_boxes_many(items, self.protocol, rooms=kind == "room_detection")
             out.update((r.key, o) for (r, _), o in zip(items, res))
