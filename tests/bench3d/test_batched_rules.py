@@ -389,3 +389,63 @@ def test_dtw_many_equals_dtw():
         ref = [N.dtw(p, g) for p, g in zip(preds, gts)]
     for a, b in zip(got, ref):
         assert same(a, b), (a, b)
+
+
+# ----------------------------------------------------------------------------- bootstrap weights
+
+from scenebench.benchmarks.bench3d.scorer import _house_sums, _primary_value  # noqa: E402
+from scenebench.benchmarks.bench3d.scorer import aggregate as new_aggregate  # noqa: E402
+from scenebench.benchmarks.bench3d.specs import Primary  # noqa: E402
+from scenebench.metrics.records import SampleScore  # noqa: E402
+
+
+def ref_aggregate(
+    records_by_task: dict[str, list[SampleScore]], primaries: dict[str, Primary], *, n_resamples: int, seed: int, level: float = 0.95
+) -> tuple[float | None, list[float] | None, list[str]]:
+    """Mean of the tasks' primary metrics (percent), with a bootstrap that resamples houses jointly.
+
+    Tasks whose primary is unavailable (e.g. judge scores with ``--judge none``) are left out and
+    the included tasks are returned, so every aggregate says what it averages.
+    """
+    houses = sorted({r.scene_id for rs in records_by_task.values() for r in rs})
+    index = {h: i for i, h in enumerate(houses)}
+    sums = {t: _house_sums([r for r in rs if r.status != "excluded"], primaries[t], index) for t, rs in records_by_task.items()}
+    point = {t: _primary_value(primaries[t], sums[t]) for t in records_by_task}
+    used = [t for t, v in point.items() if v is not None]
+    if not used:
+        return None, None, []
+    value = float(np.mean([point[t] for t in used]))
+    if n_resamples <= 0 or not houses:
+        return value, None, used
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(houses), size=(n_resamples, len(houses)))
+    w = np.zeros((n_resamples, len(houses)))
+    np.add.at(w, (np.repeat(np.arange(n_resamples), len(houses)), draws.ravel()), 1.0)
+    boot = np.stack([_primary_value(primaries[t], sums[t], w) for t in used])  # tasks x resamples
+    with np.errstate(invalid="ignore"):
+        means = np.nanmean(np.where(np.isfinite(boot), boot, np.nan), axis=0) if boot.size else np.array([])
+    means = means[np.isfinite(means)]
+    a = (1 - level) / 2
+    ci = [float(np.quantile(means, a)), float(np.quantile(means, 1 - a))] if means.size else None
+    return value, ci, used
+
+
+def test_aggregate_bootstrap_matches_the_add_at_reference():
+    from scenebench.benchmarks.bench3d.specs import task_specs
+    from scenebench.benchmarks.bench3d.tasks import TASKS
+
+    rng = random.Random(11)
+    for protocol in ("strict", "official"):
+        prim = {t: task_specs(t, protocol)[1] for t in TASKS if TASKS[t].kind != "text"}
+        for trial in range(4):
+            by_task = {}
+            for t, p in prim.items():
+                recs = []
+                for k in range(rng.randint(1, 60)):
+                    vals = {f: float(rng.randint(0, 3)) for f in p.fields}
+                    recs.append(SampleScore(f"{t}:{k}", f"h{rng.randint(0, 2 + trial * 5)}", "scored", vals, {"task": t}, {}))
+                by_task[t] = recs
+            for seed in (0, 5):
+                got = new_aggregate(by_task, prim, n_resamples=200, seed=seed)
+                assert got == ref_aggregate(by_task, prim, n_resamples=200, seed=seed)
+                assert got[1] is not None
