@@ -118,6 +118,12 @@ def label_mentions(text: str, candidates: tuple[str, ...]) -> list[tuple[int, st
     return out
 
 
+@lru_cache(maxsize=1024)
+def _candidates(gt_labels: tuple[str, ...]) -> tuple[str, ...]:
+    """Labels a strict answer's boxes may name: the record's GT labels and :data:`VOCAB`, sorted."""
+    return tuple(sorted({*gt_labels, *VOCAB}))
+
+
 def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], default: str | None) -> list[str | None]:
     """Label of each box: the last candidate named between the previous box and this one (whole words).
 
@@ -258,22 +264,22 @@ def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> l
     full = [k for k, (p, g) in enumerate(pairs) if len(p) and len(g)]
     if not full:
         return out
-    pi_parts, gi_parts = [], []
-    op = og = 0
-    for k in full:
-        n, m = len(pairs[k][0]), len(pairs[k][1])
-        pi_parts.append(op + np.repeat(np.arange(n), m))
-        gi_parts.append(og + np.tile(np.arange(m), n))
-        op, og = op + n, og + m
+    # pair t of answer k is (pred row op[k] + t // m[k], GT row og[k] + t % m[k]): row-major (n, m)
+    n = np.array([len(pairs[k][0]) for k in full])
+    m = np.array([len(pairs[k][1]) for k in full])
+    op, og = np.cumsum(n) - n, np.cumsum(m) - m
+    nm = n * m
+    owner = np.repeat(np.arange(len(full)), nm)
+    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
     pred = np.concatenate([pairs[k][0] for k in full]).reshape(-1, 6)
     gt = np.concatenate([pairs[k][1] for k in full]).reshape(-1, 6)
-    pa, ga = pred[np.concatenate(pi_parts)], gt[np.concatenate(gi_parts)]
+    pa, ga = pred[op[owner] + local // m[owner]], gt[og[owner] + local % m[owner]]
     vals = L.box_iou(pa, ga) if rooms else L.point_in_box(pa[:, :3], ga).astype(float)
     at = 0
     for k in full:
-        n, m = len(pairs[k][0]), len(pairs[k][1])
-        out[k] = vals[at : at + n * m].reshape(n, m)
-        at += n * m
+        rows, cols = len(pairs[k][0]), len(pairs[k][1])
+        out[k] = vals[at : at + rows * cols].reshape(rows, cols)
+        at += rows * cols
     return out
 
 
@@ -314,7 +320,7 @@ def _score_boxes(
         hits = int((named & found).sum()) if n_pred else 0
         vals = {"hits": float(hits), "n_pred": float(n_pred)}
     else:
-        cands = tuple(sorted({*gt_labels, *VOCAB}))
+        cands = _candidates(tuple(gt_labels))
         gt_norm = np.array([norm_label(g) for g in gt_labels], dtype=object)
         default = gt_labels[0] if len(set(gt_norm.tolist())) == 1 else None
         labels = box_labels(text, spans, cands, default)
