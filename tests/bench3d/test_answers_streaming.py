@@ -44,3 +44,29 @@ def test_file_changed_after_indexing_is_an_input_error(tmp_path):
     p.write_text("garbage that is not json\n")
     with pytest.raises(InputError, match="line 1"):
         ans.get("q1")
+
+
+def test_small_texts_are_kept_large_ones_read_back(tmp_path, monkeypatch):
+    """Texts totalling at most KEEP_TEXT_CHARS are kept from the indexing pass (read once); past
+    that the index holds offsets only and every text is read back, with the same values."""
+    from scenebench.benchmarks.bench3d import predictions as P
+
+    class FakeBench:
+        records = {"counting": []}
+
+    p = tmp_path / "a.jsonl"
+    recs = [{"question_id": f"q{i}", "task": "Counting", "text": "é" * i + f" answer {i}"} for i in range(20)]
+    p.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    expected = {f"counting:q{i}": "counting" for i in range(20)}
+    monkeypatch.setattr(P, "expected_ids", lambda bench, circular: expected)
+    kept = read_answers(p, FakeBench())
+    assert kept.texts is not None
+    monkeypatch.setattr(P, "KEEP_TEXT_CHARS", 100)
+    offsets = read_answers(p, FakeBench())
+    assert offsets.texts is None
+    assert kept.by_id == offsets.by_id
+    for r in recs:
+        k = f"counting:{r['question_id']}"
+        assert kept.get(k) == offsets.get(k) == r["text"]
+    assert kept.get("counting:nope") is None and offsets.get("counting:nope") is None
+    offsets.close()

@@ -116,6 +116,60 @@ def dtw(pred: np.ndarray, gt: np.ndarray) -> float:
     return float(prev[m])
 
 
+DTW_BATCH = 256  # answers per padded block of :func:`dtw_many`
+DTW_BATCH_MAX_CELLS = 4096  # larger (waypoints x GT points) tables go through :func:`dtw` one at a time
+
+
+def dtw_many(preds: list[np.ndarray], gts: list[np.ndarray]) -> list[float]:
+    """:func:`dtw` of many (pred, gt) pairs, the row recursion run on blocks of padded tables.
+
+    Each block holds answers of similar length (sorted by waypoint count), padded with zeros to its
+    largest table: every cell of an answer's own table comes from the same elementwise operations
+    and left-to-right accumulations as in :func:`dtw` (padding lies below and to the right, and a
+    cumulative sum or minimum never looks right), so each distance is bit for bit the one of
+    :func:`dtw`. The value of an answer is read after its own last row."""
+    ps, gs = [_pts(p) for p in preds], [_pts(g) for g in gts]
+    out = [math.inf] * len(ps)
+    batch = []
+    for k, (p, g) in enumerate(zip(ps, gs)):
+        if len(p) == 0 or len(g) == 0:
+            continue
+        if len(p) * len(g) > DTW_BATCH_MAX_CELLS:
+            out[k] = dtw(p, g)
+        else:
+            batch.append(k)
+    batch.sort(key=lambda k: (len(ps[k]), len(gs[k])))
+    for at in range(0, len(batch), DTW_BATCH):
+        ks = batch[at : at + DTW_BATCH]
+        n_max, m_max = max(len(ps[k]) for k in ks), max(len(gs[k]) for k in ks)
+        pp, gg = np.zeros((len(ks), n_max, 2)), np.zeros((len(ks), m_max, 2))
+        for b, k in enumerate(ks):
+            pp[b, : len(ps[k])] = ps[k]
+            gg[b, : len(gs[k])] = gs[k]
+        c = np.linalg.norm(pp[:, :, None, :] - gg[:, None, :, :], axis=-1)  # (answers, n_max, m_max)
+        prev = np.full((len(ks), m_max + 1), np.inf)
+        prev[:, 0] = 0.0
+        inf_col = np.full((len(ks), 1), np.inf)
+        ends: dict[int, list[int]] = {}
+        for b, k in enumerate(ks):
+            ends.setdefault(len(ps[k]) - 1, []).append(b)
+        for i in range(n_max):
+            row = c[:, i]
+            a = row + np.minimum(prev[:, 1:], prev[:, :-1])
+            s = np.cumsum(row, axis=1)
+            prev = np.concatenate((inf_col, s + np.minimum.accumulate(a - s, axis=1)), axis=1)
+            for b in ends.get(i, ()):
+                out[ks[b]] = float(prev[b, len(gs[ks[b]])])
+    return out
+
+
+def ndtw_from_dtw(d: float, n_gt: int, d_th: float = NDTW_DIST_M) -> float:
+    """:func:`ndtw` from the DTW distance ``d`` and the number of GT points."""
+    if not math.isfinite(d) or n_gt == 0:
+        return 0.0
+    return float(math.exp(-d / (n_gt * d_th)))
+
+
 def ndtw(pred: np.ndarray, gt: np.ndarray, d_th: float = NDTW_DIST_M) -> float:
     """Normalised DTW ``exp(-DTW / (len(gt) * d_th))`` in [0, 1]; 0 for an empty prediction.
 

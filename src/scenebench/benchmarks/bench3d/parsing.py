@@ -29,7 +29,7 @@ counts that as an unparseable answer, never a guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from scenebench.protocol import Protocol
 
@@ -160,13 +160,8 @@ def normalize_text(text: str) -> str:
 
 def strict_numbers(text: str) -> list[float]:
     """Every number in ``text`` with its sign, in metres when a length unit follows it."""
-    out = []
-    for m in _NUMBER.finditer(text):
-        v = float(m.group(1))
-        if m.group(2):
-            v *= _UNIT[m.group(2).lower()]
-        out.append(v)
-    return out
+    # one findall (no match objects); ``float(n) * unit`` is what multiplying in place gave
+    return [float(n) * _UNIT[u.lower()] if u else float(n) for n, u in _NUMBER.findall(text)]
 
 
 def strict_groups(text: str) -> list[list[float]]:
@@ -179,8 +174,7 @@ def strict_groups(text: str) -> list[list[float]]:
     return groups
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A parsed group and where it sits in the (normalised) text, for label lookup."""
 
     values: list[float]
@@ -191,7 +185,8 @@ class Span:
 def strict_group_spans(text: str) -> list[Span]:
     spans = []
     for m in _GROUP.finditer(text):
-        nums = strict_numbers(m.group(1) if m.group(1) is not None else m.group(2))
+        a, b = m.groups()
+        nums = strict_numbers(a if a is not None else b)
         if nums:
             spans.append(Span(nums, m.start(), m.end()))
     return spans

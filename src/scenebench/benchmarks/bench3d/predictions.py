@@ -22,6 +22,10 @@ from scenebench.benchmarks.bench3d.tasks import TASKS, task_key
 from scenebench.errors import InputError
 from scenebench.io.files import iter_jsonl_offsets, read_jsonl_at
 
+# Texts read while indexing are kept (not read again when scored) while they total at most this many
+# characters (~64 MB of ASCII); a larger answers file is indexed by offsets only.
+KEEP_TEXT_CHARS = 64 * 1024 * 1024
+
 
 @dataclass
 class Answers:
@@ -29,18 +33,23 @@ class Answers:
     ``<task>:<question_id>``, or ``<task>:<question_id>#rotK``) to the byte offset and line of its
     record in ``path``.
 
-    Only offsets stay in memory and a text is read back when it is scored, so scoring a 1 GB
-    answers file does not hold 1 GB of answers (the ground truth bounds the index, not the file).
+    Offsets are the index, and a text is read back when it is scored, so scoring a 1 GB answers
+    file does not hold 1 GB of answers (the ground truth bounds the index, not the file). The texts
+    read while indexing are kept (``texts``) while they total at most :data:`KEEP_TEXT_CHARS`
+    characters, so an ordinary file is read and decoded once; past that, each is read back.
     """
 
     by_id: dict[str, tuple[int, int]]
     missing: list[str] = field(default_factory=list)  # expected ids without an answer
     skipped_other_tasks: int = 0  # answers of tasks, or of records (--limit), not being scored
     path: Path | None = None
+    texts: dict[str, str] | None = None  # key -> text, when the texts were small enough to keep
     _fh: BinaryIO | None = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def get(self, key: str) -> str | None:
+        if self.texts is not None:
+            return self.texts.get(key)
         where = self.by_id.get(key)
         if where is None or self.path is None:
             return None
@@ -89,6 +98,8 @@ def read_answers(
     expected = expected_ids(bench, circular)
     not_scored = not_scored or set()
     by_id: dict[str, tuple[int, int]] = {}
+    texts: dict[str, str] | None = {}
+    kept = 0  # characters of the texts kept so far
     skipped = 0
     for lineno, offset, rec in iter_jsonl_offsets(path):
         where = f"line {lineno}"
@@ -128,6 +139,12 @@ def read_answers(
                 expected="one answer per question",
             )
         by_id[k] = (offset, lineno)
+        if texts is not None:
+            kept += len(text)
+            if kept > KEEP_TEXT_CHARS:
+                texts = None  # too much to hold: read each back from its offset when scored
+            else:
+                texts[k] = text
     missing = [q for q in expected if q not in by_id]
     if missing and not allow_missing:
         raise InputError(
@@ -135,4 +152,4 @@ def read_answers(
             f"answers {len(expected) - len(missing)} of {len(expected)} expected (task:question_id) ids; {len(missing)} missing (first: {', '.join(missing[:3])})",
             expected="an answer for every record, or --allow-missing to score missing ones as wrong",
         )
-    return Answers(by_id, missing, skipped, path)
+    return Answers(by_id, missing, skipped, path, texts)

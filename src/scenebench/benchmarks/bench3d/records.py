@@ -65,10 +65,16 @@ SceneTruthFn = Callable[[str], tuple[list[str] | None, list[str] | None] | None]
 
 
 class _Ctx:
+    __slots__ = ("path", "index", "rec")
+
     def __init__(self, path: str | Path | None, index: int, rec: Any) -> None:
-        self.path = path
-        qid = rec.get("question_id") if isinstance(rec, dict) else None
-        self.where = f"record {index}" + (f" (question_id {qid!r})" if qid is not None else f" (derived id {derived_question_id(index)!r})")
+        self.path, self.index, self.rec = path, index, rec
+
+    @property
+    def where(self) -> str:  # built only for an error: most records have none
+        qid = self.rec.get("question_id") if isinstance(self.rec, dict) else None
+        index = self.index
+        return f"record {index}" + (f" (question_id {qid!r})" if qid is not None else f" (derived id {derived_question_id(index)!r})")
 
     def fail(self, message: str, field_: str | None = None, expected: str | None = None) -> InputError:
         return InputError(self.path, message, where=self.where, field=field_, expected=expected)
@@ -83,7 +89,25 @@ def _num(x: Any) -> bool:
         return False
 
 
+def _finite_floats(value: Any, n: int | None) -> list[float] | None:
+    """``value`` as floats when it is a list of (non-bool) ints and floats, all finite, of length
+    ``n``; None otherwise (then :func:`_numbers` checks it one value at a time and says why)."""
+    if type(value) is not list or (n is not None and len(value) != n):
+        return None
+    for v in value:
+        if type(v) is not float and type(v) is not int:
+            return None
+    try:
+        out = [float(v) for v in value]  # an int beyond the float range raises OverflowError
+    except OverflowError:
+        return None
+    return out if all(map(math.isfinite, out)) else None
+
+
 def _numbers(ctx: _Ctx, value: Any, n: int | None, field_: str, what: str) -> list[float]:
+    fast = _finite_floats(value, n)
+    if fast is not None:
+        return fast
     if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n) or not all(_num(v) for v in value):
         got = f"{type(value).__name__} of length {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
         raise ctx.fail(

@@ -61,6 +61,13 @@ def _label_lookup(candidates: tuple[str, ...]) -> dict[str, str]:
     return lookup
 
 
+@lru_cache(maxsize=256)
+def _label_prefixes(candidates: tuple[str, ...]) -> frozenset[str]:
+    """Every prefix of every form :func:`_which` accepts (``label``, ``label + "s"``, ``label + "es"``):
+    words joined so far that are not in it can never become a mention, however many follow."""
+    return frozenset(f[:k] for key in _label_lookup(candidates) for f in (key, key + "s", key + "es") for k in range(1, len(f) + 1))
+
+
 def _which(joined: str, lookup: dict[str, str]) -> str | None:
     """The label ``joined`` names, also in plural (``chairs``, ``boxes``)."""
     lab = lookup.get(joined)
@@ -79,26 +86,42 @@ def label_mentions(text: str, candidates: tuple[str, ...]) -> list[tuple[int, st
     "armchair" is never read as "chair" and "coffee table" is one mention.
     """
     lookup = _label_lookup(candidates)
+    prefixes = _label_prefixes(candidates)
     ms = list(_WORD.finditer(text))
-    words = [m.group() for m in ms]
-    ends = [m.end() for m in ms]
-    # joinable[k]: word k and k+1 are separated by nothing or one space / "_" / "-"
-    joinable = [ms[k + 1].start() - ends[k] <= 1 and (ms[k + 1].start() == ends[k] or text[ends[k]] in " _-") for k in range(len(ms) - 1)]
     out: list[tuple[int, str]] = []
-    i, n_words = 0, len(words)
+    i, n_words = 0, len(ms)
     while i < n_words:
-        step, joined, found = 1, "", None
-        for n in range(min(MAX_LABEL_WORDS, n_words - i)):
-            if n and not joinable[i + n - 1]:
-                break
-            joined += words[i + n]
+        m = ms[i]
+        joined = m.group()
+        step, found = 1, None
+        if joined in prefixes:  # (most words start no label: one set lookup)
+            end = m.end()
             lab = _which(joined, lookup)
             if lab is not None:
-                found, step = (ends[i + n], lab), n + 1  # keep looking: the longest mention wins
+                found = (end, lab)
+            for n in range(1, min(MAX_LABEL_WORDS, n_words - i)):
+                nxt = ms[i + n]
+                gap = nxt.start()
+                # joinable: separated by nothing or one space / "_" / "-"
+                if gap - end > 1 or (gap != end and text[end] not in " _-"):
+                    break
+                joined += nxt.group()
+                if joined not in prefixes:
+                    break
+                end = nxt.end()
+                lab = _which(joined, lookup)
+                if lab is not None:
+                    found, step = (end, lab), n + 1  # keep looking: the longest mention wins
         if found:
             out.append(found)
         i += step
     return out
+
+
+@lru_cache(maxsize=1024)
+def _candidates(gt_labels: tuple[str, ...]) -> tuple[str, ...]:
+    """Labels a strict answer's boxes may name: the record's GT labels and :data:`VOCAB`, sorted."""
+    return tuple(sorted({*gt_labels, *VOCAB}))
 
 
 def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], default: str | None) -> list[str | None]:
@@ -155,44 +178,64 @@ def score_choice_record(
 
 
 def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
-    boxes = P.parse_boxes(text, protocol)
-    gt = rec.gt["box"]
-    detail: dict[str, Any] = {"n_boxes": len(boxes)}
-    if len(boxes) != 1:
-        status = "invalid"
-        detail["reason"] = "no box" if not boxes else f"{len(boxes)} boxes (exactly one expected)"
-        return status, missing_values("grounding", protocol), detail
-    b = np.asarray(boxes[0])
-    iou = float(L.box_iou(b, gt))
-    detail["box"] = boxes[0]
-    return (
-        "scored",
-        {
-            "hit": float(L.around_box(b, gt, protocol)),
-            "in_box": float(L.point_in_box(b[:3], gt)),
-            "iou": iou,
-            "iou25": float(iou >= 0.25),
-            "iou50": float(iou >= 0.5),
-        },
-        detail,
-    )
+    return score_grounding_many([(rec, text)], protocol)[0]
+
+
+def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+    """:func:`score_grounding` of many answers: boxes parsed one by one, the metrics computed on the
+    stacked (answers, 6) boxes at once (elementwise, so each row's values are those of one box)."""
+    parsed = [P.parse_boxes(text, protocol) for _, text in items]
+    one = [k for k, boxes in enumerate(parsed) if len(boxes) == 1]
+    out: list[Outcome] = []
+    for boxes in parsed:
+        if len(boxes) != 1:
+            reason = "no box" if not boxes else f"{len(boxes)} boxes (exactly one expected)"
+            out.append(("invalid", missing_values("grounding", protocol), {"n_boxes": len(boxes), "reason": reason}))
+        else:
+            out.append(("scored", {}, {"n_boxes": 1, "box": boxes[0]}))
+    if one:
+        b = np.array([parsed[k][0] for k in one], dtype=float).reshape(-1, 6)
+        gt = np.array([items[k][0].gt["box"] for k in one], dtype=float).reshape(-1, 6)
+        iou = L.box_iou(b, gt).tolist()
+        hit = L.around_box(b, gt, protocol).tolist()
+        in_box = L.point_in_box(b[:, :3], gt).tolist()
+        for j, k in enumerate(one):
+            v = out[k][1]
+            v["hit"], v["in_box"], v["iou"] = float(hit[j]), float(in_box[j]), iou[j]
+            v["iou25"], v["iou50"] = float(iou[j] >= 0.25), float(iou[j] >= 0.5)
+    return out
 
 
 def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
-    pt = P.parse_point(text, protocol)
-    if pt is None:
-        return "invalid", missing_values("grounding_plus", protocol), {"reason": "no point"}
-    p = np.asarray(pt)
-    gt = rec.gt["box"]
-    detail: dict[str, Any] = {"point": pt}
-    if protocol == "official":
-        within = official_within_1m(pt, gt)
-        if within is None:
-            within = False
-            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a miss)"
-    else:
-        within = bool(np.linalg.norm(p - gt[:3]) <= L.AROUND_M)
-    return "scored", {"in_box": float(L.point_in_box(p, gt)), "within_1m": float(within)}, detail
+    return score_grounding_plus_many([(rec, text)], protocol)[0]
+
+
+def score_grounding_plus_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+    """:func:`score_grounding_plus` of many answers; the in-box test on the stacked points at once."""
+    pts = [P.parse_point(text, protocol) for _, text in items]
+    out: list[Outcome] = []
+    for (rec, _), pt in zip(items, pts):
+        if pt is None:
+            out.append(("invalid", missing_values("grounding_plus", protocol), {"reason": "no point"}))
+            continue
+        gt = rec.gt["box"]
+        detail: dict[str, Any] = {"point": pt}
+        if protocol == "official":
+            within = official_within_1m(pt, gt)
+            if within is None:
+                within = False
+                detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a miss)"
+        else:
+            # one vector at a time: the norm of a 1-D vector is a dot product, not the row sum of a batch
+            within = bool(np.linalg.norm(np.asarray(pt) - gt[:3]) <= L.AROUND_M)
+        out.append(("scored", {"in_box": 0.0, "within_1m": float(within)}, detail))
+    ok = [k for k, pt in enumerate(pts) if pt is not None]
+    if ok:
+        p = np.array([pts[k] for k in ok], dtype=float).reshape(-1, 3)
+        gt = np.array([items[k][0].gt["box"] for k in ok], dtype=float).reshape(-1, 6)
+        for k, inside in zip(ok, L.point_in_box(p, gt).tolist()):
+            out[k][1]["in_box"] = float(inside)
+    return out
 
 
 def official_within_1m(point: list[float], gt_box: np.ndarray) -> bool | None:
@@ -209,20 +252,59 @@ def official_within_1m(point: list[float], gt_box: np.ndarray) -> bool | None:
 
 def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
     """Detection / room detection; official counts per GT any box, strict matches one-to-one."""
-    spans = P.parse_box_spans(text, protocol)
+    return score_boxes_many([(rec, text)], protocol, rooms)[0]
+
+
+def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> list[np.ndarray]:
+    """For each (predicted (n, 6), GT (m, 6)) pair of centre-size arrays, the (n, m) matrix
+    ``L.box_iou_matrix`` (rooms) or ``L.center_in_box_matrix`` as floats (objects); zeros when
+    either is empty. All answers' box pairs are gathered into one (pairs, 6) array and computed at
+    once: the functions are elementwise over pairs, so every value is the one of its own matrix."""
+    out = [np.zeros((len(p), len(g))) for p, g in pairs]
+    full = [k for k, (p, g) in enumerate(pairs) if len(p) and len(g)]
+    if not full:
+        return out
+    # pair t of answer k is (pred row op[k] + t // m[k], GT row og[k] + t % m[k]): row-major (n, m)
+    n = np.array([len(pairs[k][0]) for k in full])
+    m = np.array([len(pairs[k][1]) for k in full])
+    op, og = np.cumsum(n) - n, np.cumsum(m) - m
+    nm = n * m
+    owner = np.repeat(np.arange(len(full)), nm)
+    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
+    pred = np.concatenate([pairs[k][0] for k in full]).reshape(-1, 6)
+    gt = np.concatenate([pairs[k][1] for k in full]).reshape(-1, 6)
+    pa, ga = pred[op[owner] + local // m[owner]], gt[og[owner] + local % m[owner]]
+    vals = L.box_iou(pa, ga) if rooms else L.point_in_box(pa[:, :3], ga).astype(float)
+    at = 0
+    for k in full:
+        rows, cols = len(pairs[k][0]), len(pairs[k][1])
+        out[k] = vals[at : at + rows * cols].reshape(rows, cols)
+        at += rows * cols
+    return out
+
+
+def score_boxes_many(items: list[tuple[Record, str]], protocol: str, rooms: bool) -> list[Outcome]:
+    """:func:`score_boxes` of many answers: the strict match matrices of all answers at once (:func:`match_matrices`)."""
+    spans_all = [P.parse_box_spans(text, protocol) for _, text in items]
+    preds = [np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6) for spans in spans_all]
+    oks: list[np.ndarray | None] = [None] * len(items)
+    if protocol != "official":  # (official tests boxes its own way)
+        gts = [rec.gt["boxes"] for rec, _ in items]
+        if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
+            pairs = [(room_box_to_center_size(p), room_box_to_center_size(g)) for p, g in zip(preds, gts)]
+        else:
+            pairs = [(p, np.asarray(g, dtype=float).reshape(-1, 6)) for p, g in zip(preds, gts)]
+        oks = list(match_matrices(pairs, rooms))
+    return [_score_boxes(rec, text, spans, pred, ok, protocol, rooms) for (rec, text), spans, pred, ok in zip(items, spans_all, preds, oks)]
+
+
+def _score_boxes(
+    rec: Record, text: str, spans: list[P.Span], pred: np.ndarray, ok: np.ndarray | None, protocol: str, rooms: bool
+) -> Outcome:
     gt_labels: list[str] = rec.gt["labels"]
     gt_boxes = rec.gt["boxes"]
     n_pred = len(spans)
-    pred = np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6)
-    if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
-        pred_c, gt_c = room_box_to_center_size(pred), room_box_to_center_size(gt_boxes)
-    else:
-        pred_c, gt_c = pred, gt_boxes
     detail: dict[str, Any] = {"n_boxes": n_pred}
-    if n_pred and len(gt_c):
-        ok = L.box_iou_matrix(pred_c, gt_c) if rooms else L.center_in_box_matrix(pred_c, gt_c).astype(float)
-    else:
-        ok = np.zeros((n_pred, len(gt_c)))
     if protocol == "official":
         low = text.lower()
         # released: detection tests the label as written against the lower-cased answer (so "Chair"
@@ -238,12 +320,13 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
         hits = int((named & found).sum()) if n_pred else 0
         vals = {"hits": float(hits), "n_pred": float(n_pred)}
     else:
-        cands = tuple(sorted({*gt_labels, *VOCAB}))
+        cands = _candidates(tuple(gt_labels))
         gt_norm = np.array([norm_label(g) for g in gt_labels], dtype=object)
         default = gt_labels[0] if len(set(gt_norm.tolist())) == 1 else None
         labels = box_labels(text, spans, cands, default)
         pred_norm = np.array([norm_label(lab) if lab is not None else "\x00" for lab in labels], dtype=object)
         same = (pred_norm[:, None] == gt_norm[None, :]).astype(bool).reshape(n_pred, len(gt_labels))
+        assert ok is not None
         valid = same & ((ok >= 0.5) if rooms else (ok > 0))
         cost = 1.0 - ok if rooms else None
         tp = L.match_count(valid, cost)
@@ -256,19 +339,36 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
 
 
 def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
-    pts = P.parse_waypoints(text, protocol)
-    gt = rec.gt["positions"]
-    if not pts:
-        return "invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}
-    p = np.asarray(pts, dtype=float)
-    detail: dict[str, Any] = {"n_waypoints": len(pts)}
-    if protocol == "official":
-        off = N.official_path_loss(p, gt)
-        if off is None:
-            detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
-        loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
-    else:
-        loss = N.path_loss(p, gt)
-    ok = N.path_success(loss, len(gt))
-    detail["loss"] = loss
-    return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, detail
+    return score_navigation_many([(rec, text)], protocol)[0]
+
+
+def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+    """:func:`score_navigation` of many answers: nDTW's dynamic programme run on all answers at once
+    (``N.dtw_many``); path loss, success and SPL per answer."""
+    parsed = [P.parse_waypoints(text, protocol) for _, text in items]
+    ok = [k for k, pts in enumerate(parsed) if pts]
+    arrays = {k: np.asarray(parsed[k], dtype=float) for k in ok}
+    with np.errstate(invalid="ignore", over="ignore"):
+        dists = N.dtw_many([arrays[k] for k in ok], [items[k][0].gt["positions"] for k in ok])
+    dtw_of = dict(zip(ok, dists))
+    out: list[Outcome] = []
+    for k, ((rec, _), pts) in enumerate(zip(items, parsed)):
+        if not pts:
+            out.append(("invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}))
+            continue
+        gt = rec.gt["positions"]
+        p = arrays[k]
+        detail: dict[str, Any] = {"n_waypoints": len(pts)}
+        if protocol == "official":
+            off = N.official_path_loss(p, gt)
+            if off is None:
+                detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
+            loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
+        else:
+            loss = N.path_loss(p, gt)
+        success = N.path_success(loss, len(gt))
+        detail["loss"] = loss
+        n_gt = len(np.asarray(gt, dtype=float).reshape(-1, 2))
+        values = {"success": float(success), "loss": loss, "spl": N.spl(success, p, gt), "ndtw": N.ndtw_from_dtw(dtw_of[k], n_gt)}
+        out.append(("scored", values, detail))
+    return out

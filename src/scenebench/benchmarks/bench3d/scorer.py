@@ -45,6 +45,8 @@ class TextPrep:
 
 
 JUDGE_CHUNK = 256  # judge requests sent per judge_many call: bounds the answer texts held at once
+BATCH_RECORDS = 1024  # records (whole houses) whose box rules are computed together
+BATCHED_KINDS = frozenset({"grounding", "grounding_plus", "detection", "room_detection", "navigation"})
 
 
 class Bench3DScorer:
@@ -58,6 +60,7 @@ class Bench3DScorer:
         self.judge = judge
         self.records: dict[str, Record] = {r.key: r for r in bench.all_records()}
         self._verdicts: dict[tuple[str, str], Any] = {}
+        self._batched: dict[str, S.Outcome] = {}  # outcomes of the group of houses being scored
         self.text = self._prepare_text()
 
     # -- engine protocol -------------------------------------------------------------------
@@ -70,8 +73,43 @@ class Bench3DScorer:
         by_house: dict[str, list[Record]] = defaultdict(list)
         for r in todo:
             by_house[r.house].append(r)
-        for house in sorted(by_house):
-            yield [self.score_record(r) for r in by_house[house]]
+        houses = sorted(by_house)
+        start = 0
+        while start < len(houses):
+            # houses are scored in groups of >= BATCH_RECORDS records, each task's box rules on the
+            # whole group at once (vectorised), then handed out one house at a time
+            end, n = start, 0
+            while end < len(houses) and n < BATCH_RECORDS:
+                n += len(by_house[houses[end]])
+                end += 1
+            self._batched = self._score_batched([r for h in houses[start:end] for r in by_house[h]])
+            for house in houses[start:end]:
+                yield [self.score_record(r) for r in by_house[house]]
+            self._batched = {}
+            start = end
+
+    def _score_batched(self, recs: list[Record]) -> dict[str, S.Outcome]:
+        """Outcomes of the answered records of the box tasks (grounding, grounding plus, detection,
+        room detection) and navigation, each task's answers scored together (``S.score_*_many``)."""
+        by_kind: dict[str, list[tuple[Record, str]]] = defaultdict(list)
+        for r in recs:
+            kind = TASKS[r.task].kind
+            if kind in BATCHED_KINDS:
+                text = self.answers.get(r.key)
+                if text is not None:
+                    by_kind[kind].append((r, text))
+        out: dict[str, S.Outcome] = {}
+        for kind, items in by_kind.items():
+            if kind == "grounding":
+                res = S.score_grounding_many(items, self.protocol)
+            elif kind == "grounding_plus":
+                res = S.score_grounding_plus_many(items, self.protocol)
+            elif kind == "navigation":
+                res = S.score_navigation_many(items, self.protocol)
+            else:
+                res = S.score_boxes_many(items, self.protocol, rooms=kind == "room_detection")
+            out.update((r.key, o) for (r, _), o in zip(items, res))
+        return out
 
     # -- answers ---------------------------------------------------------------------------
     def _answer_keys(self, rec: Record) -> list[tuple[str, int | None]]:
@@ -175,6 +213,10 @@ class Bench3DScorer:
             status, values, detail = self._score_choice(rec)
         elif t.kind == "text":
             status, values, detail = self._score_text(rec)
+        elif rec.key in self._batched:
+            status, values, detail = self._batched[rec.key]
+            if t.kind in ("detection", "room_detection"):
+                values = {**values, "n_gt": float(len(rec.gt["labels"]))}
         else:
             text = self.answers.get(rec.key)
             if text is None:
@@ -320,8 +362,9 @@ def aggregate(
         return value, None, used
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(houses), size=(n_resamples, len(houses)))
-    w = np.zeros((n_resamples, len(houses)))
-    np.add.at(w, (np.repeat(np.arange(n_resamples), len(houses)), draws.ravel()), 1.0)
+    # times each house is drawn per resample (np.bincount: the counts np.add.at gave, ~10x faster)
+    flat = (np.arange(n_resamples)[:, None] * len(houses) + draws).ravel()
+    w = np.bincount(flat, minlength=n_resamples * len(houses)).reshape(n_resamples, len(houses)).astype(float)
     boot = np.stack([_primary_value(primaries[t], sums[t], w) for t in used])  # tasks x resamples
     with np.errstate(invalid="ignore"):
         means = np.nanmean(np.where(np.isfinite(boot), boot, np.nan), axis=0) if boot.size else np.array([])
