@@ -14,6 +14,8 @@ import pickle
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -51,7 +53,40 @@ def load_npy(path: str | Path) -> np.ndarray:
     return arr
 
 
-def load_npz(path: str | Path) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class ArrayHeader:
+    """What the ``.npy`` header of an archive member declares (:func:`load_npz` with ``only``): the
+    shape and dtype, its data neither decompressed nor checked."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+def _npz_header(z: Any, key: str) -> np.ndarray | ArrayHeader:
+    """The header of member ``key`` of an open ``NpzFile``; the whole member when its header is not
+    a version 1/2 ``.npy`` one (numpy's own reading, and its errors, decide then)."""
+    from numpy.lib import format as npy
+
+    name = key if key in z.zip.namelist() else f"{key}.npy"
+    with z.zip.open(name) as f:
+        head = f.read(len(npy.MAGIC_PREFIX) + 2)
+        if len(head) < len(npy.MAGIC_PREFIX) + 2 or not head.startswith(npy.MAGIC_PREFIX) or head[-2:] not in (b"\x01\x00", b"\x02\x00"):
+            return z[key]  # type: ignore[no-any-return]
+        read = npy.read_array_header_1_0 if head[-2] == 1 else npy.read_array_header_2_0
+        shape, _fortran, dtype = read(f)
+    if dtype.hasobject:  # the same refusal as numpy's reading with allow_pickle=False
+        raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
+    return ArrayHeader(tuple(int(n) for n in shape), dtype)
+
+
+def load_npz(path: str | Path, only: Collection[str] | None = None) -> dict[str, Any]:
+    """Every array of a ``.npz`` archive; with ``only``, the members not in it give only their
+    :class:`ArrayHeader` (shape and dtype from the header, data not read: their values are not
+    checked, nor is their CRC)."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "array file does not exist")
@@ -59,10 +94,10 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
         with np.load(p, allow_pickle=False) as z:
             if not hasattr(z, "files"):
                 raise InputError(p, "is a single array, not an archive", expected="a .npz archive")
-            out = {}
+            out: dict[str, Any] = {}
             for k in z.files:
                 try:
-                    out[k] = z[k]
+                    out[k] = z[k] if only is None or k in only else _npz_header(z, k)
                 except ValueError as exc:
                     if "pickle" in str(exc).lower():
                         raise InputError(p, "holds Python objects (pickled); refused for safety", field=k) from None

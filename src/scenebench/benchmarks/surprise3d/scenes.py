@@ -12,18 +12,26 @@ what the file held and the decision is logged (logger ``scenebench.surprise3d``)
 
 **Unannotated points.** ScanNet++ writes -100, older files -1: every negative instance id means
 "no instance".
+
+**Scoring reads less.** Scoring needs the instance ids and the point count only:
+:func:`load_scene_for_scoring` reads and checks the instance ids of a ``.npz`` scene, checks the
+coordinates, colours and superpoints by their headers (key, shape, dtype: the same errors as
+:func:`load_scene`) and reads them, with every check of their values (finite coordinates, colour
+range), only when they are used (box predictions). ``scenebench validate surprise3d`` reads and
+checks everything.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.arrays import load_arrays
+from scenebench.io.arrays import ArrayHeader, load_arrays, load_npz
 
 from .writer import COLORS_KEY, COORDS_KEY, INSTANCE_KEY, SUPERPOINTS_KEY
 
@@ -66,13 +74,21 @@ def _array(path: Path, data: dict, key: str) -> np.ndarray:
     if key not in data:
         raise InputError(path, "key missing", field=key, expected=f"keys {COORDS_KEY}, {COLORS_KEY}, {INSTANCE_KEY}")
     v = data[key]
-    if not isinstance(v, np.ndarray):
+    if not isinstance(v, (np.ndarray, ArrayHeader)):
         raise InputError(path, f"holds a {type(v).__name__}", field=key, expected="an array or tensor")
     return v
 
 
 def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
     """Validate the arrays of one scene file and return them with canonical dtypes."""
+    scene = _check(path, data, scene_id)
+    assert isinstance(scene, Scene)
+    return scene
+
+
+def _check(path: Path, data: dict, scene_id: str) -> Scene | ScoringScene:
+    """:func:`check_scene_arrays`; coordinates and colours given as :class:`ArrayHeader` (not read)
+    are checked by shape and dtype only and give a :class:`ScoringScene`."""
     coords = _array(path, data, COORDS_KEY)
     if coords.ndim != 2 or coords.shape[1] != 3:
         raise InputError(path, f"shape {coords.shape}", field=COORDS_KEY, expected="(N, 3)")
@@ -81,8 +97,10 @@ def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
         raise InputError(path, "scene has no points", field=COORDS_KEY, expected="N > 0")
     if coords.dtype.kind not in "fiu":
         raise InputError(path, f"dtype {coords.dtype}", field=COORDS_KEY, expected="numbers (float32)")
-    coords = coords.astype(np.float32, copy=False)
-    if not np.isfinite(coords).all():
+    lazy = isinstance(coords, ArrayHeader)
+    if not lazy:
+        coords = coords.astype(np.float32, copy=False)
+    if not lazy and not np.isfinite(coords).all():
         bad = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
         raise InputError(path, f"non-finite coordinate at point {bad}", field=COORDS_KEY, expected="finite numbers")
     colors = _array(path, data, COLORS_KEY)
@@ -90,10 +108,13 @@ def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
         raise InputError(path, f"shape {colors.shape}", field=COLORS_KEY, expected=f"({n}, 3) like {COORDS_KEY}")
     if colors.dtype.kind not in "fiu":
         raise InputError(path, f"dtype {colors.dtype}", field=COLORS_KEY, expected="numbers in [0, 1] or [0, 255]")
-    colors, color_range = normalise_colors(path, colors)
+    lazy = lazy or isinstance(colors, ArrayHeader)
+    if not lazy:
+        colors, color_range = normalise_colors(path, colors)
     inst = _array(path, data, INSTANCE_KEY)
     if inst.shape != (n,):
         raise InputError(path, f"shape {inst.shape}", field=INSTANCE_KEY, expected=f"({n},) like {COORDS_KEY}")
+    assert isinstance(inst, np.ndarray), "instance ids are always read"
     if inst.dtype.kind == "f":
         # Some pipelines store ids as floats; accept them only when they are whole numbers.
         if not np.isfinite(inst).all() or not np.array_equal(inst, np.round(inst)) or (np.abs(inst) >= 2.0**53).any():
@@ -106,7 +127,41 @@ def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
         sp = _array(path, data, SUPERPOINTS_KEY)
         if sp.shape != (n,) or sp.dtype.kind not in "iu":
             raise InputError(path, f"shape {sp.shape} dtype {sp.dtype}", field=SUPERPOINTS_KEY, expected=f"({n},) integers")
+    if lazy:
+        return ScoringScene(scene_id, path, int(n), inst)
     return Scene(scene_id, path, coords, colors, inst, sp, color_range)
+
+
+class ScoringScene:
+    """A scene as scoring needs it (:func:`load_scene_for_scoring`): ``instance_ids`` (read and
+    checked) and ``n_points``; ``coords``, ``colors``, ``superpoints`` and ``color_range`` are read
+    and fully checked (:func:`load_scene`) on first use."""
+
+    def __init__(self, scene_id: str, path: Path, n_points: int, instance_ids: np.ndarray) -> None:
+        self.scene_id = scene_id
+        self.path = path
+        self.n_points = n_points
+        self.instance_ids = instance_ids
+
+    @cached_property
+    def full(self) -> Scene:
+        return check_scene_arrays(self.path, load_arrays(self.path), self.scene_id)
+
+    @property
+    def coords(self) -> np.ndarray:
+        return self.full.coords
+
+    @property
+    def colors(self) -> np.ndarray:
+        return self.full.colors
+
+    @property
+    def superpoints(self) -> np.ndarray | None:
+        return self.full.superpoints
+
+    @property
+    def color_range(self) -> str:
+        return self.full.color_range
 
 
 def normalise_colors(path: Path, colors: np.ndarray) -> tuple[np.ndarray, str]:
@@ -128,3 +183,12 @@ def load_scene(scenes_dir: str | Path, scene_id: str) -> Scene:
     """Load and validate ``<scenes_dir>/<scene_id>.pth|.npz``."""
     p = scene_path(scenes_dir, scene_id)
     return check_scene_arrays(p, load_arrays(p), scene_id)
+
+
+def load_scene_for_scoring(scenes_dir: str | Path, scene_id: str) -> Scene | ScoringScene:
+    """:func:`load_scene` reading only what scoring needs (module docstring): a ``.npz`` scene's
+    instance ids, and the headers of its other arrays. A ``.pth`` scene is one pickle: read whole."""
+    p = scene_path(scenes_dir, scene_id)
+    if p.suffix.lower() != ".npz":
+        return check_scene_arrays(p, load_arrays(p), scene_id)
+    return _check(p, load_npz(p, only=(INSTANCE_KEY,)), scene_id)

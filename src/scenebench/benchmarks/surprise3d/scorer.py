@@ -35,7 +35,7 @@ from scenebench.results import ConfidenceIntervals, Counts, Results
 
 from .annotations import Annotations, Sample, load_annotations
 from .predictions import DEFAULT_SCORE_THRESHOLD, Prediction, PredictionSet, read_predictions
-from .scenes import Scene, load_scene, scene_path
+from .scenes import Scene, ScoringScene, load_scene_for_scoring, scene_path
 
 BENCHMARK = "surprise3d"
 GROUPS = ("question_type",)
@@ -82,14 +82,17 @@ def protocol_settings(protocol: str, score_threshold: float) -> dict[str, Any]:
     }
 
 
-def score_scene_samples(scene: Scene, samples: Sequence[Sample], preds: PredictionSet, *, protocol: str) -> list[SampleScore]:
+def score_scene_samples(
+    scene: Scene | ScoringScene, samples: Sequence[Sample], preds: PredictionSet, *, protocol: str
+) -> list[SampleScore]:
     """Score the given samples of one scene (all vectorised over the scene's samples)."""
     got: list[Prediction | None] = [preds.by_sample.get(s.sample_id) for s in samples]
     for p in got:
         if p is not None:
             preds.check_scene(p, scene.n_points, scene.scene_id)
     box_rows = [k for k, p in enumerate(got) if p is not None and p.kind == "box"]
-    box_masks = points_in_boxes(scene.coords, [got[k].box for k in box_rows])  # type: ignore[union-attr]
+    # coordinates only for box predictions (a ScoringScene reads them then)
+    box_masks = points_in_boxes(scene.coords, [got[k].box for k in box_rows]) if box_rows else []  # type: ignore[union-attr]
     empty = np.zeros(0, dtype=np.int64)
     masks = [p.indices if (p is not None and p.indices is not None) else empty for p in got]
     for k, m in zip(box_rows, box_masks):
@@ -150,7 +153,7 @@ class Surprise3DScorer:
         *,
         protocol: str = "strict",
         score_threshold: float = DEFAULT_SCORE_THRESHOLD,
-        scene_loader: Callable[[str | Path, str], Scene] = load_scene,
+        scene_loader: Callable[[str | Path, str], Scene | ScoringScene] = load_scene_for_scoring,
     ) -> None:
         self.annotations = annotations
         self.scenes_dir = Path(scenes_dir)
