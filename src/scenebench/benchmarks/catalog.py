@@ -19,11 +19,19 @@ Only strings live here: nothing is imported until a benchmark is used.
 from __future__ import annotations
 
 import functools
-from importlib.metadata import entry_points
+from typing import Any
 
 from scenebench.benchmarks.base import BenchmarkSpec
 from scenebench.errors import ScenebenchError
 from scenebench.registry import Registry
+
+
+def entry_points(**selection: Any) -> Any:
+    """``importlib.metadata.entry_points``, imported on first use (~25 ms of every start-up otherwise)."""
+    from importlib.metadata import entry_points as _entry_points
+
+    return _entry_points(**selection)
+
 
 SPECS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
