@@ -25,6 +25,9 @@ Workloads (defaults):
 Medians of the rounds are printed with the load average (the machine is shared; expect noise).
 
     python benchmarks/bench_e2e.py [--rounds 3] [--only surprise3d|3dbench|rio] [--baseline-src DIR] [--keep DIR]
+
+With ``surprise3d``, the start-up is timed first (``--startup-runs``, default 5): interpreter start to
+the opening of the annotation file (an audit hook ends the child there), and ``score surprise3d --help``.
 """
 
 from __future__ import annotations
@@ -285,6 +288,41 @@ def rio_cmds(files: dict[str, Path], run: Path) -> tuple[list[str], list[str]]:
 # ------------------------------------------------------------------------------------------------
 
 
+FIRST_INPUT = r"""
+import os, runpy, sys
+target = sys.argv[1]
+def hook(event, args):
+    if event == "open" and isinstance(args[0], (str, os.PathLike)) and os.fspath(args[0]) == target:
+        os._exit(0)
+sys.addaudithook(hook)
+sys.argv = ["scenebench", *sys.argv[2:]]
+runpy.run_module("scenebench", run_name="__main__", alter_sys=True)
+"""
+
+
+def startup_times(files: dict[str, Path], root: Path, runs: int, baseline: Path | None) -> None:
+    """Seconds from interpreter start to opening the annotation file (the child exits there), and of
+    ``score surprise3d --help``; medians of interleaved runs (this tree, then the baseline's)."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO / "src")}
+    trees = {"scenebench": env, **({"baseline": {**env, "PYTHONPATH": str(baseline)}} if baseline else {})}
+    ours, _ = surprise3d_cmds(files, root / "run_startup")
+    first = [sys.executable, "-c", FIRST_INPUT, str(files["ann"]), *ours[2:]]
+    helpcmd = [sys.executable, "-m", "scenebench", "score", "surprise3d", "--help"]
+    got: dict[str, dict[str, list[float]]] = {w: {"first input": [], "--help": []} for w in trees}
+    for _ in range(runs):
+        for who, e in trees.items():
+            for what, cmd in (("first input", first), ("--help", helpcmd)):
+                t = time.perf_counter()
+                subprocess.run(cmd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                got[who][what].append(time.perf_counter() - t)
+    for who, v in got.items():
+        print(
+            f"  start-up ({who}): "
+            + ", ".join(f"{k} {statistics.median(x):.3f} s" for k, x in v.items())
+            + f"  (load {os.getloadavg()[0]:.1f})"
+        )
+
+
 def run_rounds(
     name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None
 ) -> dict[str, list[tuple[float, float, float]]]:  # noqa: ANN001
@@ -334,6 +372,7 @@ def main() -> None:
     ap.add_argument("--only", choices=["surprise3d", "3dbench", "rio"], action="append")
     ap.add_argument("--baseline-src", type=Path, default=None, help="Another source tree's src/ to time the same command from.")
     ap.add_argument("--keep", type=Path, default=None, help="Work folder to keep (default: a temporary one).")
+    ap.add_argument("--startup-runs", type=int, default=5, help="surprise3d: runs of the time-to-first-input figure (0: none).")
     ap.add_argument("--s3d-scenes", type=int, default=10)
     ap.add_argument("--s3d-points", type=int, default=200_000)
     ap.add_argument("--s3d-per-scene", type=int, default=300)
@@ -360,6 +399,8 @@ def main() -> None:
             print(
                 f"surprise3d: {n:,} samples x {args.s3d_points:,} points, mask_indices JSONL {files['preds'].stat().st_size / 1e6:.0f} MB"
             )
+            if args.startup_runs:
+                startup_times(files, d, args.startup_runs, args.baseline_src)
             report("surprise3d", run_rounds("s3d", surprise3d_cmds, files, d, args.rounds, args.baseline_src), n, "samples")
         if "3dbench" in only:
             d = root / "b3d"
