@@ -103,3 +103,25 @@ def test_pickled_members_are_refused_without_being_read(tmp_path):
     np.savez(tmp_path / "s.npz", **d)
     with pytest.raises(InputError, match="pickled"):
         load_scene_for_scoring(tmp_path, "s")
+
+
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
+def test_damaged_archives_give_the_same_outcome_as_load_scene(tmp_path, save):
+    # random byte damage: both loaders accept the file or both refuse it with an InputError
+    rng = np.random.default_rng(3)
+    save(tmp_path / "s.npz", **_base())
+    good = (tmp_path / "s.npz").read_bytes()
+
+    def outcome(load):
+        try:
+            load(tmp_path, "s")
+            return "ok"
+        except InputError:
+            return "InputError"
+
+    for _ in range(300):
+        b = bytearray(good)
+        for _ in range(int(rng.integers(1, 4))):
+            b[int(rng.integers(0, len(b)))] = int(rng.integers(0, 256))
+        (tmp_path / "s.npz").write_bytes(bytes(b))
+        assert outcome(load_scene_for_scoring) == outcome(load_scene)

@@ -104,10 +104,12 @@ def load_npz(path: str | Path, only: Collection[str] | None = None) -> dict[str,
                     raise InputError(p, f"unreadable array: {exc}", field=k) from None
                 except (*_DAMAGED_HEADER, OSError, EOFError, zipfile.BadZipFile) as exc:
                     raise InputError(p, f"unreadable array: {_damage(exc)}", field=k) from None
+                except (zlib.error, NotImplementedError) as exc:  # damaged deflate data, unknown compression
+                    raise InputError(p, f"unreadable array: {exc}", field=k) from None
             return out
     except InputError:
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:
         raise InputError(p, f"not a readable .npz archive: {exc}") from None
 
 
