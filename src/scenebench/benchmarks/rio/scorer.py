@@ -188,29 +188,52 @@ class RioScorer:
                 scored.append(k)
         if scored:
             sr = [rows[k] for k in scored]
-            T_pred = np.stack([poses[(t.rescan[i], t.instance[i])] for i in sr])
+            preds_sr = [poses[(t.rescan[i], t.instance[i])] for i in sr]
             n_cand = [1 + len(t.partners[i]) for i in sr]
-            centroid = np.array([t.centroid[i] for i in sr], dtype=float).reshape(len(sr), 3)
-            order = np.array([t.symmetry_order[i] for i in sr])
-            if any(n > 1 for n in n_cand):
-                T_cand = np.stack([T for i in sr for T in (t.pose[i], *t.partner_poses[i])])  # type: ignore[misc]
-                owner = np.repeat(np.arange(len(sr)), n_cand)
-            else:
-                T_cand = np.stack([t.pose[i] for i in sr])  # type: ignore[misc]
-                owner = np.arange(len(sr))
+            span_of = np.zeros(len(rows), dtype=np.int64)
+            for s_i, (a, b) in enumerate(spans):
+                span_of[a:b] = s_i
+            span_sr = span_of[scored]
+            # numpy's einsum sums in an order that follows the memory layout of its operands, and
+            # np.stack gives a transposed layout when every input is transposed (the index's
+            # column-major transforms): rows are computed in groups of rescans whose stacks have
+            # the layout the rescan alone would have had, so every error has the same last bit.
+            f_pred = np.ones(len(spans), dtype=bool)
+            f_cand = np.ones(len(spans), dtype=bool)
+            for n, i in enumerate(sr):
+                sp = span_sr[n]
+                if f_pred[sp] and not _transposed(preds_sr[n]):
+                    f_pred[sp] = False
+                if f_cand[sp] and (not _transposed(t.pose[i]) or any(not _transposed(T) for T in t.partner_poses[i])):  # type: ignore[arg-type]
+                    f_cand[sp] = False
+            layout = (f_pred * 2 + f_cand)[span_sr]
+            cand_start = np.r_[0, np.cumsum(n_cand)]
+            owner = np.repeat(np.arange(len(sr)), n_cand)
+            r_all = np.empty(int(cand_start[-1]))
+            t_all = np.empty(int(cand_start[-1]))
+            r_err = np.empty(len(sr))
+            t_err = np.empty(len(sr))
+            chosen = np.empty(len(sr), dtype=np.int64)
+            for lay in np.unique(layout).tolist():
+                sel = np.flatnonzero(layout == lay).tolist()
+                T_pred = np.stack([preds_sr[n] for n in sel])
+                T_cand = np.stack([T for n in sel for T in (t.pose[sr[n]], *t.partner_poses[sr[n]])])  # type: ignore[misc]
+                centroid = np.stack([np.array(t.centroid[sr[n]], dtype=float) for n in sel])
+                order = np.array([t.symmetry_order[sr[n]] for n in sel])
+                own = np.repeat(np.arange(len(sel)), [n_cand[n] for n in sel])
+                cidx = np.concatenate([np.arange(cand_start[n], cand_start[n + 1]) for n in sel])
+                if self.protocol == "strict":
+                    r_all[cidx], t_all[cidx] = candidate_errors(T_pred[own], T_cand, centroid[own], order[own], "strict")
+                else:
+                    r_g, t_g, c_g = best_candidate_errors(T_pred, T_cand, own, centroid, order, "official")
+                    r_err[sel], t_err[sel], chosen[sel] = r_g, t_g, cidx[c_g]
             if self.protocol == "strict":
                 # Interchangeable instances: one-to-one, no two predictions credited with one object.
-                r_all, t_all = candidate_errors(T_pred[owner], T_cand, centroid[owner], order[owner], "strict")
-                span_of = np.zeros(len(rows), dtype=np.int64)
-                for s_i, (a, b) in enumerate(spans):
-                    span_of[a:b] = s_i
-                keys = [(int(span_of[k]), x) for k, i in zip(scored, sr) for x in (t.instance[i], *t.partners[i])]
+                keys = [(int(span_sr[n]), x) for n, i in enumerate(sr) for x in (t.instance[i], *t.partners[i])]
                 dense = {key: n for n, key in enumerate(sorted(set(keys)))}
                 location = np.array([dense[key] for key in keys], dtype=np.int64)
                 chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
                 r_err, t_err = r_all[chosen], t_all[chosen]
-            else:
-                r_err, t_err, chosen = best_candidate_errors(T_pred, T_cand, owner, centroid, order, "official")
             starts = np.r_[0, np.cumsum(n_cand)][:-1]
             which = (np.asarray(chosen) - starts).tolist()
             hit_lists = [(f, recall_hit(r_err, t_err, rd, tm).tolist()) for f, tm, rd in THRESHOLDS]
@@ -240,6 +263,11 @@ class RioScorer:
             "symmetry": symmetry_class_name(g.symmetry_order),
             "scene": g.scene,
         }
+
+
+def _transposed(T: np.ndarray) -> bool:
+    """True for a column-major 4x4 (np.stack keeps that layout when every input has it)."""
+    return bool(T.flags.f_contiguous and not T.flags.c_contiguous)
 
 
 def _motion(g: GroundTruthInstance) -> str:
