@@ -214,14 +214,15 @@ class RioScorer:
             r_err = np.empty(len(sr))
             t_err = np.empty(len(sr))
             chosen = np.empty(len(sr), dtype=np.int64)
+            cand_layout = layout[owner]
             for lay in np.unique(layout).tolist():
                 sel = np.flatnonzero(layout == lay).tolist()
                 T_pred = np.stack([preds_sr[n] for n in sel])
                 T_cand = np.stack([T for n in sel for T in (t.pose[sr[n]], *t.partner_poses[sr[n]])])  # type: ignore[misc]
-                centroid = np.stack([np.array(t.centroid[sr[n]], dtype=float) for n in sel])
+                centroid = np.array([t.centroid[sr[n]] for n in sel], dtype=float).reshape(len(sel), 3)
                 order = np.array([t.symmetry_order[sr[n]] for n in sel])
                 own = np.repeat(np.arange(len(sel)), [n_cand[n] for n in sel])
-                cidx = np.concatenate([np.arange(cand_start[n], cand_start[n + 1]) for n in sel])
+                cidx = np.flatnonzero(cand_layout == lay)  # the candidates of ``sel``, in order
                 if self.protocol == "strict":
                     r_all[cidx], t_all[cidx] = candidate_errors(T_pred[own], T_cand, centroid[own], order[own], "strict")
                 else:
