@@ -407,12 +407,18 @@ def prepare_scoring(
         gc.disable()
 
     def resume_gc(_run: Any) -> None:  # after scoring, also when it fails
+        # The inputs and records stay alive until the results are built: frozen, the first
+        # collections after this do not walk their millions of objects again (~1 s at 200,000 poses).
+        gc.freeze()
         if gc_was[0]:
             gc.enable()
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
-        with _gc_paused():
-            return _summarize(records)
+        try:
+            with _gc_paused():
+                return _summarize(records)
+        finally:
+            gc.unfreeze()
 
     def _summarize(records: list[SampleScore]) -> Results:
         return build_results(
