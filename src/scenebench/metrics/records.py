@@ -83,6 +83,12 @@ def count(records: Sequence[SampleScore]) -> Counts:
     )
 
 
+def _count_statuses(statuses: Sequence[str]) -> Counts:
+    """:func:`count` of records with these statuses."""
+    c = Counter(statuses)
+    return Counts(n_samples=len(statuses), n_scored=c["scored"], n_missing=c["missing"], n_invalid=c["invalid"], n_excluded=c["excluded"])
+
+
 @dataclass
 class Summary:
     metrics: dict[str, Any]
@@ -116,20 +122,22 @@ def summarize_scores(
     ci = ConfidenceIntervals(level=level, n_resamples=n_resamples, seed=seed)
     metrics["overall"], ci.overall = block([i for i, r in enumerate(records) if r.status != "excluded"])
     counts_by_group: dict[str, dict[str, Counts]] = {}
+    statuses = [r.status for r in records]
+    group_dicts = [r.groups for r in records]
     for g in groups:
         by_val: dict[str, list[int]] = defaultdict(list)
-        all_by_val: dict[str, list[SampleScore]] = defaultdict(list)
-        for i, r in enumerate(records):
-            v = str(r.groups.get(g, "unknown"))
-            all_by_val[v].append(r)
-            if r.status != "excluded":
+        all_by_val: dict[str, list[int]] = defaultdict(list)
+        for i, (d, st) in enumerate(zip(group_dicts, statuses)):
+            v = str(d.get(g, "unknown"))
+            all_by_val[v].append(i)
+            if st != "excluded":
                 by_val[v].append(i)
         key = f"by_{g}"
         metrics[key], cis = {}, {}
         for v in sorted(all_by_val):
             metrics[key][v], cis[v] = block(by_val.get(v, []))
         setattr(ci, key, cis)
-        counts_by_group[key] = {v: count(rs) for v, rs in sorted(all_by_val.items())}
+        counts_by_group[key] = {v: _count_statuses([statuses[i] for i in ix]) for v, ix in sorted(all_by_val.items())}
     return Summary(metrics, ci, count(records), counts_by_group, metric_info(specs))
 
 

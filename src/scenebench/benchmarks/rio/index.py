@@ -99,6 +99,8 @@ class ObjectInfo:
 def _as_int(value: Any, path: Path, where: str, fld: str) -> int:
     if type(value) is int:  # the usual case first (a bool is not of type int): 1.2 M calls for 200,000 poses
         return value
+    if type(value) is str and value.isascii() and value.isdecimal():  # objects.json's ids: "12" (what the check below accepts)
+        return int(value)
     if isinstance(value, bool):
         raise InputError(path, f"is a boolean {value!r}", where=where, field=fld, expected="an integer")
     if isinstance(value, int):

@@ -8,14 +8,14 @@ ground-truth samples of a rescan from both. See ``docs/protocols.md`` (RIO) for 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.geometry.poses import is_identity, symmetry_order
+from scenebench.geometry.poses import is_identity, symmetry_class_name, symmetry_order
 
 from .index import (
     HIDDEN_SPLITS,
@@ -43,6 +43,7 @@ __all__ = [
     "STATIC_TRANS_M",
     "AmbiguityLink",
     "GroundTruthInstance",
+    "GroundTruthTable",
     "ObjectInfo",
     "RigidEntry",
     "Rescan",
@@ -74,6 +75,48 @@ class GroundTruthInstance:
     @property
     def sample_id(self) -> str:
         return f"{self.rescan}/{self.instance}"
+
+
+@dataclass
+class GroundTruthTable:
+    """The samples of many rescans as columns (one entry per sample, in :meth:`ThreeRScan.ground_truth`
+    order, rescan after rescan): what the scorer needs, without an object and a pose stack per
+    sample. ``pose`` / ``centroid`` entries are ``None`` for excluded samples; ``partner_poses[i]``
+    are the candidate poses after the own one (``pose[i]``), landing sample i on ``partners[i]``."""
+
+    rescan: list[str] = field(default_factory=list)
+    scene: list[str] = field(default_factory=list)
+    instance: list[int] = field(default_factory=list)
+    label: list[str] = field(default_factory=list)
+    pose: list[np.ndarray | None] = field(default_factory=list)
+    symmetry_order: list[int] = field(default_factory=list)
+    moved: list[bool] = field(default_factory=list)
+    centroid: list[Sequence[float] | np.ndarray | None] = field(default_factory=list)
+    centroid_source: list[str] = field(default_factory=list)
+    partners: list[list[int]] = field(default_factory=list)
+    partner_poses: list[list[np.ndarray]] = field(default_factory=list)
+    excluded: list[str | None] = field(default_factory=list)
+    bounds: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of each rescan's samples
+
+    def __len__(self) -> int:
+        return len(self.instance)
+
+    def sample_id(self, i: int) -> str:
+        return f"{self.rescan[i]}/{self.instance[i]}"
+
+    def groups(self, i: int) -> dict[str, str]:
+        """The breakdown keys of sample i (as the scorer reports them)."""
+        ex = self.excluded[i]
+        if ex is None:
+            motion = "moved" if self.moved[i] else "static"
+        else:
+            motion = "nonrigid" if ex.startswith("nonrigid") else "unannotated"
+        return {
+            "motion": motion,
+            "label": self.label[i] or "unknown",
+            "symmetry": symmetry_class_name(self.symmetry_order[i]),
+            "scene": self.scene[i],
+        }
 
 
 SCOPES = ("changed", "all")
@@ -159,6 +202,93 @@ class ThreeRScan(RioIndex, ScanFiles):
             moved = not bool(is_identity(pose, rot_tol_deg=STATIC_ROT_DEG, trans_tol_m=STATIC_TRANS_M))
             out.append(GroundTruthInstance(rescan.scan_id, ref, iid, self.label(ref, iid), pose, order, moved, centroid, src, cands, pids))
         return out
+
+    def ground_truth_table(self, rescans: Sequence[Rescan], scope: str = "changed") -> GroundTruthTable:
+        """The samples of ``rescans`` as columns: the same samples, values and errors as
+        :meth:`ground_truth` rescan by rescan (tests compare them), with the per-sample work cut to
+        dictionary look-ups: the obb centroids are taken from the semseg records (checked when read),
+        ``moved`` is decided for all poses in one array call."""
+        check_scope(scope)
+        t = GroundTruthTable()
+        eye = np.eye(4)
+        scored: list[int] = []  # rows whose ``moved`` is decided below, in one call
+        partners_of: dict[str, dict[int, dict[int, np.ndarray]]] = {}
+        for rescan in rescans:
+            start = len(t.instance)
+            ref = rescan.scene_id
+            ref_ids = self.instance_ids(ref)
+            if ref_ids is None:
+                raise InputError(
+                    self.scan_dir(ref),
+                    "reference scan has neither an objects.json entry nor semseg.v2.json",
+                    expected="the reference's instance list",
+                )
+            present = self.instance_ids(rescan.scan_id)
+            rigid, nonrigid, removed = rescan.rigid, rescan.nonrigid, rescan.removed
+            if ref not in partners_of:
+                partners_of[ref] = self._partners(self.scene_by_id[ref])
+            partners = partners_of[ref]
+            sem: dict[int, dict] | None = None
+            objs = self.objects.get(ref, {})
+            for iid in sorted(ref_ids):
+                if iid in removed:
+                    continue
+                in_rigid = iid in rigid
+                if scope == "changed" and not in_rigid and iid not in nonrigid:
+                    continue
+                order = symmetry_order(self.symmetry_code(rescan, iid), self.symmetry_codes)
+                o = objs.get(iid)
+                label = o.label if o is not None and o.label else self.label(ref, iid)
+                excluded = None
+                if iid in nonrigid:
+                    excluded = "nonrigid (no rigid ground-truth pose)"
+                elif present is not None and not in_rigid and iid not in present:
+                    excluded = "not annotated in the rescan and not listed as removed"
+                t.rescan.append(rescan.scan_id)
+                t.scene.append(ref)
+                t.instance.append(iid)
+                t.label.append(label)
+                t.symmetry_order.append(order)
+                t.excluded.append(excluded)
+                if excluded:
+                    t.pose.append(None)
+                    t.moved.append(False)
+                    t.centroid.append(None)
+                    t.centroid_source.append("")
+                    t.partners.append([])
+                    t.partner_poses.append([])
+                    continue
+                t.pose.append(rigid[iid].transform if in_rigid else eye)
+                if sem is None:
+                    sem = self.semseg(ref)
+                g = sem.get(iid)
+                obb = g.get("obb") if g is not None else None
+                if isinstance(obb, dict):
+                    t.centroid.append(obb["centroid"])  # 3 finite numbers: checked by semseg()
+                    t.centroid_source.append("obb")
+                else:
+                    c, src = self.centroid(ref, iid)
+                    t.centroid.append(c)
+                    t.centroid_source.append(src)
+                pids: list[int] = []
+                cands: list[np.ndarray] = []
+                mine = partners.get(iid)
+                if mine:
+                    for j, A in sorted(mine.items()):
+                        if j in ref_ids and j not in removed and j not in nonrigid:  # j has a pose
+                            cands.append((rigid[j].transform if j in rigid else eye) @ A)
+                            pids.append(j)
+                t.partners.append(pids)
+                t.partner_poses.append(cands)
+                t.moved.append(False)
+                scored.append(len(t.instance) - 1)
+            t.bounds.append((start, len(t.instance)))
+        if scored:
+            P = np.stack([t.pose[i] for i in scored])  # type: ignore[misc]
+            still = is_identity(P, rot_tol_deg=STATIC_ROT_DEG, trans_tol_m=STATIC_TRANS_M).tolist()
+            for i, s in zip(scored, still):
+                t.moved[i] = not s
+        return t
 
     def reference_instances(self) -> dict[str, set[int]]:
         """Reference instance ids per rescan (what a prediction may name), without reading geometry."""

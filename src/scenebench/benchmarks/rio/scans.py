@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,15 @@ from scenebench.io.files import check_path_id, is_finite_number, read_json
 
 from .index import ObjectInfo, Rescan, _as_int
 from .writer import OBJ_NAME, PLY_NAME, SEMSEG_NAME
+
+
+def _three_floats(c: Any) -> bool:
+    """True for a list of three finite floats (the usual obb centroid); False means "check it the slow way"."""
+    if type(c) is not list or len(c) != 3:
+        return False
+    a, b, d = c
+    # A non-finite element, or a sum overflowing to infinity, gives a non-finite sum: then False.
+    return type(a) is float and type(b) is float and type(d) is float and math.isfinite(a + b + d)
 
 
 class ScanFiles:
@@ -76,7 +86,7 @@ class ScanFiles:
                     obb = g.get("obb")
                     if obb is not None:
                         c = obb.get("centroid") if isinstance(obb, dict) else None
-                        if not isinstance(c, list) or len(c) != 3 or not all(is_finite_number(x) for x in c):
+                        if not _three_floats(c) and (not isinstance(c, list) or len(c) != 3 or not all(is_finite_number(x) for x in c)):
                             raise InputError(
                                 p, f"is {str(c)[:60]}", where=f"{w} (objectId {iid})", field="obb.centroid", expected="3 finite numbers"
                             )

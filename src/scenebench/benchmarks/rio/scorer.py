@@ -28,6 +28,8 @@ and listed in ``extra.excluded``; removed instances are not in the rescan and ar
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -44,7 +46,7 @@ from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
-from .loader import GroundTruthInstance, Rescan, ThreeRScan, check_scope
+from .loader import GroundTruthInstance, GroundTruthTable, Rescan, ThreeRScan, check_scope
 from .predictions import PosePredictions, read_pose_predictions
 
 THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, degrees (inclusive)
@@ -64,8 +66,14 @@ SPECS = (
 GROUPS = ("motion", "label", "symmetry", "scene")
 
 
+# Rescans are scored together until a batch holds this many samples: one vectorised call per batch
+# instead of one per rescan (2,000 rescans of 100 poses were 2,000 rounds of small numpy calls). A
+# rescan is never split, so a batch is the unit of resumption as before.
+BATCH_SAMPLES = 5000
+
+
 class RioScorer:
-    """Scores one predictions file on the rescans of one split; yields one batch per rescan."""
+    """Scores one predictions file on the rescans of one split; yields batches of whole rescans."""
 
     benchmark = "rio"
 
@@ -79,28 +87,52 @@ class RioScorer:
         self.rescans = rescans
         self.protocol = protocol
         self._gt: dict[str, list[GroundTruthInstance]] = {}
+        self._table: GroundTruthTable | None = None
+        self._ids: list[str] | None = None
 
     def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
         if rescan.scan_id not in self._gt:
             self._gt[rescan.scan_id] = self.data.ground_truth(rescan, self.scope)
         return self._gt[rescan.scan_id]
 
+    @property
+    def table(self) -> GroundTruthTable:
+        """The samples of every evaluated rescan as columns (built once)."""
+        if self._table is None:
+            self._table = self.data.ground_truth_table(self.rescans, self.scope)
+        return self._table
+
     def n_predictions_not_samples(self) -> int:
         """Predictions for instances that are not samples (static ones under ``scope="changed"``): ignored, counted."""
-        ids = {(g.rescan, g.instance) for r in self.rescans for g in self.ground_truth(r)}
+        t = self.table
+        ids = set(zip(t.rescan, t.instance))
         return sum(1 for key in self.preds.poses if key not in ids)
 
     def sample_ids(self) -> list[str]:
-        return [g.sample_id for r in self.rescans for g in self.ground_truth(r)]
+        if self._ids is None:
+            t = self.table
+            self._ids = [f"{r}/{i}" for r, i in zip(t.rescan, t.instance)]
+        return list(self._ids)
 
     def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
-        for r in self.rescans:
-            todo = [g for g in self.ground_truth(r) if g.sample_id not in skip]
+        t = self.table
+        self.sample_ids()
+        ids: list[str] = self._ids  # type: ignore[assignment]
+        rows: list[int] = []
+        spans: list[tuple[int, int]] = []  # [start, end) of each rescan's rows within ``rows``
+        for a, b in t.bounds:
+            todo = [i for i in range(a, b) if ids[i] not in skip] if skip else list(range(a, b))
             if todo:
-                yield self.score_rescan(todo)
+                spans.append((len(rows), len(rows) + len(todo)))
+                rows.extend(todo)
+            if len(rows) >= BATCH_SAMPLES:
+                yield self.score_rows(rows, spans, ids)
+                rows, spans = [], []
+        if rows:
+            yield self.score_rows(rows, spans, ids)
 
     def score_rescan(self, gts: list[GroundTruthInstance]) -> list[SampleScore]:
-        """Score one rescan's instances; all predicted ones in one vectorised call."""
+        """Score one rescan's instances given as objects (the reference the batched path is tested against)."""
         out: dict[str, SampleScore] = {}
         scored = [g for g in gts if g.excluded is None and (g.rescan, g.instance) in self.preds.poses]
         if scored:
@@ -143,6 +175,87 @@ class RioScorer:
             out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
         return [out[g.sample_id] for g in gts]
 
+    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> list[SampleScore]:
+        """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
+        call: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable instances
+        compete only within their rescan (locations are numbered per rescan, in instance order)."""
+        t = self.table
+        poses, lines = self.preds.poses, self.preds.lines
+        out: list[SampleScore | None] = [None] * len(rows)
+        scored: list[int] = []  # positions in ``rows``
+        for k, i in enumerate(rows):
+            if t.excluded[i] is None and (t.rescan[i], t.instance[i]) in poses:
+                scored.append(k)
+        if scored:
+            sr = [rows[k] for k in scored]
+            preds_sr = [poses[(t.rescan[i], t.instance[i])] for i in sr]
+            n_cand = [1 + len(t.partners[i]) for i in sr]
+            span_of = np.zeros(len(rows), dtype=np.int64)
+            for s_i, (a, b) in enumerate(spans):
+                span_of[a:b] = s_i
+            span_sr = span_of[scored]
+            # numpy's einsum sums in an order that follows the memory layout of its operands, and
+            # np.stack gives a transposed layout when every input is transposed (the index's
+            # column-major transforms): rows are computed in groups of rescans whose stacks have
+            # the layout the rescan alone would have had, so every error has the same last bit.
+            f_pred = np.ones(len(spans), dtype=bool)
+            f_cand = np.ones(len(spans), dtype=bool)
+            for n, i in enumerate(sr):
+                sp = span_sr[n]
+                if f_pred[sp] and not _transposed(preds_sr[n]):
+                    f_pred[sp] = False
+                if f_cand[sp] and (not _transposed(t.pose[i]) or any(not _transposed(T) for T in t.partner_poses[i])):  # type: ignore[arg-type]
+                    f_cand[sp] = False
+            layout = (f_pred * 2 + f_cand)[span_sr]
+            cand_start = np.r_[0, np.cumsum(n_cand)]
+            owner = np.repeat(np.arange(len(sr)), n_cand)
+            r_all = np.empty(int(cand_start[-1]))
+            t_all = np.empty(int(cand_start[-1]))
+            r_err = np.empty(len(sr))
+            t_err = np.empty(len(sr))
+            chosen = np.empty(len(sr), dtype=np.int64)
+            cand_layout = layout[owner]
+            for lay in np.unique(layout).tolist():
+                sel = np.flatnonzero(layout == lay).tolist()
+                T_pred = np.stack([preds_sr[n] for n in sel])
+                T_cand = np.stack([T for n in sel for T in (t.pose[sr[n]], *t.partner_poses[sr[n]])])  # type: ignore[misc]
+                centroid = np.array([t.centroid[sr[n]] for n in sel], dtype=float).reshape(len(sel), 3)
+                order = np.array([t.symmetry_order[sr[n]] for n in sel])
+                own = np.repeat(np.arange(len(sel)), [n_cand[n] for n in sel])
+                cidx = np.flatnonzero(cand_layout == lay)  # the candidates of ``sel``, in order
+                if self.protocol == "strict":
+                    r_all[cidx], t_all[cidx] = candidate_errors(T_pred[own], T_cand, centroid[own], order[own], "strict")
+                else:
+                    r_g, t_g, c_g = best_candidate_errors(T_pred, T_cand, own, centroid, order, "official")
+                    r_err[sel], t_err[sel], chosen[sel] = r_g, t_g, cidx[c_g]
+            if self.protocol == "strict":
+                # Interchangeable instances: one-to-one, no two predictions credited with one object.
+                keys = [(int(span_sr[n]), x) for n, i in enumerate(sr) for x in (t.instance[i], *t.partners[i])]
+                dense = {key: n for n, key in enumerate(sorted(set(keys)))}
+                location = np.array([dense[key] for key in keys], dtype=np.int64)
+                chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
+                r_err, t_err = r_all[chosen], t_all[chosen]
+            starts = np.r_[0, np.cumsum(n_cand)][:-1]
+            which = (np.asarray(chosen) - starts).tolist()
+            hit_lists = [(f, recall_hit(r_err, t_err, rd, tm).tolist()) for f, tm, rd in THRESHOLDS]
+            (f1, h1), (f2, h2) = hit_lists
+            for n, (k, i, r, te, j) in enumerate(zip(scored, sr, r_err.tolist(), t_err.tolist(), which)):
+                detail: dict[str, Any] = {"line": lines[(t.rescan[i], t.instance[i])], "centroid_from": t.centroid_source[i]}
+                if j > 0:
+                    detail["matched_partner"] = t.partners[i][j - 1]
+                out[k] = SampleScore(ids[i], t.scene[i], "scored", {"r_err": r, "t_err": te, f1: h1[n], f2: h2[n]}, t.groups(i), detail)
+        err = math.inf if self.protocol == "strict" else math.nan
+        for k, i in enumerate(rows):
+            if out[k] is not None:
+                continue
+            ex = t.excluded[i]
+            if ex is not None:
+                out[k] = SampleScore(ids[i], t.scene[i], "excluded", {}, t.groups(i), {"reason": ex})
+                continue
+            vals = {"r_err": err, "t_err": err, **{f: 0.0 for f, _, _ in THRESHOLDS}}
+            out[k] = SampleScore(ids[i], t.scene[i], "missing", vals, t.groups(i), {"reason": "no prediction"})
+        return out  # type: ignore[return-value]
+
     @staticmethod
     def _groups(g: GroundTruthInstance) -> dict[str, str]:
         return {
@@ -151,6 +264,11 @@ class RioScorer:
             "symmetry": symmetry_class_name(g.symmetry_order),
             "scene": g.scene,
         }
+
+
+def _transposed(T: np.ndarray) -> bool:
+    """True for a column-major 4x4 (np.stack keeps that layout when every input has it)."""
+    return bool(T.flags.f_contiguous and not T.flags.c_contiguous)
 
 
 def _motion(g: GroundTruthInstance) -> str:
@@ -229,6 +347,20 @@ def scoring_settings(
     }
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: reading the inputs builds millions of small lists and
+    dicts (none of them cyclic), and every full collection walked all of them again (about half
+    of the decoding time of 3RScan.json, objects.json and the semseg files)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def prepare_scoring(
     *,
     data: str | Path,
@@ -245,9 +377,10 @@ def prepare_scoring(
     """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
     checked = check_protocol(protocol)
     check_scope(scope)
-    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
-    rescans = loaded.split_rescans(split)
-    preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    with _gc_paused():
+        loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
+        rescans = loaded.split_rescans(split)
+        preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
     settings = scoring_settings(
         split=split,
         scope=scope,
@@ -265,8 +398,29 @@ def prepare_scoring(
     meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
+    with _gc_paused():
+        scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
+    gc_was = [gc.isenabled()]
+
+    def pause_gc(_scorer: Any) -> None:  # the records of 200,000 samples triggered dozens of full collections
+        gc_was[0] = gc.isenabled()
+        gc.disable()
+
+    def resume_gc(_run: Any) -> None:  # after scoring, also when it fails
+        # The inputs and records stay alive until the results are built: frozen, the first
+        # collections after this do not walk their millions of objects again (~1 s at 200,000 poses).
+        gc.freeze()
+        if gc_was[0]:
+            gc.enable()
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
+        try:
+            with _gc_paused():
+                return _summarize(records)
+        finally:
+            gc.unfreeze()
+
+    def _summarize(records: list[SampleScore]) -> Results:
         return build_results(
             records,
             protocol=checked,
@@ -282,7 +436,7 @@ def prepare_scoring(
             },
         )
 
-    return ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio")
+    return ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio", on_open=pause_gc, on_stop=resume_gc)
 
 
 def score_rio(

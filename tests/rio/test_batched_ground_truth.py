@@ -1,0 +1,118 @@
+"""The batched RIO path (ground truth as columns, batches of whole rescans) against the per-rescan
+reference (:meth:`ThreeRScan.ground_truth`, :meth:`RioScorer.score_rescan`) on random indexes with
+interchangeable partners, non-rigid, removed and unannotated instances, static and moved ones."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from scenebench.benchmarks.rio import scorer as scorer_mod
+from scenebench.benchmarks.rio.loader import ThreeRScan
+from scenebench.benchmarks.rio.predictions import read_pose_predictions, write_pose_predictions
+from scenebench.benchmarks.rio.scorer import RioScorer
+from scenebench.benchmarks.rio.writer import write_index
+
+
+def _pose(rng, scale=1.0):
+    T = np.eye(4)
+    T[:3, :3] = Rotation.random(random_state=rng).as_matrix()
+    T[:3, 3] = rng.normal(size=3) * scale
+    return T
+
+
+def _random_data(root, seed):
+    rng = np.random.default_rng(seed)
+    scenes, preds = [], []
+    for s in range(6):
+        ref = f"ref-{s}"
+        n = int(rng.integers(3, 12))
+        ids = list(range(1, n + 1))
+        amb = []
+        for _ in range(int(rng.integers(0, 3))):  # chains of interchangeable instances
+            grp = rng.choice(ids, size=min(n, int(rng.integers(2, 4))), replace=False)
+            amb.append([{"instance_source": int(a), "instance_target": int(b), "transform": _pose(rng)} for a, b in zip(grp[:-1], grp[1:])])
+        scans = []
+        for r in range(int(rng.integers(1, 4))):
+            resc = f"rescan-{s}-{r}"
+            kind = rng.choice(["rigid", "static", "nonrigid", "removed"], size=n, p=[0.5, 0.25, 0.1, 0.15])
+            rigid = []
+            for i, k in zip(ids, kind):
+                if k != "rigid":
+                    continue
+                T = np.eye(4) if rng.random() < 0.15 else _pose(rng)  # some listed but not moved
+                rigid.append({"instance_reference": i, "symmetry": int(rng.integers(0, 3)), "transform": T})
+            scans.append(
+                {
+                    "reference": resc,
+                    "rigid": rigid,
+                    "nonrigid": [i for i, k in zip(ids, kind) if k == "nonrigid"],
+                    "removed": [i for i, k in zip(ids, kind) if k == "removed"],
+                }
+            )
+            for i in ids:
+                if rng.random() < 0.8:
+                    preds.append({"rescan": resc, "instance": i, "pose": _pose(rng, 0.5)})
+            # the rescan's own annotation lacks some static instances: "unannotated"
+            (root / resc).mkdir(parents=True)
+            kept = [i for i in ids if rng.random() < 0.85]
+            (root / resc / "semseg.v2.json").write_text(json.dumps({"segGroups": [{"objectId": i, "label": "x"} for i in kept]}))
+        scenes.append({"reference": ref, "type": "validation", "ambiguity": amb, "scans": scans})
+        groups = []
+        for i in ids:
+            g = {"objectId": i, "id": i, "label": ["chair", "table", ""][i % 3]}
+            c = rng.normal(size=3)
+            g["obb"] = {"centroid": [float(c[0]), int(round(c[1])), float(c[2])] if i % 4 == 0 else c.tolist()}
+            groups.append(g)
+        (root / ref).mkdir(parents=True)
+        (root / ref / "semseg.v2.json").write_text(json.dumps({"segGroups": groups}))
+    write_index(root, scenes, {})
+    (root / "objects.json").unlink()  # labels and instance lists from semseg.v2.json
+    write_pose_predictions(root / "p.jsonl", preds)
+    return root
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("scope", ["changed", "all"])
+def test_table_equals_ground_truth(tmp_path, seed, scope):
+    data = ThreeRScan(_random_data(tmp_path / "d", seed))
+    rescans = data.split_rescans("validation")
+    t = data.ground_truth_table(rescans, scope)
+    k = 0
+    for r, (a, b) in zip(rescans, t.bounds):
+        ref = data.ground_truth(r, scope)
+        assert b - a == len(ref)
+        for g in ref:
+            assert (t.rescan[k], t.scene[k], t.instance[k], t.label[k]) == (g.rescan, g.scene, g.instance, g.label)
+            assert (t.symmetry_order[k], t.moved[k], t.excluded[k], t.partners[k]) == (g.symmetry_order, g.moved, g.excluded, g.partners)
+            assert t.sample_id(k) == g.sample_id
+            assert t.groups(k) == RioScorer._groups(g)
+            if g.excluded is None:
+                assert np.array_equal(np.asarray(t.centroid[k], dtype=float), g.centroid) and t.centroid_source[k] == g.centroid_source
+                assert np.array_equal(np.stack([t.pose[k], *t.partner_poses[k]]), np.stack(g.candidates))
+            k += 1
+    assert k == len(t)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("protocol", ["strict", "official"])
+@pytest.mark.parametrize("scope", ["changed", "all"])
+@pytest.mark.parametrize("batch", [1, 7, 5000])
+def test_batches_score_like_each_rescan(tmp_path, monkeypatch, seed, protocol, scope, batch):
+    root = _random_data(tmp_path / "d", seed)
+    data = ThreeRScan(root)
+    rescans = data.split_rescans("validation")
+    preds = read_pose_predictions(root / "p.jsonl", data.reference_instances(), evaluated=[r.scan_id for r in rescans])
+    sc = RioScorer(data, preds, rescans, protocol, scope)
+    ids = sc.sample_ids()
+    skip = {i for i in ids if np.random.default_rng(seed).random() < 0.2} if batch == 7 else set()
+    monkeypatch.setattr(scorer_mod, "BATCH_SAMPLES", batch)
+    got = [r.to_json() for b in sc.iter_scores(skip) for r in b]
+    want = []
+    for r in rescans:
+        todo = [g for g in sc.ground_truth(r) if g.sample_id not in skip]
+        if todo:
+            want.extend(x.to_json() for x in sc.score_rescan(todo))
+    assert ids == [g.sample_id for r in rescans for g in sc.ground_truth(r)]
+    assert json.dumps(got) == json.dumps(want)
