@@ -78,9 +78,17 @@ class RioScorer:
     benchmark = "rio"
 
     def __init__(
-        self, data: ThreeRScan, predictions: PosePredictions, rescans: list[Rescan], protocol: str = "strict", scope: str = "changed"
+        self,
+        data: ThreeRScan,
+        predictions: PosePredictions,
+        rescans: list[Rescan],
+        protocol: str = "strict",
+        scope: str = "changed",
+        only: set[str] | None = None,
     ) -> None:
+        """``only``: score just these sample ids (``run --limit``); the others are not samples."""
         check_protocol(protocol, field="protocol")
+        self.only = only
         self.scope = check_scope(scope)
         self.data = data
         self.preds = predictions
@@ -92,7 +100,8 @@ class RioScorer:
 
     def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
         if rescan.scan_id not in self._gt:
-            self._gt[rescan.scan_id] = self.data.ground_truth(rescan, self.scope)
+            gts = self.data.ground_truth(rescan, self.scope)
+            self._gt[rescan.scan_id] = gts if self.only is None else [g for g in gts if g.sample_id in self.only]
         return self._gt[rescan.scan_id]
 
     @property
@@ -112,6 +121,8 @@ class RioScorer:
         if self._ids is None:
             t = self.table
             self._ids = [f"{r}/{i}" for r, i in zip(t.rescan, t.instance)]
+        if self.only is not None:
+            return [i for i in self._ids if i in self.only]
         return list(self._ids)
 
     def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
@@ -120,8 +131,12 @@ class RioScorer:
         ids: list[str] = self._ids  # type: ignore[assignment]
         rows: list[int] = []
         spans: list[tuple[int, int]] = []  # [start, end) of each rescan's rows within ``rows``
+        only = self.only
         for a, b in t.bounds:
-            todo = [i for i in range(a, b) if ids[i] not in skip] if skip else list(range(a, b))
+            if only is not None:
+                todo = [i for i in range(a, b) if ids[i] in only and ids[i] not in skip]
+            else:
+                todo = [i for i in range(a, b) if ids[i] not in skip] if skip else list(range(a, b))
             if todo:
                 spans.append((len(rows), len(rows) + len(todo)))
                 rows.extend(todo)

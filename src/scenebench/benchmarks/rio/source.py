@@ -157,7 +157,7 @@ class RIOSource:
         preds = read_pose_predictions(
             predictions_path, self.data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True
         )
-        scorer = _SubsetRioScorer(self.data, preds, rescans, protocol, self.scope, chosen, self._gt)
+        scorer = RioScorer(self.data, preds, rescans, protocol, self.scope, only=chosen)
         settings = scoring_settings(
             split=self.split,
             scope=self.scope,
@@ -181,16 +181,3 @@ class RIOSource:
             )
 
         return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring rio")
-
-
-class _SubsetRioScorer(RioScorer):
-    """RioScorer restricted to the run's samples (``--limit`` / ``--tasks``), reusing the loaded ground truth."""
-
-    def __init__(
-        self, data: Any, preds: Any, rescans: list[Any], protocol: str, scope: str, chosen: set[str], gt: Mapping[str, list[Any]]
-    ) -> None:
-        super().__init__(data, preds, rescans, protocol, scope)
-        self._chosen, self._loaded = chosen, gt
-
-    def ground_truth(self, rescan: Any) -> list[Any]:
-        return [g for g in self._loaded[rescan.scan_id] if g.sample_id in self._chosen]
