@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import iter_jsonl_decoded, read_jsonl_line
+from scenebench.io.files import _parse_jsonl_line, iter_jsonl_decoded, read_jsonl_line
+from scenebench.io.jsonl_ints import PAD, UintArrayReader
 
 from .annotations import Annotations
 
@@ -177,6 +178,8 @@ def _compact(idx: np.ndarray) -> np.ndarray:
 
 
 def parse_mask_indices(path: Path, where: str, value: Any) -> Prediction:
+    if isinstance(value, CompactIndices):  # read and compacted with its batch (JSONL)
+        return Prediction("mask_indices", where, limit=value.limit, **_mask_fields(value.indices))
     arr = _int_array(path, where, "mask_indices", value, "a list of point indices (integers >= 0)")
     limit = int(arr.max()) + 1 if arr.size else 0
     return Prediction("mask_indices", where, limit=limit, **_mask_fields(_compact(arr)))
@@ -370,9 +373,9 @@ def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
         line = decoder.decode(raw)
         rec = {f: v for f in plain if (v := getattr(line, f)) is not None}
         for f in raw_ints:
-            text = bytes(getattr(line, f))
-            if text and text != b"null":
-                rec[f] = _raw_int_array(text)
+            text = getattr(line, f)  # a view of ``raw``: nothing is copied until its batch is read
+            if len(text) and not (len(text) == 4 and memoryview(text) == b"null"):
+                rec[f] = _PendingInts(text, raw)
         for f, dtype in arrays:
             v = getattr(line, f)
             if v is not None:
@@ -382,9 +385,113 @@ def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
     return decode
 
 
+class _PendingInts:
+    """The raw JSON text of a ``mask_indices`` array (a view of its ``line``), read later with the
+    arrays of the lines around it (:func:`_read_batch`)."""
+
+    __slots__ = ("line", "text")
+
+    def __init__(self, text: Any, line: bytes) -> None:
+        self.text, self.line = text, line
+
+
+@dataclass(frozen=True)
+class CompactIndices:
+    """A ``mask_indices`` list already read and compacted: what :func:`parse_mask_indices` makes
+    of it (sorted unique int32 ``indices``, ``limit`` = largest index + 1)."""
+
+    indices: np.ndarray
+    limit: int
+
+
+# Text of the arrays read at once: large enough that the numpy calls of a batch cost little beside
+# their work, small enough that every temporary stays in cache (a few hundred kilobytes).
+_BATCH_BYTES = 1 << 18
+
+
+def _in_batches(path: Path, lines: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """``(lineno, record)`` of ``lines`` in the same order, every pending ``mask_indices`` read.
+
+    Consecutive records with a pending array are gathered (up to :data:`_BATCH_BYTES` of text) and
+    read together; any other record first sends on the ones gathered before it. When reading ahead
+    fails (a damaged line), the records before that line still come first, then the error: the
+    caller meets every problem in file order, as with one line at a time.
+    """
+    batch: list[tuple[int, dict[str, Any]]] = []
+    size = 0
+    reader = UintArrayReader()
+    while True:
+        try:
+            item = next(lines, None)
+        except Exception:
+            yield from _read_batch(path, batch, reader)
+            raise
+        if item is None:
+            break
+        rec = item[1]
+        pending = rec.get("mask_indices") if isinstance(rec, dict) else None
+        if not isinstance(pending, _PendingInts):
+            yield from _read_batch(path, batch, reader)
+            batch, size = [], 0
+            yield item
+            continue
+        batch.append(item)
+        size += len(pending.text)
+        if size >= _BATCH_BYTES:
+            yield from _read_batch(path, batch, reader)
+            batch, size = [], 0
+    yield from _read_batch(path, batch, reader)
+
+
+def _read_batch(path: Path, batch: list[tuple[int, dict[str, Any]]], reader: UintArrayReader) -> Iterator[tuple[int, Any]]:
+    """The records of ``batch`` with their ``mask_indices`` as :class:`CompactIndices`, all read by
+    one :func:`~scenebench.io.jsonl_ints.parse_uint_arrays` call. A batch it does not read (a
+    negative or long number, floats, ...) goes line by line through what the per-line decoder did
+    before batches: ``_raw_int_array``, else the standard-library record of the line."""
+    if not batch:
+        return
+    pend = [rec["mask_indices"] for _, rec in batch]
+    compact = _compact_batch([p.text for p in pend], reader)
+    for (lineno, rec), p, got in zip(batch, pend, compact):
+        if got is None:
+            try:
+                rec["mask_indices"] = _raw_int_array(bytes(p.text))
+            except Exception:  # noqa: BLE001 - as the per-line decoder's refusal: the standard-library path
+                rec = _parse_jsonl_line(path, p.line, lineno)
+        else:
+            rec["mask_indices"] = got
+        yield lineno, rec
+
+
+def _compact_batch(texts: list[Any], reader: UintArrayReader) -> list[CompactIndices | None]:
+    """:class:`CompactIndices` of each raw array text (``None`` for all when the batch is not plain)."""
+    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=bounds[1:])
+    got = reader.read(b"".join([*texts, PAD]), bounds)
+    if got is None:
+        return [None] * len(texts)
+    values, counts = got
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    # arrays not strictly increasing (a step down or a repeat inside them) are sorted as before
+    steps = np.flatnonzero(values[1:] <= values[:-1]) + 1
+    inside = steps[starts[np.minimum(np.searchsorted(starts, steps), starts.size - 1)] != steps]  # not an array's first value
+    unsorted = set(np.searchsorted(ends, inside, side="right").tolist())
+    out: list[CompactIndices | None] = []
+    for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist())):
+        seg = values[a:b]
+        if a == b:
+            out.append(CompactIndices(seg.copy(), 0))
+        elif k in unsorted:
+            out.append(CompactIndices(_compact(seg), int(seg.max()) + 1))
+        else:
+            out.append(CompactIndices(seg.copy(), int(seg[-1]) + 1))
+    return out
+
+
 def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
-        for lineno, rec in iter_jsonl_decoded(path, _fast_decoder()):
+        for lineno, rec in _in_batches(path, iter_jsonl_decoded(path, _fast_decoder())):
             yield f"line {lineno}", rec
     except InputError as exc:
         if exc.reason.startswith("non-finite") and exc.where and exc.where.startswith("line "):
