@@ -48,14 +48,18 @@ class UintArrayReader:
         self._flags = np.zeros(0, dtype=bool)
         self._words = np.zeros(0, dtype=np.uint64)
 
-    def _buffers(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Work buffers for a batch of ``n`` bytes: bytes (n,), flags (2n,), words (3 * (n // 2 + 1),)."""
+    def _byte_buffers(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Work buffers for a batch of ``n`` bytes: bytes (n,) and flags (2n,)."""
         if self._bytes.size < n:
-            size = max(n, 2 * self._bytes.size)
-            self._bytes = np.zeros(size, dtype=np.uint8)
-            self._flags = np.zeros(2 * size, dtype=bool)
-            self._words = np.zeros(3 * (size // 2 + 1), dtype=np.uint64)
-        return self._bytes, self._flags, self._words
+            self._bytes = np.zeros(n, dtype=np.uint8)
+            self._flags = np.zeros(2 * n, dtype=bool)
+        return self._bytes, self._flags
+
+    def _word_buffer(self, m: int) -> np.ndarray:
+        """Work words for a batch of ``m`` numbers: (2m,)."""
+        if self._words.size < 2 * m:
+            self._words = np.zeros(2 * m, dtype=np.uint64)
+        return self._words
 
     def read(self, text: bytes, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """Values and lengths of K JSON arrays laid end to end in ``text``.
@@ -79,7 +83,7 @@ class UintArrayReader:
         a = np.frombuffer(text, dtype=np.uint8)
         if not ((a[bounds[:-1]] == 0x5B).all() and (a[bounds[1:] - 1] == 0x5D).all()):
             return None
-        byte_buf, flag_buf, word_buf = self._buffers(n)
+        byte_buf, flag_buf = self._byte_buffers(n)
         shifted = np.subtract(a, np.uint8(0x30), out=byte_buf[:n])
         digit = np.less(shifted, 10, out=flag_buf[:n])
         # first[i]: a number starts at byte i + 1 (byte i is no digit, byte i + 1 is), i + 1 < bounds[K];
@@ -92,7 +96,8 @@ class UintArrayReader:
         # the 8 bytes from each start, as one little-endian word (first byte lowest)
         starts8 = np.ndarray((n - 8,), dtype="S8", buffer=text, offset=1, strides=(1,))
         words = starts8[first].view("<u8")  # (boolean indexing: faster than np.compress into a buffer)
-        values = _digits_value(words, word_buf[:m], word_buf[m : 2 * m])
+        work = self._word_buffer(m)
+        values = _digits_value(words, work[:m], work[m : 2 * m])
         if values is None:
             return None
         return values, counts

@@ -404,9 +404,39 @@ class CompactIndices:
     limit: int
 
 
+class _Arena:
+    """Keeps the sorted indices of many lines in large blocks (views handed out), not one array each.
+
+    Once scored, a scene's predictions are dropped (:class:`~.scorer.Surprise3DScorer`); a block
+    goes back to the system when no view of it is left (a large block is a mapping of its own, and
+    its pages are touched only as they fill), so the memory of the predictions is free again
+    before the results are computed. Thousands of small arrays instead stay in the allocator's
+    heap for the rest of the run.
+    """
+
+    ITEMS = 1 << 20  # int32 per block (4 MB: a mapping of its own, freed as soon as its scenes are scored)
+
+    def __init__(self) -> None:
+        self._block = np.zeros(0, dtype=np.int32)
+        self._used = 0
+
+    def keep(self, seg: np.ndarray) -> np.ndarray:
+        """A copy of ``seg`` (int32) inside the current block."""
+        n = seg.size
+        if n > self.ITEMS // 8:
+            return seg.copy()
+        if self._used + n > self._block.size:
+            self._block = np.empty(self.ITEMS, dtype=np.int32)
+            self._used = 0
+        out = self._block[self._used : self._used + n]
+        out[...] = seg
+        self._used += n
+        return out
+
+
 # Text of the arrays read at once: large enough that the numpy calls of a batch cost little beside
 # their work, small enough that every temporary stays in cache (a few hundred kilobytes).
-_BATCH_BYTES = 1 << 18
+_BATCH_BYTES = 1 << 17
 
 
 def _in_batches(path: Path, lines: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
@@ -419,31 +449,31 @@ def _in_batches(path: Path, lines: Iterator[tuple[int, Any]]) -> Iterator[tuple[
     """
     batch: list[tuple[int, dict[str, Any]]] = []
     size = 0
-    reader = UintArrayReader()
+    reader, arena = UintArrayReader(), _Arena()
     while True:
         try:
             item = next(lines, None)
         except Exception:
-            yield from _read_batch(path, batch, reader)
+            yield from _read_batch(path, batch, reader, arena)
             raise
         if item is None:
             break
         rec = item[1]
         pending = rec.get("mask_indices") if isinstance(rec, dict) else None
         if not isinstance(pending, _PendingInts):
-            yield from _read_batch(path, batch, reader)
+            yield from _read_batch(path, batch, reader, arena)
             batch, size = [], 0
             yield item
             continue
         batch.append(item)
         size += len(pending.text)
         if size >= _BATCH_BYTES:
-            yield from _read_batch(path, batch, reader)
+            yield from _read_batch(path, batch, reader, arena)
             batch, size = [], 0
-    yield from _read_batch(path, batch, reader)
+    yield from _read_batch(path, batch, reader, arena)
 
 
-def _read_batch(path: Path, batch: list[tuple[int, dict[str, Any]]], reader: UintArrayReader) -> Iterator[tuple[int, Any]]:
+def _read_batch(path: Path, batch: list[tuple[int, dict[str, Any]]], reader: UintArrayReader, arena: _Arena) -> Iterator[tuple[int, Any]]:
     """The records of ``batch`` with their ``mask_indices`` as :class:`CompactIndices`, all read by
     one :func:`~scenebench.io.jsonl_ints.parse_uint_arrays` call. A batch it does not read (a
     negative or long number, floats, ...) goes line by line through what the per-line decoder did
@@ -451,7 +481,7 @@ def _read_batch(path: Path, batch: list[tuple[int, dict[str, Any]]], reader: Uin
     if not batch:
         return
     pend = [rec["mask_indices"] for _, rec in batch]
-    compact = _compact_batch([p.text for p in pend], reader)
+    compact = _compact_batch([p.text for p in pend], reader, arena)
     for (lineno, rec), p, got in zip(batch, pend, compact):
         if got is None:
             try:
@@ -463,7 +493,7 @@ def _read_batch(path: Path, batch: list[tuple[int, dict[str, Any]]], reader: Uin
         yield lineno, rec
 
 
-def _compact_batch(texts: list[Any], reader: UintArrayReader) -> list[CompactIndices | None]:
+def _compact_batch(texts: list[Any], reader: UintArrayReader, arena: _Arena) -> list[CompactIndices | None]:
     """:class:`CompactIndices` of each raw array text (``None`` for all when the batch is not plain)."""
     bounds = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([len(t) for t in texts], out=bounds[1:])
@@ -477,15 +507,18 @@ def _compact_batch(texts: list[Any], reader: UintArrayReader) -> list[CompactInd
     steps = np.flatnonzero(values[1:] <= values[:-1]) + 1
     inside = steps[starts[np.minimum(np.searchsorted(starts, steps), starts.size - 1)] != steps]  # not an array's first value
     unsorted = set(np.searchsorted(ends, inside, side="right").tolist())
+    last = values[np.maximum(ends - 1, 0)].astype(np.int64) if values.size else np.zeros(counts.size, dtype=np.int64)
     out: list[CompactIndices | None] = []
-    for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist())):
+    for k, (a, b, top) in enumerate(zip(starts.tolist(), ends.tolist(), last.tolist())):
         seg = values[a:b]
         if a == b:
             out.append(CompactIndices(seg.copy(), 0))
         elif k in unsorted:
             out.append(CompactIndices(_compact(seg), int(seg.max()) + 1))
+        elif (b - a) * 32 > top + 1:  # dense: packed into bits at once (_mask_fields), not kept
+            out.append(CompactIndices(seg, top + 1))
         else:
-            out.append(CompactIndices(seg.copy(), int(seg[-1]) + 1))
+            out.append(CompactIndices(arena.keep(seg), top + 1))
     return out
 
 
