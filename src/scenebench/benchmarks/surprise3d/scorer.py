@@ -170,6 +170,7 @@ class Surprise3DScorer:
         self.score_threshold = score_threshold
         self.scene_loader = scene_loader
         self._preds: PredictionSet | None = None
+        self._released = False  # some scored predictions were dropped (iter_scores)
         self.n_scene_loads = 0
         self.n_samples_scored = 0
 
@@ -184,6 +185,12 @@ class Surprise3DScorer:
         return [s.sample_id for s in self.annotations.samples]
 
     def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        """One batch per scene. A scene's predictions are dropped once its batch is taken, and all of
+        them at the end: their memory (returned to the system, see ``predictions._Arena``) then
+        holds the records, the store and the results that come after (the peak of a run is at its
+        end). Another pass reads the predictions file again."""
+        if self._released:
+            self._preds, self._released = None, False
         for scene_id, samples in self.annotations.by_scene().items():
             todo = [s for s in samples if s.sample_id not in skip]
             if not todo:
@@ -194,6 +201,10 @@ class Surprise3DScorer:
             batch = score_scene_samples(scene, todo, preds, protocol=self.protocol)
             self.n_samples_scored += len(batch)
             yield batch
+            self._released = True
+            for s in todo:
+                preds.by_sample.pop(s.sample_id, None)
+        self._preds, self._released = None, False  # every batch taken: nothing is left to score
 
 
 def input_fingerprints(annotations: Annotations, scenes_dir: str | Path, predictions_path: str | Path) -> dict[str, Any]:
