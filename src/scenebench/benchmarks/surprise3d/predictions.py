@@ -436,7 +436,7 @@ class _Arena:
 
 # Text of the arrays read at once: large enough that the numpy calls of a batch cost little beside
 # their work, small enough that every temporary stays in cache (a few hundred kilobytes).
-_BATCH_BYTES = 1 << 17
+_BATCH_BYTES = 1 << 18
 
 
 def _in_batches(path: Path, lines: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
