@@ -69,6 +69,14 @@ def test_every_digit_count_and_the_largest_value():
         b"5",
         b"null",
         b'"[1]"',
+        b"[1,\x002]",  # control characters, other punctuation, bytes beyond ASCII
+        b"[1,\x0b 2]",
+        b"[1, 2\xff]",
+        b"[1;2]",
+        b"[1:2]",
+        b"[1#2]",
+        b"[1/2]",
+        b"[1, 2}",
     ],
 )
 def test_anything_but_plain_small_integers_is_left_to_the_caller(bad):
