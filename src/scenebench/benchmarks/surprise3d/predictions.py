@@ -583,7 +583,9 @@ def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(where, record)`` from a ``.jsonl`` or ``.parquet`` predictions file, streamed."""
+    """``(where, record)`` from a ``.jsonl`` or ``.parquet`` predictions file, streamed. A JSONL
+    ``mask_indices`` comes as :class:`CompactIndices` when its batch was read by the fast path,
+    else as an int64 array or the standard-library value (:func:`parse_mask_indices` takes all)."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "predictions file does not exist")
