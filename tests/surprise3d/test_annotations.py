@@ -155,3 +155,14 @@ def test_writer_round_trip_through_loader(tmp_path):
     assert ann.samples[0].object_ids == (1, 2)
     write_scene(tmp_path / "s1.npz", np.zeros((3, 3)), np.zeros((3, 3)), [1, 2, -1])
     assert load_scene(tmp_path, "s1").n_points == 3
+
+
+def test_sample_id_key_text_is_json_dumps():
+    # derive_sample_id reuses one encoder: the key text must stay exactly json.dumps's
+    import hashlib
+    import json
+
+    cases = [("s0", (3, 1, 3), 'Où est la \u2028 "lampe" \\ ? \U0001f600', "cs"), ("s_1", (10**20,), "", "t"), ("x", (0,), "\x00\t", "ü")]
+    for scene, ids, desc, qt in cases:
+        key = json.dumps([scene, sorted(set(ids)), desc, qt], ensure_ascii=False, separators=(",", ":"))
+        assert derive_sample_id(scene, ids, desc, qt) == f"{scene}:{hashlib.sha256(key.encode('utf-8')).hexdigest()[:12]}"

@@ -146,3 +146,23 @@ def test_box_detection_uses_inclusive_thresholds_and_clamped_overlap():
     assert r["box_iou"].tolist() == pytest.approx([0.5, 0.25, 0.2, 0.0])
     assert r["box_a25"].tolist() == [1, 1, 0, 0]
     assert r["box_a50"].tolist() == [1, 0, 0, 0]
+
+
+def test_membership_is_the_per_sample_lookup():
+    # one scatter for all samples (the vectorised form) against the per-sample searchsorted it replaced
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        targets = [rng.choice(40, size=int(rng.integers(1, 4)), replace=False) for _ in range(int(rng.integers(0, 20)))]
+        values = S._target_values(targets)
+        want = np.zeros((len(targets), values.size + 1), dtype=bool)
+        for k, x in enumerate(targets):
+            want[k, np.searchsorted(values, np.asarray(x, dtype=np.int64))] = True
+        assert np.array_equal(S.membership(targets, values), want)
+
+
+def test_int32_and_int64_predictions_count_alike():
+    rng = np.random.default_rng(6)
+    inst, preds, targets = _random_scene(rng, 300)
+    a = S.scene_counts(inst, preds, targets)
+    b = S.scene_counts(inst, [p.astype(np.int32) for p in preds], targets)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))

@@ -85,9 +85,13 @@ class Annotations:
         return out
 
 
+# What json.dumps(..., ensure_ascii=False, separators=(",", ":")) builds on every call (the same text).
+_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def derive_sample_id(scene_id: str, object_ids: tuple[int, ...], description: str, question_type: str) -> str:
     """The content-derived id documented in the module docstring (without the ``#n`` suffix)."""
-    key = json.dumps([scene_id, sorted(set(object_ids)), description, question_type], ensure_ascii=False, separators=(",", ":"))
+    key = _KEY_ENCODER.encode([scene_id, sorted(set(object_ids)), description, question_type])
     return f"{scene_id}:{hashlib.sha256(key.encode('utf-8')).hexdigest()[:12]}"
 
 

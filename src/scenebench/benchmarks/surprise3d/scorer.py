@@ -94,7 +94,7 @@ def score_scene_samples(
     # coordinates only for box predictions (a ScoringScene reads them then)
     box_masks = points_in_boxes(scene.coords, [got[k].box for k in box_rows]) if box_rows else []  # type: ignore[union-attr]
     empty = np.zeros(0, dtype=np.int64)
-    masks = [p.indices if (p is not None and p.indices is not None) else empty for p in got]
+    masks = [empty if p is None else _or_empty(p.indices, empty) for p in got]  # (packed masks unpack once)
     for k, m in zip(box_rows, box_masks):
         masks[k] = m
     targets = [s.targets for s in samples]
@@ -108,6 +108,10 @@ def score_scene_samples(
             r = box_detection(np.stack([got[k].box for k in box_rows]), np.where(ok[:, None], gt_boxes, 0.0))  # type: ignore[union-attr]
             for name, v in r.items():
                 det[name][box_rows] = np.where(ok, v, 0.0)
+    # Python numbers of every column at once (indexing numpy arrays per sample cost more than scoring)
+    n_gt, n_pred, n_inter = seg["n_gt"].tolist(), seg["n_pred"].tolist(), seg["inter"].tolist()
+    iou, a25, a50 = seg["iou"].tolist(), seg["a25"].tolist(), seg["a50"].tolist()
+    det_lists = {name: v.tolist() for name, v in det.items()}
     out = []
     for k, (s, p) in enumerate(zip(samples, got)):
         detail: dict[str, Any] = {
@@ -116,24 +120,28 @@ def score_scene_samples(
             "question_type": s.question_type,
             "object_name": list(s.object_name),
             "object_id": list(s.object_ids),
-            "n_gt": int(seg["n_gt"][k]),
-            "n_pred": int(seg["n_pred"][k]),
-            "n_inter": int(seg["inter"][k]),
+            "n_gt": n_gt[k],
+            "n_pred": n_pred[k],
+            "n_inter": n_inter[k],
             "kind": p.kind if p is not None else None,
             "where": p.where if p is not None else None,
         }
         if p is not None and p.kind == "box":
             detail["box"] = p.box.tolist()  # type: ignore[union-attr]
         groups = {"question_type": s.question_type}
-        if seg["n_gt"][k] == 0:
+        if n_gt[k] == 0:
             detail["reason"] = EMPTY_GT_REASON
             out.append(SampleScore(s.sample_id, s.scene_id, "excluded", {}, groups, detail))
             continue
-        values = {"iou": float(seg["iou"][k]), "a25": float(seg["a25"][k]), "a50": float(seg["a50"][k])}
-        for name, v in det.items():
-            values[name] = float(v[k])
+        values = {"iou": iou[k], "a25": a25[k], "a50": a50[k]}
+        for name, v in det_lists.items():
+            values[name] = v[k]
         out.append(SampleScore(s.sample_id, s.scene_id, "scored" if p is not None else "missing", values, groups, detail))
     return out
+
+
+def _or_empty(indices: np.ndarray | None, empty: np.ndarray) -> np.ndarray:
+    return empty if indices is None else indices
 
 
 class Surprise3DScorer:
@@ -162,6 +170,7 @@ class Surprise3DScorer:
         self.score_threshold = score_threshold
         self.scene_loader = scene_loader
         self._preds: PredictionSet | None = None
+        self._released = False  # some scored predictions were dropped (iter_scores)
         self.n_scene_loads = 0
         self.n_samples_scored = 0
 
@@ -176,6 +185,12 @@ class Surprise3DScorer:
         return [s.sample_id for s in self.annotations.samples]
 
     def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        """One batch per scene. A scene's predictions are dropped once its batch is taken, and all of
+        them at the end: their memory (returned to the system, see ``predictions._Arena``) then
+        holds the records, the store and the results that come after (the peak of a run is at its
+        end). Another pass reads the predictions file again."""
+        if self._released:
+            self._preds, self._released = None, False
         for scene_id, samples in self.annotations.by_scene().items():
             todo = [s for s in samples if s.sample_id not in skip]
             if not todo:
@@ -186,6 +201,10 @@ class Surprise3DScorer:
             batch = score_scene_samples(scene, todo, preds, protocol=self.protocol)
             self.n_samples_scored += len(batch)
             yield batch
+            self._released = True
+            for s in todo:
+                preds.by_sample.pop(s.sample_id, None)
+        self._preds, self._released = None, False  # every batch taken: nothing is left to score
 
 
 def input_fingerprints(annotations: Annotations, scenes_dir: str | Path, predictions_path: str | Path) -> dict[str, Any]:
