@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.bench3d import batch_parsing as B
 from scenebench.benchmarks.bench3d import parsing as P
 from scenebench.benchmarks.bench3d.choice import rotate, score_choice
 from scenebench.benchmarks.bench3d.records import Record
@@ -142,6 +143,114 @@ def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], defa
         out.append(best if best is not None else default)
         prev_end = s.end if s.end >= 0 else prev_end
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# label mentions of many answers at once (the rules of label_mentions and box_labels)
+
+_WORD_SPLIT = re.compile(r"([a-z]+)")
+_JOIN_LOWERED = "[)"  # between answers: no letter and two characters long, so words never join across
+
+
+@lru_cache(maxsize=256)
+def _form_keys(candidates: tuple[str, ...]) -> dict[str, str]:
+    """Every word form :func:`_which` reads (``key``, ``key + "s"``, ``key + "es"``) -> the lookup key
+    it names, with :func:`_which`'s precedence: ``_which(f, lookup) == lookup[_form_keys(c)[f]]``
+    for the forms here, and None for every other text."""
+    lookup = _label_lookup(candidates)
+    out: dict[str, str] = {}
+    for key in lookup:
+        for f in (key, key + "s", key + "es"):
+            if f in lookup:
+                out[f] = f
+            elif f[-1:] == "s" and f[:-1] in lookup:
+                out[f] = f[:-1]
+            elif f[-2:] == "es" and f[:-2] in lookup:
+                out[f] = f[:-2]
+    return out
+
+
+@lru_cache(maxsize=256)
+def _key_set(candidates: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_label_lookup(candidates))
+
+
+def _mentions_of_group(lowered: list[str], candidates: tuple[str, ...]) -> tuple[list[int], list[int], list[str]]:
+    """(answer, end offset, lookup key) of every mention in answers whose candidates share one key set.
+
+    The walk of :func:`label_mentions`, over the words of all these answers split once: only words
+    that start some label form are visited (any other word is a one-word step with no mention), and
+    words inside a longer mention are skipped as its step skips them.
+    """
+    pieces = _WORD_SPLIT.split(_JOIN_LOWERED.join(lowered))  # gap, word, gap, word, ..., gap
+    words, gaps = pieces[1::2], pieces[0::2]
+    ends = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))[1::2].tolist()
+    lens = [len(t) + len(_JOIN_LOWERED) for t in lowered]
+    base = np.cumsum(lens) - lens
+    prefixes, forms = _label_prefixes(candidates), _form_keys(candidates)
+    n_words = len(words)
+    found_word: list[int] = []
+    found_key: list[str] = []
+    nxt = 0
+    for i in [i for i, w in enumerate(words) if w in prefixes]:
+        if i < nxt:
+            continue
+        joined = words[i]
+        key = forms.get(joined)
+        last, step = i, 1
+        for n in range(1, min(MAX_LABEL_WORDS, n_words - i)):
+            if gaps[i + n] not in (" ", "_", "-"):  # joinable: one space, "_" or "-" between the words
+                break
+            joined += words[i + n]
+            if joined not in prefixes:
+                break
+            k = forms.get(joined)
+            if k is not None:
+                key, last, step = k, i + n, n + 1  # the longest mention wins
+        if key is not None:
+            found_word.append(last)
+            found_key.append(key)
+        nxt = i + step
+    end_abs = np.array([ends[w] for w in found_word], dtype=np.int64)
+    owner = np.searchsorted(base, end_abs, side="right") - 1
+    return owner.tolist(), (end_abs - base[owner]).tolist(), found_key
+
+
+def box_labels_many(texts: list[str], boxes: B.Boxes, candidates: list[tuple[str, ...]], defaults: list[str | None]) -> list[str | None]:
+    """:func:`box_labels` of every box of many answers (``texts`` normalised; ``candidates`` and
+    ``defaults`` per answer), in the order of ``boxes``."""
+    lowered = [t.lower() for t in texts]
+    by_keys: dict[frozenset[str], list[int]] = {}
+    for k, c in enumerate(candidates):
+        by_keys.setdefault(_key_set(c), []).append(k)
+    m_owner: list[int] = []
+    m_end: list[int] = []
+    m_label: list[str] = []
+    for ks in by_keys.values():
+        own, end, keys = _mentions_of_group([lowered[k] for k in ks], candidates[ks[0]])
+        m_owner += [ks[o] for o in own]
+        m_end += end
+        m_label += [_label_lookup(candidates[ks[o]])[key] for o, key in zip(own, keys)]
+    order = np.lexsort((np.array(m_end, dtype=np.int64), np.array(m_owner, dtype=np.int64)))
+    width = max([len(t) for t in texts] + [len(t) for t in lowered] + [0]) + 2
+    m_key = (np.array(m_owner, dtype=np.int64) * width + np.array(m_end, dtype=np.int64))[order]
+    m_end_sorted = np.array(m_end, dtype=np.int64)[order]
+    m_owner_sorted = np.array(m_owner, dtype=np.int64)[order]
+    own, start = boxes.owner, boxes.start
+    # the last mention ending before the box, after the previous box of the answer
+    k = np.searchsorted(m_key, own * width + start, side="right") - 1
+    kk = np.maximum(k, 0)
+    prev_end = np.zeros(len(own), dtype=np.int64)
+    if len(own):
+        same = np.concatenate(([False], own[1:] == own[:-1]))
+        prev_end[same] = np.maximum(boxes.end[:-1][same[1:]], 0)
+    ok = (
+        (start >= 0) & (k >= 0) & (m_owner_sorted[kk] == own) & (m_end_sorted[kk] >= prev_end)
+        if len(m_key)
+        else np.zeros(len(own), dtype=bool)
+    )
+    labels_sorted = [m_label[i] for i in order.tolist()]
+    return [labels_sorted[i] if hit else defaults[o] for i, hit, o in zip(kk.tolist(), ok.tolist(), own.tolist())]
 
 
 def missing_values(kind: str, protocol: str) -> dict[str, float]:
@@ -284,54 +393,106 @@ def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> l
 
 
 def score_boxes_many(items: list[tuple[Record, str]], protocol: str, rooms: bool) -> list[Outcome]:
-    """:func:`score_boxes` of many answers: the strict match matrices of all answers at once (:func:`match_matrices`)."""
-    spans_all = [P.parse_box_spans(text, protocol) for _, text in items]
-    preds = [np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6) for spans in spans_all]
-    oks: list[np.ndarray | None] = [None] * len(items)
-    if protocol != "official":  # (official tests boxes its own way)
-        gts = [rec.gt["boxes"] for rec, _ in items]
-        if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
-            pairs = [(room_box_to_center_size(p), room_box_to_center_size(g)) for p, g in zip(preds, gts)]
-        else:
-            pairs = [(p, np.asarray(g, dtype=float).reshape(-1, 6)) for p, g in zip(preds, gts)]
-        oks = list(match_matrices(pairs, rooms))
-    return [_score_boxes(rec, text, spans, pred, ok, protocol, rooms) for (rec, text), spans, pred, ok in zip(items, spans_all, preds, oks)]
+    """:func:`score_boxes` of many answers (strict: :func:`score_boxes_strict_many`)."""
+    if protocol != "official":
+        return score_boxes_strict_many(items, rooms)
+    out = []
+    for rec, text in items:
+        boxes = P.parse_boxes(text, protocol)
+        out.append(_score_boxes_official(rec, text, len(boxes), np.asarray(boxes, dtype=float).reshape(-1, 6), rooms))
+    return out
 
 
-def _score_boxes(
-    rec: Record, text: str, spans: list[P.Span], pred: np.ndarray, ok: np.ndarray | None, protocol: str, rooms: bool
-) -> Outcome:
+def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> list[Outcome]:
+    """Strict detection / room detection of many answers, every step on all answers at once.
+
+    The strict rules (the per-answer version is ``ref_score_boxes`` in ``tests/bench3d/test_batched_rules.py``): boxes read by :func:`.batch_parsing.box_spans_many`,
+    labelled by :func:`box_labels_many`; every (predicted, GT) pair of every answer in one array
+    (as :func:`match_matrices`), valid when the normalised labels agree and the centre lies in the
+    GT box (IoU >= 0.5 for rooms); ``tp`` is the size of a maximum one-to-one matching of the valid
+    pairs, the number :func:`L.match_count` returns whatever its tie-breaking cost. Most answers
+    need no search: when no GT box has two valid boxes (or no box two valid GT boxes), the matching
+    takes every box (GT box) with a valid pair; the others go to :func:`L.max_matching_size`.
+    """
+    n = len(items)
+    gt_labels: list[list[str]] = [rec.gt["labels"] for rec, _ in items]
+    boxes = B.box_spans_many([text for _, text in items])
+    n_pred = boxes.per_answer(n)
+    gt_norm = [[norm_label(g) for g in labs] for labs in gt_labels]
+    defaults = [labs[0] if len(set(gn)) == 1 else None for labs, gn in zip(gt_labels, gt_norm)]
+    labels = box_labels_many(boxes.texts, boxes, [_candidates(tuple(labs)) for labs in gt_labels], defaults)
+    m = np.array([len(labs) for labs in gt_labels], dtype=np.int64)
+    gt = np.concatenate([np.asarray(rec.gt["boxes"], dtype=float).reshape(-1, 6) for rec, _ in items]) if n else np.zeros((0, 6))
+    pred = boxes.values
+    if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
+        pred, gt = room_box_to_center_size(pred), room_box_to_center_size(gt)
+    # pair t of answer k: (box op[k] + t // m[k], GT og[k] + t % m[k]), row-major as its (n, m) matrix
+    nm = n_pred * m
+    owner = np.repeat(np.arange(n), nm)
+    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
+    pi = (np.cumsum(n_pred) - n_pred)[owner] + local // m[owner]
+    gi = (np.cumsum(m) - m)[owner] + local % m[owner]
+    ok = L.box_iou(pred[pi], gt[gi]) if rooms else L.point_in_box(pred[pi, :3], gt[gi]).astype(float)
+    ids: dict[str, int] = {}
+    gid = np.array([ids.setdefault(g, len(ids)) for gn in gt_norm for g in gn], dtype=np.int64)
+    pid = np.array([-1 if lab is None else ids.setdefault(norm_label(lab), len(ids)) for lab in labels], dtype=np.int64)
+    valid = (pid[pi] == gid[gi]) & ((ok >= 0.5) if rooms else (ok > 0))
+    tp = _matching_sizes(valid, pi, gi, boxes.owner, np.repeat(np.arange(n), m), n_pred, m)
+    out: list[Outcome] = []
+    at = 0
+    for k, (np_, tp_k) in enumerate(zip(n_pred.tolist(), tp)):
+        detail: dict[str, Any] = {"n_boxes": np_, "labels": labels[at : at + np_]}
+        at += np_
+        vals = {"tp": float(tp_k), "n_pred": float(np_), "n_gt": float(len(gt_labels[k]))}
+        if not np_:
+            detail["reason"] = "no box"
+        out.append(("scored" if np_ else "invalid", vals, detail))
+    return out
+
+
+def _matching_sizes(
+    valid: np.ndarray, pi: np.ndarray, gi: np.ndarray, box_owner: np.ndarray, gt_owner: np.ndarray, n_pred: np.ndarray, m: np.ndarray
+) -> list[int]:
+    """Size of a maximum matching of each answer's valid (box, GT) pairs (see :func:`L.max_matching_size`)."""
+    n = len(n_pred)
+    row_deg = np.bincount(pi[valid], minlength=len(box_owner))
+    col_deg = np.bincount(gi[valid], minlength=len(gt_owner))
+    cols_ok = np.bincount(gt_owner[col_deg > 1], minlength=n) == 0
+    rows_ok = np.bincount(box_owner[row_deg > 1], minlength=n) == 0
+    rows_hit = np.bincount(box_owner[row_deg > 0], minlength=n)
+    cols_hit = np.bincount(gt_owner[col_deg > 0], minlength=n)
+    tp = np.where(cols_ok, rows_hit, np.where(rows_ok, cols_hit, -1)).tolist()
+    hard = [k for k, t in enumerate(tp) if t < 0]
+    if hard:
+        first_box, first_gt = np.cumsum(n_pred) - n_pred, np.cumsum(m) - m
+        pair_owner = box_owner[pi]
+        for k in hard:
+            v = np.zeros((int(n_pred[k]), int(m[k])), dtype=bool)
+            sel = valid & (pair_owner == k)
+            v[pi[sel] - first_box[k], gi[sel] - first_gt[k]] = True
+            tp[k] = L.max_matching_size(v)
+    return tp
+
+
+def _score_boxes_official(rec: Record, text: str, n_pred: int, pred: np.ndarray, rooms: bool) -> Outcome:
+    """Official detection / room detection of one answer: a GT object counts when the answer names
+    its label and some predicted box is on it (the released tests)."""
     gt_labels: list[str] = rec.gt["labels"]
     gt_boxes = rec.gt["boxes"]
-    n_pred = len(spans)
     detail: dict[str, Any] = {"n_boxes": n_pred}
-    if protocol == "official":
-        low = text.lower()
-        # released: detection tests the label as written against the lower-cased answer (so "Chair"
-        # never matches); room detection lower-cases both
-        named = np.array([(lab.lower() if rooms else lab) in low for lab in gt_labels], dtype=bool)
-        if rooms:  # boxes as written, (x, z, y, lx, lz, h): the released IoU never reorders them
-            iou, crash = L.official_room_iou(np.asarray(gt_boxes, float).reshape(-1, 6), pred)
-            found = (iou > 0.5).any(axis=1) if n_pred else np.zeros(len(gt_labels), dtype=bool)
-            if crash[named].any():
-                detail["released_crash"] = "ZeroDivisionError: a zero-volume GT and predicted box pair (scored as no match)"
-        else:
-            found = L.official_detection_hits(pred, np.asarray(gt_boxes, float).reshape(-1, 6), named)
-        hits = int((named & found).sum()) if n_pred else 0
-        vals = {"hits": float(hits), "n_pred": float(n_pred)}
+    low = text.lower()
+    # released: detection tests the label as written against the lower-cased answer (so "Chair"
+    # never matches); room detection lower-cases both
+    named = np.array([(lab.lower() if rooms else lab) in low for lab in gt_labels], dtype=bool)
+    if rooms:  # boxes as written, (x, z, y, lx, lz, h): the released IoU never reorders them
+        iou, crash = L.official_room_iou(np.asarray(gt_boxes, float).reshape(-1, 6), pred)
+        found = (iou > 0.5).any(axis=1) if n_pred else np.zeros(len(gt_labels), dtype=bool)
+        if crash[named].any():
+            detail["released_crash"] = "ZeroDivisionError: a zero-volume GT and predicted box pair (scored as no match)"
     else:
-        cands = _candidates(tuple(gt_labels))
-        gt_norm = np.array([norm_label(g) for g in gt_labels], dtype=object)
-        default = gt_labels[0] if len(set(gt_norm.tolist())) == 1 else None
-        labels = box_labels(text, spans, cands, default)
-        pred_norm = np.array([norm_label(lab) if lab is not None else "\x00" for lab in labels], dtype=object)
-        same = (pred_norm[:, None] == gt_norm[None, :]).astype(bool).reshape(n_pred, len(gt_labels))
-        assert ok is not None
-        valid = same & ((ok >= 0.5) if rooms else (ok > 0))
-        cost = 1.0 - ok if rooms else None
-        tp = L.match_count(valid, cost)
-        vals = {"tp": float(tp), "n_pred": float(n_pred), "n_gt": float(len(gt_labels))}
-        detail["labels"] = labels
+        found = L.official_detection_hits(pred, np.asarray(gt_boxes, float).reshape(-1, 6), named)
+    hits = int((named & found).sum()) if n_pred else 0
+    vals = {"hits": float(hits), "n_pred": float(n_pred)}
     status = "scored" if n_pred else "invalid"
     if not n_pred:
         detail["reason"] = "no box"
