@@ -105,3 +105,60 @@ def test_strict_boxes_many_match_the_per_answer_rules_with_any_labels(rooms):
     for (rec, text), g, r in zip(items, got, ref):
         assert same(g, r), (text, rec.gt["labels"], g, r)
     assert sum(o[1]["tp"] >= 2 for o in ref) > 200
+
+
+def test_points_many_match_parse_point():
+    ts = texts(5)
+    found, points = B.points_many(ts)
+    for t, f, p in zip(ts, found.tolist(), points):
+        ref = P.parse_point(t, "strict")
+        assert f == (ref is not None), t
+        if ref is not None:
+            assert bits(ref) == bits(p), t
+    assert found.sum() > 1000
+
+
+def test_waypoints_many_match_parse_waypoints():
+    rng = random.Random(6)
+    ts = texts(6)
+    ts += [" -> ".join(f"[{rng.uniform(-5, 5):.2f}, {rng.uniform(-5, 5):.2f}]" for _ in range(rng.randint(0, 9))) for _ in range(500)]
+    owner, pts = B.waypoints_many(ts)
+    got = split(owner, len(ts), pts)
+    n = 0
+    for t, g in zip(ts, got):
+        ref = P.parse_waypoints(t, "strict")
+        assert len(ref) == len(g), t
+        assert bits(ref) == bits([v for (v,) in g]), t
+        n += len(ref)
+    assert n > 3000
+
+
+def nav_pairs(seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    preds, gts = [], []
+    for _ in range(1500):
+        # lengths past 8 and 128: numpy's pairwise sum changes shape there
+        n, m = (
+            int(x)
+            for x in rng.choice([0, 1, 2, 3, 7, 8, 9, 17, 130, 300], size=2, p=[0.05, 0.1, 0.2, 0.2, 0.15, 0.1, 0.1, 0.06, 0.02, 0.02])
+        )
+        p = rng.normal(size=(n, 2)) * rng.choice([1e-8, 0.1, 1, 5, 1e16, 1e154])
+        g = rng.normal(size=(m, 2)) * 3
+        if n and rng.random() < 0.15:
+            p[rng.integers(n), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan, -0.0, 1e308])
+        preds.append(p)
+        gts.append(g)
+    return preds, gts
+
+
+def test_path_losses_and_lengths_equal_the_per_path_functions():
+    from scenebench.metrics import navigation as N
+
+    preds, gts = nav_pairs(7)
+    with np.errstate(all="ignore"):
+        losses = N.path_losses(preds, gts)
+        ref = [N.path_loss(p, g) for p, g in zip(preds, gts)]
+        lengths = N.path_lengths(preds + gts)
+        ref_len = [N.path_length(p) for p in preds + gts]
+    assert bits(losses) == bits(ref)
+    assert bits(lengths) == bits(ref_len)

@@ -167,3 +167,69 @@ def box_spans_many(answers: list[str]) -> Boxes:
         values = np.concatenate([values, np.array(w_values, dtype=float).reshape(-1, 6)])
     order = np.argsort(owner, kind="stable")  # each answer uses one rule, whose boxes are in text order
     return Boxes(owner[order], start[order], end[order], values[order], tab.texts)
+
+
+def _first_per_text(owner: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """For each text, the first of ``rows`` (indices into ``owner``, ascending) it owns, or -1."""
+    out = np.full(n, -1, dtype=np.int64)
+    texts, first = np.unique(owner[rows], return_index=True)
+    out[texts] = rows[first]
+    return out
+
+
+def points_many(answers: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.parsing.parse_point` (strict) of every answer: (found (n,) bool, points (n, 3)).
+
+    The first group of three numbers; else the centre of the first group of six; else, when no
+    group holds a number, all the answer's numbers if there are exactly three.
+    """
+    tab = strict_group_table(answers)
+    n, own, cnt = tab.n_texts, tab.owner, tab.count
+    rows = np.arange(len(own))
+    g3 = _first_per_text(own, rows[cnt == 3], n)
+    g6 = _first_per_text(own, rows[cnt == 6], n)
+    g = np.where(g3 >= 0, g3, g6)
+    found = g >= 0
+    points = np.zeros((n, 3))
+    points[found] = tab.nums[tab.lo[g[found], None] + np.arange(3)]
+    for k in np.flatnonzero(tab.groups_per_text() == 0).tolist():
+        nums = strict_numbers(tab.texts[k])
+        if len(nums) == 3:
+            found[k] = True
+            points[k] = nums
+    return found, points
+
+
+def waypoints_many(answers: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.parsing.parse_waypoints` (strict) of every answer: (owner (w,), waypoints (w, 2)),
+    in answer then text order.
+
+    Groups of two numbers, and groups of three read as ``(x, y, z)`` without ``y``, if any; else the
+    groups of an even count cut into pairs; else, when no group holds a number, all the answer's
+    numbers cut into pairs if their count is even.
+    """
+    tab = strict_group_table(answers)
+    n, own, cnt = tab.n_texts, tab.owner, tab.count
+    small = (cnt == 2) | (cnt == 3)
+    has_small = _per_text(own, small, n) > 0
+    g = np.flatnonzero(has_small[own] & small)
+    parts = [(own[g], tab.lo[g, None] + np.where(cnt[g] == 3, 2, 1)[:, None] * np.arange(2))]
+    g = np.flatnonzero(~has_small[own] & (cnt % 2 == 0))
+    reps = cnt[g] // 2
+    j = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)  # pair j of its group
+    g = np.repeat(g, reps)
+    parts.append((own[g], tab.lo[g, None] + 2 * j[:, None] + np.arange(2)))
+    owner = np.concatenate([p[0] for p in parts])
+    values = tab.nums[np.concatenate([p[1] for p in parts]).reshape(-1, 2)] if len(owner) else np.zeros((0, 2))
+    w_owner: list[int] = []
+    w_values: list[float] = []
+    for k in np.flatnonzero(tab.groups_per_text() == 0).tolist():
+        nums = strict_numbers(tab.texts[k])
+        if nums and len(nums) % 2 == 0:
+            w_owner.extend([k] * (len(nums) // 2))
+            w_values.extend(nums)
+    if w_owner:
+        owner = np.concatenate([owner, _ints(w_owner)])
+        values = np.concatenate([values, np.array(w_values, dtype=float).reshape(-1, 2)])
+    order = np.argsort(owner, kind="stable")
+    return owner[order], values[order]

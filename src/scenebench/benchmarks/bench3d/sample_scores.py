@@ -286,6 +286,25 @@ def score_choice_record(
     return out.correct, out.chosen, out.rule, out.parsed
 
 
+def _boxes_of(items: list[tuple[Record, str]], protocol: str) -> list[list[list[float]]]:
+    """:func:`P.parse_boxes` of every answer (strict: all at once, :func:`.batch_parsing.box_spans_many`)."""
+    if protocol == "official":
+        return [P.parse_boxes(text, protocol) for _, text in items]
+    boxes = B.box_spans_many([text for _, text in items])
+    out: list[list[list[float]]] = [[] for _ in items]
+    for k, v in zip(boxes.owner.tolist(), boxes.values.tolist()):
+        out[k].append(v)
+    return out
+
+
+def _points_of(items: list[tuple[Record, str]], protocol: str) -> list[list[float] | None]:
+    """:func:`P.parse_point` of every answer (strict: all at once, :func:`.batch_parsing.points_many`)."""
+    if protocol == "official":
+        return [P.parse_point(text, protocol) for _, text in items]
+    found, points = B.points_many([text for _, text in items])
+    return [p if f else None for f, p in zip(found.tolist(), points.tolist())]
+
+
 def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
     return score_grounding_many([(rec, text)], protocol)[0]
 
@@ -293,7 +312,7 @@ def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
 def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
     """:func:`score_grounding` of many answers: boxes parsed one by one, the metrics computed on the
     stacked (answers, 6) boxes at once (elementwise, so each row's values are those of one box)."""
-    parsed = [P.parse_boxes(text, protocol) for _, text in items]
+    parsed = _boxes_of(items, protocol)
     one = [k for k, boxes in enumerate(parsed) if len(boxes) == 1]
     out: list[Outcome] = []
     for boxes in parsed:
@@ -321,7 +340,7 @@ def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
 
 def score_grounding_plus_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
     """:func:`score_grounding_plus` of many answers; the in-box test on the stacked points at once."""
-    pts = [P.parse_point(text, protocol) for _, text in items]
+    pts = _points_of(items, protocol)
     out: list[Outcome] = []
     for (rec, _), pt in zip(items, pts):
         if pt is None:
@@ -504,32 +523,54 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
 
 
 def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
-    """:func:`score_navigation` of many answers: nDTW's dynamic programme run on all answers at once
-    (``N.dtw_many``); path loss, success and SPL per answer."""
-    parsed = [P.parse_waypoints(text, protocol) for _, text in items]
-    ok = [k for k, pts in enumerate(parsed) if pts]
-    arrays = {k: np.asarray(parsed[k], dtype=float) for k in ok}
+    """:func:`score_navigation` of many answers: waypoints read at once (strict:
+    :func:`.batch_parsing.waypoints_many`), nDTW's dynamic programme on all answers at once
+    (``N.dtw_many``), strict path loss and path lengths likewise (``N.path_losses``,
+    ``N.path_lengths``); success and SPL from those per answer."""
+    if protocol == "official":
+        parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
+    else:
+        owner, pts = B.waypoints_many([text for _, text in items])
+        cuts = np.cumsum(np.bincount(owner, minlength=len(items)))[:-1]
+        parsed = np.split(pts, cuts) if items else []
+    ok = [k for k, p in enumerate(parsed) if len(p)]
+    gts = [items[k][0].gt["positions"] for k in ok]
     with np.errstate(invalid="ignore", over="ignore"):
-        dists = N.dtw_many([arrays[k] for k in ok], [items[k][0].gt["positions"] for k in ok])
+        dists = N.dtw_many([parsed[k] for k in ok], gts)
+        if protocol == "official":
+            loss_of: dict[int, float] = {}
+        else:
+            loss_of = dict(zip(ok, N.path_losses([parsed[k] for k in ok], gts).tolist()))
+        pred_len = dict(zip(ok, N.path_lengths([parsed[k] for k in ok]).tolist()))
+        gt_len = dict(zip(ok, N.path_lengths(gts).tolist()))
     dtw_of = dict(zip(ok, dists))
     out: list[Outcome] = []
-    for k, ((rec, _), pts) in enumerate(zip(items, parsed)):
-        if not pts:
+    for k, (rec, _) in enumerate(items):
+        p = parsed[k]
+        if not len(p):
             out.append(("invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}))
             continue
         gt = rec.gt["positions"]
-        p = arrays[k]
-        detail: dict[str, Any] = {"n_waypoints": len(pts)}
+        detail: dict[str, Any] = {"n_waypoints": len(p)}
         if protocol == "official":
             off = N.official_path_loss(p, gt)
             if off is None:
                 detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
             loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
         else:
-            loss = N.path_loss(p, gt)
+            loss = loss_of[k]
         success = N.path_success(loss, len(gt))
         detail["loss"] = loss
         n_gt = len(np.asarray(gt, dtype=float).reshape(-1, 2))
-        values = {"success": float(success), "loss": loss, "spl": N.spl(success, p, gt), "ndtw": N.ndtw_from_dtw(dtw_of[k], n_gt)}
+        spl = _spl(success, pred_len[k], gt_len[k])
+        values = {"success": float(success), "loss": loss, "spl": spl, "ndtw": N.ndtw_from_dtw(dtw_of[k], n_gt)}
         out.append(("scored", values, detail))
     return out
+
+
+def _spl(success: bool, lp: float, lg: float) -> float:
+    """:func:`N.spl` from the path lengths (predicted ``lp``, GT ``lg``)."""
+    if not success or math.isnan(lp):
+        return 0.0
+    m = max(lp, lg)
+    return 1.0 if m == 0 else lg / m
