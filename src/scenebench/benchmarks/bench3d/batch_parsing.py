@@ -26,11 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenebench.benchmarks.bench3d.parsing import _GROUP, _NUMBER, _UNIT, normalize_text, strict_numbers
+from scenebench.benchmarks.bench3d.parsing import _GROUP, _NUMBER, _NUMBER_ALONE, _UNIT, normalize_text, strict_numbers
 
 _JOIN_ANSWERS = "[)"
 _JOIN_GROUPS = "]"
 _NUMBER_OR_BOUNDARY = re.compile(r"(\])|" + _NUMBER.pattern)
+# the same without units, one group: a boundary gives "" and a number its text
+_NUMBER_OR_BOUNDARY_BARE = re.compile(r"\]|" + _NUMBER_ALONE)
 
 
 @dataclass
@@ -80,16 +82,21 @@ def strict_group_table(answers: list[str]) -> GroupTable:
     base = np.cumsum(text_len + len(_JOIN_ANSWERS)) - (text_len + len(_JOIN_ANSWERS))
     owner = np.searchsorted(base, g_start, side="right") - 1
 
-    toks = _NUMBER_OR_BOUNDARY.findall(_JOIN_GROUPS.join(contents))  # (boundary, number, unit)
-    num_s = [t[1] for t in toks]
+    joined = _JOIN_GROUPS.join(contents)
+    if "m" in joined or "米" in joined:  # every unit holds one of them
+        toks = _NUMBER_OR_BOUNDARY.findall(joined)  # (boundary, number, unit)
+        num_s = [t[1] for t in toks]
+        units = [t[2] for t in toks if t[1]]
+    else:  # no unit can follow a number: the matches alone (strings, no tuples), "" for a boundary
+        num_s = _NUMBER_OR_BOUNDARY_BARE.findall(joined)
+        units = []
     is_num = _ints(list(map(len, num_s))) > 0
     nums = np.fromiter(map(float, filter(None, num_s)), dtype=float)
-    units = [t[2] for t in toks if t[1]]
     with_unit = [i for i, u in enumerate(units) if u]
     if with_unit:  # ``float(n) * unit``: the same multiplication in numpy
         nums[with_unit] = nums[with_unit] * np.array([_UNIT[units[i].lower()] for i in with_unit])
     # group g's tokens lie between boundaries g - 1 and g
-    bounds = np.concatenate(([-1], np.flatnonzero(~is_num), [len(toks)])) if n_groups else np.zeros(1, dtype=np.int64)
+    bounds = np.concatenate(([-1], np.flatnonzero(~is_num), [len(num_s)])) if n_groups else np.zeros(1, dtype=np.int64)
     count = np.diff(bounds) - 1
     lo = bounds[:-1] + 1 - np.arange(n_groups)
     keep = count > 0

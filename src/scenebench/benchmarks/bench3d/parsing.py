@@ -146,10 +146,8 @@ _UNIT = {
     "厘米": 0.01,
     "毫米": 0.001,
 }
-_NUMBER = re.compile(
-    r"(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
-    r"(?:\s?(centimet(?:er|re)s?|millimet(?:er|re)s?|met(?:er|re)s?|cm|mm|m|厘米|毫米|米)(?![A-Za-z]))?"
-)
+_NUMBER_ALONE = r"(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"  # (every unit holds "m" or "米")
+_NUMBER = re.compile(_NUMBER_ALONE + r"(?:\s?(centimet(?:er|re)s?|millimet(?:er|re)s?|met(?:er|re)s?|cm|mm|m|厘米|毫米|米)(?![A-Za-z]))?")
 _GROUP = re.compile(r"\[([^\[\]()]*)\]|\(([^\[\]()]*)\)")
 
 
