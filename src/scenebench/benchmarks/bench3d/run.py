@@ -11,7 +11,7 @@ from typing import Any
 
 from scenebench.benchmarks.bench3d.loader import Bench, load_bench
 from scenebench.benchmarks.bench3d.predictions import Answers, expected_ids, read_answers
-from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate
+from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate, task_columns
 from scenebench.benchmarks.bench3d.specs import task_specs
 from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
 from scenebench.errors import InputError
@@ -302,9 +302,11 @@ def build_results(
     aggregates: dict[str, Any] = {}
     ci_groups: dict[str, dict[str, Any]] = {"by_level": {}, "by_ability": {}}
 
+    columns = {t: task_columns(by_task[t], primaries[t]) for t in bench.records}  # read once for every aggregate
+
     def agg(label: str, tasks: list[str]) -> tuple[dict, list | None]:
         v, c, used = aggregate(
-            {t: by_task[t] for t in tasks}, {t: primaries[t] for t in tasks}, n_resamples=settings.n_resamples, seed=settings.seed
+            {t: columns[t] for t in tasks}, {t: primaries[t] for t in tasks}, n_resamples=settings.n_resamples, seed=settings.seed
         )
         aggregates[label] = {"tasks": used, "left_out": [t for t in tasks if t not in used]}
         return {"mean_primary": v, "n_tasks": float(len(used))}, c
