@@ -45,7 +45,7 @@ class TextPrep:
 
 
 JUDGE_CHUNK = 256  # judge requests sent per judge_many call: bounds the answer texts held at once
-BATCH_RECORDS = 8192  # records (whole houses) whose box rules are computed together (each call costs ~1 ms of fixed numpy work)
+BATCH_RECORDS = 4096  # records (whole houses) whose answers are read and scored together: each group costs ~1 ms of fixed numpy work, and its texts' words are held at once
 BATCHED_KINDS = frozenset({"grounding", "grounding_plus", "detection", "room_detection", "navigation"})
 
 
