@@ -383,26 +383,36 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
     return score_boxes_many([(rec, text)], protocol, rooms)[0]
 
 
+def pair_rows(n_pred: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (predicted, GT) box pair of answers with ``n_pred[k]`` and ``m[k]`` boxes, answer by
+    answer and row-major as its (n, m) matrix: (row in the concatenated predictions, row in the
+    concatenated GT boxes). Pair t of answer k is (op[k] + t // m[k], og[k] + t % m[k])."""
+    nm = n_pred * m
+    owner = np.repeat(np.arange(len(nm)), nm)
+    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
+    return (np.cumsum(n_pred) - n_pred)[owner] + local // m[owner], (np.cumsum(m) - m)[owner] + local % m[owner]
+
+
+def pair_values(pred: np.ndarray, gt: np.ndarray, pi: np.ndarray, gi: np.ndarray, rooms: bool) -> np.ndarray:
+    """``L.box_iou`` (rooms) or the centre-in-box test as floats (objects) of the pairs (``pred[pi]``,
+    ``gt[gi]``) of centre-size boxes: elementwise, so each value is the one of its own matrix."""
+    return L.box_iou(pred[pi], gt[gi]) if rooms else L.point_in_box(pred[pi, :3], gt[gi]).astype(float)
+
+
 def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> list[np.ndarray]:
     """For each (predicted (n, 6), GT (m, 6)) pair of centre-size arrays, the (n, m) matrix
     ``L.box_iou_matrix`` (rooms) or ``L.center_in_box_matrix`` as floats (objects); zeros when
     either is empty. All answers' box pairs are gathered into one (pairs, 6) array and computed at
-    once: the functions are elementwise over pairs, so every value is the one of its own matrix."""
+    once (:func:`pair_rows`, :func:`pair_values`, as :func:`score_boxes_strict_many` does)."""
     out = [np.zeros((len(p), len(g))) for p, g in pairs]
     full = [k for k, (p, g) in enumerate(pairs) if len(p) and len(g)]
     if not full:
         return out
-    # pair t of answer k is (pred row op[k] + t // m[k], GT row og[k] + t % m[k]): row-major (n, m)
     n = np.array([len(pairs[k][0]) for k in full])
     m = np.array([len(pairs[k][1]) for k in full])
-    op, og = np.cumsum(n) - n, np.cumsum(m) - m
-    nm = n * m
-    owner = np.repeat(np.arange(len(full)), nm)
-    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
     pred = np.concatenate([pairs[k][0] for k in full]).reshape(-1, 6)
     gt = np.concatenate([pairs[k][1] for k in full]).reshape(-1, 6)
-    pa, ga = pred[op[owner] + local // m[owner]], gt[og[owner] + local % m[owner]]
-    vals = L.box_iou(pa, ga) if rooms else L.point_in_box(pa[:, :3], ga).astype(float)
+    vals = pair_values(pred, gt, *pair_rows(n, m), rooms)
     at = 0
     for k in full:
         rows, cols = len(pairs[k][0]), len(pairs[k][1])
@@ -427,7 +437,7 @@ def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> lis
 
     The strict rules (the per-answer version is ``ref_score_boxes`` in ``tests/bench3d/test_batched_rules.py``): boxes read by :func:`.batch_parsing.box_spans_many`,
     labelled by :func:`box_labels_many`; every (predicted, GT) pair of every answer in one array
-    (as :func:`match_matrices`), valid when the normalised labels agree and the centre lies in the
+    (:func:`pair_rows`), valid when the normalised labels agree and the centre lies in the
     GT box (IoU >= 0.5 for rooms); ``tp`` is the size of a maximum one-to-one matching of the valid
     pairs, the number :func:`L.match_count` returns whatever its tie-breaking cost. Most answers
     need no search: when no GT box has two valid boxes (or no box two valid GT boxes), the matching
@@ -445,13 +455,8 @@ def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> lis
     pred = boxes.values
     if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
         pred, gt = room_box_to_center_size(pred), room_box_to_center_size(gt)
-    # pair t of answer k: (box op[k] + t // m[k], GT og[k] + t % m[k]), row-major as its (n, m) matrix
-    nm = n_pred * m
-    owner = np.repeat(np.arange(n), nm)
-    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
-    pi = (np.cumsum(n_pred) - n_pred)[owner] + local // m[owner]
-    gi = (np.cumsum(m) - m)[owner] + local % m[owner]
-    ok = L.box_iou(pred[pi], gt[gi]) if rooms else L.point_in_box(pred[pi, :3], gt[gi]).astype(float)
+    pi, gi = pair_rows(n_pred, m)
+    ok = pair_values(pred, gt, pi, gi, rooms)
     ids: dict[str, int] = {}
     gid = np.array([ids.setdefault(g, len(ids)) for gn in gt_norm for g in gn], dtype=np.int64)
     pid = np.array([-1 if lab is None else ids.setdefault(norm_label(lab), len(ids)) for lab in labels], dtype=np.int64)
