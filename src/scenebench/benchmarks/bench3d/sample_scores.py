@@ -310,8 +310,9 @@ def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
 
 
 def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
-    """:func:`score_grounding` of many answers: boxes parsed one by one, the metrics computed on the
-    stacked (answers, 6) boxes at once (elementwise, so each row's values are those of one box)."""
+    """:func:`score_grounding` of many answers: boxes read at once (strict; official one by one), the
+    metrics computed on the stacked (answers, 6) boxes at once (elementwise, so each row's values
+    are those of one box)."""
     parsed = _boxes_of(items, protocol)
     one = [k for k, boxes in enumerate(parsed) if len(boxes) == 1]
     out: list[Outcome] = []
@@ -435,7 +436,8 @@ def score_boxes_many(items: list[tuple[Record, str]], protocol: str, rooms: bool
 def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> list[Outcome]:
     """Strict detection / room detection of many answers, every step on all answers at once.
 
-    The strict rules (the per-answer version is ``ref_score_boxes`` in ``tests/bench3d/test_batched_rules.py``): boxes read by :func:`.batch_parsing.box_spans_many`,
+    The strict rules (their per-answer form is ``ref_score_boxes`` in the tests,
+    ``tests/bench3d/test_batched_rules.py``): boxes read by :func:`.batch_parsing.box_spans_many`,
     labelled by :func:`box_labels_many`; every (predicted, GT) pair of every answer in one array
     (:func:`pair_rows`), valid when the normalised labels agree and the centre lies in the
     GT box (IoU >= 0.5 for rooms); ``tp`` is the size of a maximum one-to-one matching of the valid
