@@ -393,10 +393,25 @@ def test_dtw_many_equals_dtw():
 
 # ----------------------------------------------------------------------------- bootstrap weights
 
-from scenebench.benchmarks.bench3d.scorer import _house_sums, _primary_value  # noqa: E402
+from scenebench.benchmarks.bench3d.scorer import _primary_value, task_columns  # noqa: E402
 from scenebench.benchmarks.bench3d.scorer import aggregate as new_aggregate  # noqa: E402
 from scenebench.benchmarks.bench3d.specs import Primary  # noqa: E402
 from scenebench.metrics.records import SampleScore  # noqa: E402
+
+
+def ref_house_sums(records: list[SampleScore], p: Primary, house_index: dict[str, int]) -> dict[str, np.ndarray]:
+    n = len(house_index)
+    cols: dict[str, np.ndarray] = {}
+    hid = np.array([house_index[r.scene_id] for r in records], dtype=int)
+    if p.kind == "mean":
+        x = np.array([r.values.get(p.fields[0], math.nan) for r in records], dtype=float)
+        ok = ~np.isnan(x)
+        cols[p.fields[0]] = np.stack([np.bincount(hid, np.where(ok, x, 0.0), n), np.bincount(hid, ok.astype(float), n)])
+    else:
+        for f in p.fields:
+            x = np.array([r.values.get(f, math.nan) for r in records], dtype=float)
+            cols[f] = np.bincount(hid, np.nan_to_num(x), n)
+    return cols
 
 
 def ref_aggregate(
@@ -409,7 +424,7 @@ def ref_aggregate(
     """
     houses = sorted({r.scene_id for rs in records_by_task.values() for r in rs})
     index = {h: i for i, h in enumerate(houses)}
-    sums = {t: _house_sums([r for r in rs if r.status != "excluded"], primaries[t], index) for t, rs in records_by_task.items()}
+    sums = {t: ref_house_sums([r for r in rs if r.status != "excluded"], primaries[t], index) for t, rs in records_by_task.items()}
     point = {t: _primary_value(primaries[t], sums[t]) for t in records_by_task}
     used = [t for t, v in point.items() if v is not None]
     if not used:
@@ -442,10 +457,17 @@ def test_aggregate_bootstrap_matches_the_add_at_reference():
             for t, p in prim.items():
                 recs = []
                 for k in range(rng.randint(1, 60)):
-                    vals = {f: float(rng.randint(0, 3)) for f in p.fields}
-                    recs.append(SampleScore(f"{t}:{k}", f"h{rng.randint(0, 2 + trial * 5)}", "scored", vals, {"task": t}, {}))
+                    vals = {f: float(rng.randint(0, 3)) for f in p.fields if rng.random() < 0.95}
+                    if vals and rng.random() < 0.05:
+                        vals[next(iter(vals))] = math.nan
+                    status = rng.choice(["scored"] * 8 + ["invalid", "excluded"])
+                    recs.append(SampleScore(f"{t}:{k}", f"h{rng.randint(0, 2 + trial * 5)}", status, vals, {"task": t}, {}))
                 by_task[t] = recs
+            columns = {t: task_columns(rs, prim[t]) for t, rs in by_task.items()}
             for seed in (0, 5):
                 got = new_aggregate(by_task, prim, n_resamples=200, seed=seed)
                 assert got == ref_aggregate(by_task, prim, n_resamples=200, seed=seed)
                 assert got[1] is not None
+                some = dict(list(columns.items())[trial : trial + 3])  # the columns read once serve any group of tasks
+                got = new_aggregate(some, prim, n_resamples=200, seed=seed)
+                assert got == ref_aggregate({t: by_task[t] for t in some}, prim, n_resamples=200, seed=seed)

@@ -43,6 +43,66 @@ def path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
     return float(d.min(axis=1).sum())
 
 
+def _run_sums(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``values[o : o + n].sum()`` for consecutive runs of the given ``lengths`` (0 for an empty run).
+
+    numpy adds a 1-D array pairwise, in blocks of eight: a sequential or ``reduceat`` sum differs in
+    the last bits. Runs of one length are summed as the C-contiguous rows of one 2-D array, which
+    numpy adds row by row with that same loop (tests compare every run with its own ``.sum()``).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    out = np.zeros(len(lengths))
+    starts = np.cumsum(lengths) - lengths
+    for n in np.unique(lengths).tolist():
+        if n:
+            k = np.flatnonzero(lengths == n)
+            out[k] = values[starts[k, None] + np.arange(n)].sum(axis=1)
+    return out
+
+
+def _runs(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(run, position in run) of every element of consecutive runs of ``lengths``."""
+    total = int(lengths.sum())
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    return owner, np.arange(total) - (np.cumsum(lengths) - lengths)[owner]
+
+
+def path_losses(preds: list[np.ndarray], gts: list[np.ndarray]) -> np.ndarray:
+    """:func:`path_loss` of many (prediction, GT) pairs, bit for bit: every (long, short) point pair
+    of every answer in one array, the nearest per long point by ``np.minimum.reduceat`` (a minimum
+    is exact in any order), the sums by :func:`_run_sums`."""
+    ps, gs = [_pts(p) for p in preds], [_pts(g) for g in gts]
+    out = np.full(len(ps), math.inf)
+    ok = [k for k in range(len(ps)) if len(ps[k]) and len(gs[k])]
+    if not ok:
+        return out
+    longs = [ps[k] if len(gs[k]) < len(ps[k]) else gs[k] for k in ok]
+    shorts = [gs[k] if len(gs[k]) < len(ps[k]) else ps[k] for k in ok]
+    n_long = np.array([len(x) for x in longs], dtype=np.int64)
+    n_short = np.array([len(x) for x in shorts], dtype=np.int64)
+    long_owner, _ = _runs(n_long)
+    per_long = n_short[long_owner]  # pairs of each long point
+    row, col = _runs(per_long)
+    short_at = (np.cumsum(n_short) - n_short)[long_owner[row]] + col
+    d = np.linalg.norm(np.concatenate(longs)[row] - np.concatenate(shorts)[short_at], axis=-1)
+    nearest = np.minimum.reduceat(d, np.cumsum(per_long) - per_long)
+    out[ok] = _run_sums(nearest, n_long)
+    return out
+
+
+def path_lengths(paths: list[np.ndarray]) -> np.ndarray:
+    """:func:`path_length` of many paths, bit for bit (segment lengths of all paths at once)."""
+    ps = [_pts(p) for p in paths]
+    n = np.array([len(p) for p in ps], dtype=np.int64)
+    if not len(ps):
+        return np.zeros(0)
+    pts = np.concatenate(ps)
+    owner, _ = _runs(n)
+    inside = np.flatnonzero(owner[1:] == owner[:-1])  # segments within one path
+    seg = np.linalg.norm(pts[inside + 1] - pts[inside], axis=1)
+    return _run_sums(seg, np.maximum(n - 1, 0))
+
+
 def official_path_loss(pred: np.ndarray | list[Any], gt: np.ndarray | list[Any]) -> float | None:
     """The released ``cal_path_3d`` loss in its own arithmetic, or None where the released code crashes.
 

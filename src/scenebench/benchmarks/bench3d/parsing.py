@@ -29,6 +29,7 @@ counts that as an unparseable answer, never a guess.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from scenebench.protocol import Protocol
@@ -146,10 +147,8 @@ _UNIT = {
     "厘米": 0.01,
     "毫米": 0.001,
 }
-_NUMBER = re.compile(
-    r"(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
-    r"(?:\s?(centimet(?:er|re)s?|millimet(?:er|re)s?|met(?:er|re)s?|cm|mm|m|厘米|毫米|米)(?![A-Za-z]))?"
-)
+_NUMBER_ALONE = r"(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"  # (every unit holds "m" or "米")
+_NUMBER = re.compile(_NUMBER_ALONE + r"(?:\s?(centimet(?:er|re)s?|millimet(?:er|re)s?|met(?:er|re)s?|cm|mm|m|厘米|毫米|米)(?![A-Za-z]))?")
 _GROUP = re.compile(r"\[([^\[\]()]*)\]|\(([^\[\]()]*)\)")
 
 
@@ -346,6 +345,12 @@ def _norm_words(s: str) -> str:
     return " " + _NON_WORD.sub(" ", normalize_text(s).lower()).strip() + " "
 
 
+@lru_cache(maxsize=4096)
+def _norm_option(s: str) -> str:
+    """:func:`_norm_words` of an option text (a small vocabulary, seen again in every record)."""
+    return _norm_words(s)
+
+
 def parse_option_text(text: str, options: list[str], protocol: Protocol = "strict") -> int | None:
     """Index of the single option whose text the answer contains, or None (none or several).
 
@@ -359,7 +364,7 @@ def parse_option_text(text: str, options: list[str], protocol: Protocol = "stric
         hits = [i for i, o in enumerate(options) if o.lower() in low]
         return hits[0] if len(hits) == 1 else None
     t = _norm_words(text)
-    norm = [_norm_words(o) for o in options]
+    norm = [_norm_option(o) for o in options]
     hits = [i for i, o in enumerate(norm) if o.strip() and o in t]
     if len(hits) == 1:
         return hits[0]

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.bench3d import batch_parsing as B
 from scenebench.benchmarks.bench3d import parsing as P
 from scenebench.benchmarks.bench3d.choice import rotate, score_choice
 from scenebench.benchmarks.bench3d.records import Record
@@ -144,6 +145,114 @@ def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], defa
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# label mentions of many answers at once (the rules of label_mentions and box_labels)
+
+_WORD_SPLIT = re.compile(r"([a-z]+)")
+_JOIN_LOWERED = "[)"  # between answers: no letter and two characters long, so words never join across
+
+
+@lru_cache(maxsize=256)
+def _form_keys(candidates: tuple[str, ...]) -> dict[str, str]:
+    """Every word form :func:`_which` reads (``key``, ``key + "s"``, ``key + "es"``) -> the lookup key
+    it names, with :func:`_which`'s precedence: ``_which(f, lookup) == lookup[_form_keys(c)[f]]``
+    for the forms here, and None for every other text."""
+    lookup = _label_lookup(candidates)
+    out: dict[str, str] = {}
+    for key in lookup:
+        for f in (key, key + "s", key + "es"):
+            if f in lookup:
+                out[f] = f
+            elif f[-1:] == "s" and f[:-1] in lookup:
+                out[f] = f[:-1]
+            elif f[-2:] == "es" and f[:-2] in lookup:
+                out[f] = f[:-2]
+    return out
+
+
+@lru_cache(maxsize=256)
+def _key_set(candidates: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_label_lookup(candidates))
+
+
+def _mentions_of_group(lowered: list[str], candidates: tuple[str, ...]) -> tuple[list[int], list[int], list[str]]:
+    """(answer, end offset, lookup key) of every mention in answers whose candidates share one key set.
+
+    The walk of :func:`label_mentions`, over the words of all these answers split once: only words
+    that start some label form are visited (any other word is a one-word step with no mention), and
+    words inside a longer mention are skipped as its step skips them.
+    """
+    pieces = _WORD_SPLIT.split(_JOIN_LOWERED.join(lowered))  # gap, word, gap, word, ..., gap
+    words, gaps = pieces[1::2], pieces[0::2]
+    ends = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))[1::2].tolist()
+    lens = [len(t) + len(_JOIN_LOWERED) for t in lowered]
+    base = np.cumsum(lens) - lens
+    prefixes, forms = _label_prefixes(candidates), _form_keys(candidates)
+    n_words = len(words)
+    found_word: list[int] = []
+    found_key: list[str] = []
+    nxt = 0
+    for i in [i for i, w in enumerate(words) if w in prefixes]:
+        if i < nxt:
+            continue
+        joined = words[i]
+        key = forms.get(joined)
+        last, step = i, 1
+        for n in range(1, min(MAX_LABEL_WORDS, n_words - i)):
+            if gaps[i + n] not in (" ", "_", "-"):  # joinable: one space, "_" or "-" between the words
+                break
+            joined += words[i + n]
+            if joined not in prefixes:
+                break
+            k = forms.get(joined)
+            if k is not None:
+                key, last, step = k, i + n, n + 1  # the longest mention wins
+        if key is not None:
+            found_word.append(last)
+            found_key.append(key)
+        nxt = i + step
+    end_abs = np.array([ends[w] for w in found_word], dtype=np.int64)
+    owner = np.searchsorted(base, end_abs, side="right") - 1
+    return owner.tolist(), (end_abs - base[owner]).tolist(), found_key
+
+
+def box_labels_many(texts: list[str], boxes: B.Boxes, candidates: list[tuple[str, ...]], defaults: list[str | None]) -> list[str | None]:
+    """:func:`box_labels` of every box of many answers (``texts`` normalised; ``candidates`` and
+    ``defaults`` per answer), in the order of ``boxes``."""
+    lowered = [t.lower() for t in texts]
+    by_keys: dict[frozenset[str], list[int]] = {}
+    for k, c in enumerate(candidates):
+        by_keys.setdefault(_key_set(c), []).append(k)
+    m_owner: list[int] = []
+    m_end: list[int] = []
+    m_label: list[str] = []
+    for ks in by_keys.values():
+        own, end, keys = _mentions_of_group([lowered[k] for k in ks], candidates[ks[0]])
+        m_owner += [ks[o] for o in own]
+        m_end += end
+        m_label += [_label_lookup(candidates[ks[o]])[key] for o, key in zip(own, keys)]
+    order = np.lexsort((np.array(m_end, dtype=np.int64), np.array(m_owner, dtype=np.int64)))
+    width = max([len(t) for t in texts] + [len(t) for t in lowered] + [0]) + 2
+    m_key = (np.array(m_owner, dtype=np.int64) * width + np.array(m_end, dtype=np.int64))[order]
+    m_end_sorted = np.array(m_end, dtype=np.int64)[order]
+    m_owner_sorted = np.array(m_owner, dtype=np.int64)[order]
+    own, start = boxes.owner, boxes.start
+    # the last mention ending before the box, after the previous box of the answer
+    k = np.searchsorted(m_key, own * width + start, side="right") - 1
+    kk = np.maximum(k, 0)
+    prev_end = np.zeros(len(own), dtype=np.int64)
+    if len(own):
+        same = np.concatenate(([False], own[1:] == own[:-1]))
+        prev_end[same] = np.maximum(boxes.end[:-1][same[1:]], 0)
+    ok = (
+        (start >= 0) & (k >= 0) & (m_owner_sorted[kk] == own) & (m_end_sorted[kk] >= prev_end)
+        if len(m_key)
+        else np.zeros(len(own), dtype=bool)
+    )
+    labels_sorted = [m_label[i] for i in order.tolist()]
+    return [labels_sorted[i] if hit else defaults[o] for i, hit, o in zip(kk.tolist(), ok.tolist(), own.tolist())]
+
+
 def missing_values(kind: str, protocol: str) -> dict[str, float]:
     """What a missing answer is worth: 0 on every rate, NaN where the field is undefined."""
     nan = math.nan
@@ -177,14 +286,34 @@ def score_choice_record(
     return out.correct, out.chosen, out.rule, out.parsed
 
 
+def _boxes_of(items: list[tuple[Record, str]], protocol: str) -> list[list[list[float]]]:
+    """:func:`P.parse_boxes` of every answer (strict: all at once, :func:`.batch_parsing.box_spans_many`)."""
+    if protocol == "official":
+        return [P.parse_boxes(text, protocol) for _, text in items]
+    boxes = B.box_spans_many([text for _, text in items])
+    out: list[list[list[float]]] = [[] for _ in items]
+    for k, v in zip(boxes.owner.tolist(), boxes.values.tolist()):
+        out[k].append(v)
+    return out
+
+
+def _points_of(items: list[tuple[Record, str]], protocol: str) -> list[list[float] | None]:
+    """:func:`P.parse_point` of every answer (strict: all at once, :func:`.batch_parsing.points_many`)."""
+    if protocol == "official":
+        return [P.parse_point(text, protocol) for _, text in items]
+    found, points = B.points_many([text for _, text in items])
+    return [p if f else None for f, p in zip(found.tolist(), points.tolist())]
+
+
 def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
     return score_grounding_many([(rec, text)], protocol)[0]
 
 
 def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
-    """:func:`score_grounding` of many answers: boxes parsed one by one, the metrics computed on the
-    stacked (answers, 6) boxes at once (elementwise, so each row's values are those of one box)."""
-    parsed = [P.parse_boxes(text, protocol) for _, text in items]
+    """:func:`score_grounding` of many answers: boxes read at once (strict; official one by one), the
+    metrics computed on the stacked (answers, 6) boxes at once (elementwise, so each row's values
+    are those of one box)."""
+    parsed = _boxes_of(items, protocol)
     one = [k for k, boxes in enumerate(parsed) if len(boxes) == 1]
     out: list[Outcome] = []
     for boxes in parsed:
@@ -212,7 +341,7 @@ def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
 
 def score_grounding_plus_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
     """:func:`score_grounding_plus` of many answers; the in-box test on the stacked points at once."""
-    pts = [P.parse_point(text, protocol) for _, text in items]
+    pts = _points_of(items, protocol)
     out: list[Outcome] = []
     for (rec, _), pt in zip(items, pts):
         if pt is None:
@@ -255,26 +384,36 @@ def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
     return score_boxes_many([(rec, text)], protocol, rooms)[0]
 
 
+def pair_rows(n_pred: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (predicted, GT) box pair of answers with ``n_pred[k]`` and ``m[k]`` boxes, answer by
+    answer and row-major as its (n, m) matrix: (row in the concatenated predictions, row in the
+    concatenated GT boxes). Pair t of answer k is (op[k] + t // m[k], og[k] + t % m[k])."""
+    nm = n_pred * m
+    owner = np.repeat(np.arange(len(nm)), nm)
+    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
+    return (np.cumsum(n_pred) - n_pred)[owner] + local // m[owner], (np.cumsum(m) - m)[owner] + local % m[owner]
+
+
+def pair_values(pred: np.ndarray, gt: np.ndarray, pi: np.ndarray, gi: np.ndarray, rooms: bool) -> np.ndarray:
+    """``L.box_iou`` (rooms) or the centre-in-box test as floats (objects) of the pairs (``pred[pi]``,
+    ``gt[gi]``) of centre-size boxes: elementwise, so each value is the one of its own matrix."""
+    return L.box_iou(pred[pi], gt[gi]) if rooms else L.point_in_box(pred[pi, :3], gt[gi]).astype(float)
+
+
 def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> list[np.ndarray]:
     """For each (predicted (n, 6), GT (m, 6)) pair of centre-size arrays, the (n, m) matrix
     ``L.box_iou_matrix`` (rooms) or ``L.center_in_box_matrix`` as floats (objects); zeros when
     either is empty. All answers' box pairs are gathered into one (pairs, 6) array and computed at
-    once: the functions are elementwise over pairs, so every value is the one of its own matrix."""
+    once (:func:`pair_rows`, :func:`pair_values`, as :func:`score_boxes_strict_many` does)."""
     out = [np.zeros((len(p), len(g))) for p, g in pairs]
     full = [k for k, (p, g) in enumerate(pairs) if len(p) and len(g)]
     if not full:
         return out
-    # pair t of answer k is (pred row op[k] + t // m[k], GT row og[k] + t % m[k]): row-major (n, m)
     n = np.array([len(pairs[k][0]) for k in full])
     m = np.array([len(pairs[k][1]) for k in full])
-    op, og = np.cumsum(n) - n, np.cumsum(m) - m
-    nm = n * m
-    owner = np.repeat(np.arange(len(full)), nm)
-    local = np.arange(int(nm.sum())) - np.repeat(np.cumsum(nm) - nm, nm)
     pred = np.concatenate([pairs[k][0] for k in full]).reshape(-1, 6)
     gt = np.concatenate([pairs[k][1] for k in full]).reshape(-1, 6)
-    pa, ga = pred[op[owner] + local // m[owner]], gt[og[owner] + local % m[owner]]
-    vals = L.box_iou(pa, ga) if rooms else L.point_in_box(pa[:, :3], ga).astype(float)
+    vals = pair_values(pred, gt, *pair_rows(n, m), rooms)
     at = 0
     for k in full:
         rows, cols = len(pairs[k][0]), len(pairs[k][1])
@@ -284,54 +423,102 @@ def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> l
 
 
 def score_boxes_many(items: list[tuple[Record, str]], protocol: str, rooms: bool) -> list[Outcome]:
-    """:func:`score_boxes` of many answers: the strict match matrices of all answers at once (:func:`match_matrices`)."""
-    spans_all = [P.parse_box_spans(text, protocol) for _, text in items]
-    preds = [np.asarray([s.values for s in spans], dtype=float).reshape(-1, 6) for spans in spans_all]
-    oks: list[np.ndarray | None] = [None] * len(items)
-    if protocol != "official":  # (official tests boxes its own way)
-        gts = [rec.gt["boxes"] for rec, _ in items]
-        if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
-            pairs = [(room_box_to_center_size(p), room_box_to_center_size(g)) for p, g in zip(preds, gts)]
-        else:
-            pairs = [(p, np.asarray(g, dtype=float).reshape(-1, 6)) for p, g in zip(preds, gts)]
-        oks = list(match_matrices(pairs, rooms))
-    return [_score_boxes(rec, text, spans, pred, ok, protocol, rooms) for (rec, text), spans, pred, ok in zip(items, spans_all, preds, oks)]
+    """:func:`score_boxes` of many answers (strict: :func:`score_boxes_strict_many`)."""
+    if protocol != "official":
+        return score_boxes_strict_many(items, rooms)
+    out = []
+    for rec, text in items:
+        boxes = P.parse_boxes(text, protocol)
+        out.append(_score_boxes_official(rec, text, len(boxes), np.asarray(boxes, dtype=float).reshape(-1, 6), rooms))
+    return out
 
 
-def _score_boxes(
-    rec: Record, text: str, spans: list[P.Span], pred: np.ndarray, ok: np.ndarray | None, protocol: str, rooms: bool
-) -> Outcome:
+def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> list[Outcome]:
+    """Strict detection / room detection of many answers, every step on all answers at once.
+
+    The strict rules (their per-answer form is ``ref_score_boxes`` in the tests,
+    ``tests/bench3d/test_batched_rules.py``): boxes read by :func:`.batch_parsing.box_spans_many`,
+    labelled by :func:`box_labels_many`; every (predicted, GT) pair of every answer in one array
+    (:func:`pair_rows`), valid when the normalised labels agree and the centre lies in the
+    GT box (IoU >= 0.5 for rooms); ``tp`` is the size of a maximum one-to-one matching of the valid
+    pairs, the number :func:`L.match_count` returns whatever its tie-breaking cost. Most answers
+    need no search: when no GT box has two valid boxes (or no box two valid GT boxes), the matching
+    takes every box (GT box) with a valid pair; the others go to :func:`L.max_matching_size`.
+    """
+    n = len(items)
+    gt_labels: list[list[str]] = [rec.gt["labels"] for rec, _ in items]
+    boxes = B.box_spans_many([text for _, text in items])
+    n_pred = boxes.per_answer(n)
+    gt_norm = [[norm_label(g) for g in labs] for labs in gt_labels]
+    defaults = [labs[0] if len(set(gn)) == 1 else None for labs, gn in zip(gt_labels, gt_norm)]
+    labels = box_labels_many(boxes.texts, boxes, [_candidates(tuple(labs)) for labs in gt_labels], defaults)
+    m = np.array([len(labs) for labs in gt_labels], dtype=np.int64)
+    gt = np.concatenate([np.asarray(rec.gt["boxes"], dtype=float).reshape(-1, 6) for rec, _ in items]) if n else np.zeros((0, 6))
+    pred = boxes.values
+    if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
+        pred, gt = room_box_to_center_size(pred), room_box_to_center_size(gt)
+    pi, gi = pair_rows(n_pred, m)
+    ok = pair_values(pred, gt, pi, gi, rooms)
+    ids: dict[str, int] = {}
+    gid = np.array([ids.setdefault(g, len(ids)) for gn in gt_norm for g in gn], dtype=np.int64)
+    pid = np.array([-1 if lab is None else ids.setdefault(norm_label(lab), len(ids)) for lab in labels], dtype=np.int64)
+    valid = (pid[pi] == gid[gi]) & ((ok >= 0.5) if rooms else (ok > 0))
+    tp = _matching_sizes(valid, pi, gi, boxes.owner, np.repeat(np.arange(n), m), n_pred, m)
+    out: list[Outcome] = []
+    at = 0
+    for k, (np_, tp_k) in enumerate(zip(n_pred.tolist(), tp)):
+        detail: dict[str, Any] = {"n_boxes": np_, "labels": labels[at : at + np_]}
+        at += np_
+        vals = {"tp": float(tp_k), "n_pred": float(np_), "n_gt": float(len(gt_labels[k]))}
+        if not np_:
+            detail["reason"] = "no box"
+        out.append(("scored" if np_ else "invalid", vals, detail))
+    return out
+
+
+def _matching_sizes(
+    valid: np.ndarray, pi: np.ndarray, gi: np.ndarray, box_owner: np.ndarray, gt_owner: np.ndarray, n_pred: np.ndarray, m: np.ndarray
+) -> list[int]:
+    """Size of a maximum matching of each answer's valid (box, GT) pairs (see :func:`L.max_matching_size`)."""
+    n = len(n_pred)
+    row_deg = np.bincount(pi[valid], minlength=len(box_owner))
+    col_deg = np.bincount(gi[valid], minlength=len(gt_owner))
+    cols_ok = np.bincount(gt_owner[col_deg > 1], minlength=n) == 0
+    rows_ok = np.bincount(box_owner[row_deg > 1], minlength=n) == 0
+    rows_hit = np.bincount(box_owner[row_deg > 0], minlength=n)
+    cols_hit = np.bincount(gt_owner[col_deg > 0], minlength=n)
+    tp = np.where(cols_ok, rows_hit, np.where(rows_ok, cols_hit, -1)).tolist()
+    hard = [k for k, t in enumerate(tp) if t < 0]
+    if hard:
+        first_box, first_gt = np.cumsum(n_pred) - n_pred, np.cumsum(m) - m
+        pair_owner = box_owner[pi]
+        for k in hard:
+            v = np.zeros((int(n_pred[k]), int(m[k])), dtype=bool)
+            sel = valid & (pair_owner == k)
+            v[pi[sel] - first_box[k], gi[sel] - first_gt[k]] = True
+            tp[k] = L.max_matching_size(v)
+    return tp
+
+
+def _score_boxes_official(rec: Record, text: str, n_pred: int, pred: np.ndarray, rooms: bool) -> Outcome:
+    """Official detection / room detection of one answer: a GT object counts when the answer names
+    its label and some predicted box is on it (the released tests)."""
     gt_labels: list[str] = rec.gt["labels"]
     gt_boxes = rec.gt["boxes"]
-    n_pred = len(spans)
     detail: dict[str, Any] = {"n_boxes": n_pred}
-    if protocol == "official":
-        low = text.lower()
-        # released: detection tests the label as written against the lower-cased answer (so "Chair"
-        # never matches); room detection lower-cases both
-        named = np.array([(lab.lower() if rooms else lab) in low for lab in gt_labels], dtype=bool)
-        if rooms:  # boxes as written, (x, z, y, lx, lz, h): the released IoU never reorders them
-            iou, crash = L.official_room_iou(np.asarray(gt_boxes, float).reshape(-1, 6), pred)
-            found = (iou > 0.5).any(axis=1) if n_pred else np.zeros(len(gt_labels), dtype=bool)
-            if crash[named].any():
-                detail["released_crash"] = "ZeroDivisionError: a zero-volume GT and predicted box pair (scored as no match)"
-        else:
-            found = L.official_detection_hits(pred, np.asarray(gt_boxes, float).reshape(-1, 6), named)
-        hits = int((named & found).sum()) if n_pred else 0
-        vals = {"hits": float(hits), "n_pred": float(n_pred)}
+    low = text.lower()
+    # released: detection tests the label as written against the lower-cased answer (so "Chair"
+    # never matches); room detection lower-cases both
+    named = np.array([(lab.lower() if rooms else lab) in low for lab in gt_labels], dtype=bool)
+    if rooms:  # boxes as written, (x, z, y, lx, lz, h): the released IoU never reorders them
+        iou, crash = L.official_room_iou(np.asarray(gt_boxes, float).reshape(-1, 6), pred)
+        found = (iou > 0.5).any(axis=1) if n_pred else np.zeros(len(gt_labels), dtype=bool)
+        if crash[named].any():
+            detail["released_crash"] = "ZeroDivisionError: a zero-volume GT and predicted box pair (scored as no match)"
     else:
-        cands = _candidates(tuple(gt_labels))
-        gt_norm = np.array([norm_label(g) for g in gt_labels], dtype=object)
-        default = gt_labels[0] if len(set(gt_norm.tolist())) == 1 else None
-        labels = box_labels(text, spans, cands, default)
-        pred_norm = np.array([norm_label(lab) if lab is not None else "\x00" for lab in labels], dtype=object)
-        same = (pred_norm[:, None] == gt_norm[None, :]).astype(bool).reshape(n_pred, len(gt_labels))
-        assert ok is not None
-        valid = same & ((ok >= 0.5) if rooms else (ok > 0))
-        cost = 1.0 - ok if rooms else None
-        tp = L.match_count(valid, cost)
-        vals = {"tp": float(tp), "n_pred": float(n_pred), "n_gt": float(len(gt_labels))}
-        detail["labels"] = labels
+        found = L.official_detection_hits(pred, np.asarray(gt_boxes, float).reshape(-1, 6), named)
+    hits = int((named & found).sum()) if n_pred else 0
+    vals = {"hits": float(hits), "n_pred": float(n_pred)}
     status = "scored" if n_pred else "invalid"
     if not n_pred:
         detail["reason"] = "no box"
@@ -343,32 +530,54 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
 
 
 def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
-    """:func:`score_navigation` of many answers: nDTW's dynamic programme run on all answers at once
-    (``N.dtw_many``); path loss, success and SPL per answer."""
-    parsed = [P.parse_waypoints(text, protocol) for _, text in items]
-    ok = [k for k, pts in enumerate(parsed) if pts]
-    arrays = {k: np.asarray(parsed[k], dtype=float) for k in ok}
+    """:func:`score_navigation` of many answers: waypoints read at once (strict:
+    :func:`.batch_parsing.waypoints_many`), nDTW's dynamic programme on all answers at once
+    (``N.dtw_many``), strict path loss and path lengths likewise (``N.path_losses``,
+    ``N.path_lengths``); success and SPL from those per answer."""
+    if protocol == "official":
+        parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
+    else:
+        owner, pts = B.waypoints_many([text for _, text in items])
+        cuts = np.cumsum(np.bincount(owner, minlength=len(items)))[:-1]
+        parsed = np.split(pts, cuts) if items else []
+    ok = [k for k, p in enumerate(parsed) if len(p)]
+    gts = [items[k][0].gt["positions"] for k in ok]
     with np.errstate(invalid="ignore", over="ignore"):
-        dists = N.dtw_many([arrays[k] for k in ok], [items[k][0].gt["positions"] for k in ok])
+        dists = N.dtw_many([parsed[k] for k in ok], gts)
+        if protocol == "official":
+            loss_of: dict[int, float] = {}
+        else:
+            loss_of = dict(zip(ok, N.path_losses([parsed[k] for k in ok], gts).tolist()))
+        pred_len = dict(zip(ok, N.path_lengths([parsed[k] for k in ok]).tolist()))
+        gt_len = dict(zip(ok, N.path_lengths(gts).tolist()))
     dtw_of = dict(zip(ok, dists))
     out: list[Outcome] = []
-    for k, ((rec, _), pts) in enumerate(zip(items, parsed)):
-        if not pts:
+    for k, (rec, _) in enumerate(items):
+        p = parsed[k]
+        if not len(p):
             out.append(("invalid", missing_values("navigation", protocol), {"reason": "no waypoint"}))
             continue
         gt = rec.gt["positions"]
-        p = arrays[k]
-        detail: dict[str, Any] = {"n_waypoints": len(pts)}
+        detail: dict[str, Any] = {"n_waypoints": len(p)}
         if protocol == "official":
             off = N.official_path_loss(p, gt)
             if off is None:
                 detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
             loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
         else:
-            loss = N.path_loss(p, gt)
+            loss = loss_of[k]
         success = N.path_success(loss, len(gt))
         detail["loss"] = loss
         n_gt = len(np.asarray(gt, dtype=float).reshape(-1, 2))
-        values = {"success": float(success), "loss": loss, "spl": N.spl(success, p, gt), "ndtw": N.ndtw_from_dtw(dtw_of[k], n_gt)}
+        spl = _spl(success, pred_len[k], gt_len[k])
+        values = {"success": float(success), "loss": loss, "spl": spl, "ndtw": N.ndtw_from_dtw(dtw_of[k], n_gt)}
         out.append(("scored", values, detail))
     return out
+
+
+def _spl(success: bool, lp: float, lg: float) -> float:
+    """:func:`N.spl` from the path lengths (predicted ``lp``, GT ``lg``)."""
+    if not success or math.isnan(lp):
+        return 0.0
+    m = max(lp, lg)
+    return 1.0 if m == 0 else lg / m

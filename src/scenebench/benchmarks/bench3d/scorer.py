@@ -45,7 +45,7 @@ class TextPrep:
 
 
 JUDGE_CHUNK = 256  # judge requests sent per judge_many call: bounds the answer texts held at once
-BATCH_RECORDS = 1024  # records (whole houses) whose box rules are computed together
+BATCH_RECORDS = 4096  # records (whole houses) whose answers are read and scored together: each group costs ~1 ms of fixed numpy work, and its texts' words are held at once
 BATCHED_KINDS = frozenset({"grounding", "grounding_plus", "detection", "room_detection", "navigation"})
 
 
@@ -327,32 +327,55 @@ def _primary_value(p: Primary, cols: dict[str, np.ndarray], w: np.ndarray | None
     return v
 
 
-def _house_sums(records: list[SampleScore], p: Primary, house_index: dict[str, int]) -> dict[str, np.ndarray]:
+@dataclass
+class TaskColumns:
+    """A task's records as the aggregates read them, gathered once for all the aggregates (overall,
+    per level, per ability) that include the task."""
+
+    houses: set[str]  # of every record (excluded ones too: their houses are resampled as well)
+    kept_houses: list[str]  # house of each record that is not excluded, in order
+    values: dict[str, np.ndarray]  # primary field -> its value in those records (NaN when absent)
+
+
+def task_columns(records: list[SampleScore], p: Primary) -> TaskColumns:
+    kept = [r for r in records if r.status != "excluded"]
+    values = {f: np.array([r.values.get(f, math.nan) for r in kept], dtype=float) for f in p.fields[: 1 if p.kind == "mean" else None]}
+    return TaskColumns({r.scene_id for r in records}, [r.scene_id for r in kept], values)
+
+
+def _house_sums(records: list[SampleScore] | TaskColumns, p: Primary, house_index: dict[str, int]) -> dict[str, np.ndarray]:
     n = len(house_index)
     cols: dict[str, np.ndarray] = {}
-    hid = np.array([house_index[r.scene_id] for r in records], dtype=int)
+    tc = records if isinstance(records, TaskColumns) else task_columns(records, p)
+    hid = np.array([house_index[h] for h in tc.kept_houses], dtype=int)
     if p.kind == "mean":
-        x = np.array([r.values.get(p.fields[0], math.nan) for r in records], dtype=float)
+        x = tc.values[p.fields[0]]
         ok = ~np.isnan(x)
         cols[p.fields[0]] = np.stack([np.bincount(hid, np.where(ok, x, 0.0), n), np.bincount(hid, ok.astype(float), n)])
     else:
         for f in p.fields:
-            x = np.array([r.values.get(f, math.nan) for r in records], dtype=float)
-            cols[f] = np.bincount(hid, np.nan_to_num(x), n)
+            cols[f] = np.bincount(hid, np.nan_to_num(tc.values[f]), n)
     return cols
 
 
 def aggregate(
-    records_by_task: dict[str, list[SampleScore]], primaries: dict[str, Primary], *, n_resamples: int, seed: int, level: float = 0.95
+    records_by_task: dict[str, list[SampleScore]] | dict[str, TaskColumns],
+    primaries: dict[str, Primary],
+    *,
+    n_resamples: int,
+    seed: int,
+    level: float = 0.95,
 ) -> tuple[float | None, list[float] | None, list[str]]:
     """Mean of the tasks' primary metrics (percent), with a bootstrap that resamples houses jointly.
 
     Tasks whose primary is unavailable (e.g. judge scores with ``--judge none``) are left out and
-    the included tasks are returned, so every aggregate says what it averages.
+    the included tasks are returned, so every aggregate says what it averages. A task's records
+    may come as their :class:`TaskColumns` (the same sums, the records read once).
     """
-    houses = sorted({r.scene_id for rs in records_by_task.values() for r in rs})
+    cols = {t: rs if isinstance(rs, TaskColumns) else task_columns(rs, primaries[t]) for t, rs in records_by_task.items()}
+    houses = sorted(set().union(*(c.houses for c in cols.values())))
     index = {h: i for i, h in enumerate(houses)}
-    sums = {t: _house_sums([r for r in rs if r.status != "excluded"], primaries[t], index) for t, rs in records_by_task.items()}
+    sums = {t: _house_sums(c, primaries[t], index) for t, c in cols.items()}
     point = {t: _primary_value(primaries[t], sums[t]) for t in records_by_task}
     used = [t for t, v in point.items() if v is not None]
     if not used:

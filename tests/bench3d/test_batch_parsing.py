@@ -1,0 +1,168 @@
+"""The many-answer readers (``batch_parsing``, ``box_labels_many``, ``score_boxes_strict_many``)
+against the per-answer functions they replace on the scoring path, on random and adversarial
+answers (units, Chinese punctuation, unclosed groups, non-ASCII, labels outside the vocabulary):
+same boxes, points and waypoints bit for bit, same offsets, labels and outcomes."""
+
+import random
+
+import numpy as np
+import pytest
+
+from scenebench.benchmarks.bench3d import batch_parsing as B
+from scenebench.benchmarks.bench3d import parsing as P
+from scenebench.benchmarks.bench3d import sample_scores as S
+from scenebench.benchmarks.bench3d.records import validate_record
+
+from .test_batched_rules import answer, gt_box, ref_score_boxes, same
+from .test_fast_paths import random_text
+
+EXTRA = ["İstanbul", "ΣΑΣ", "K", "ß", "\u00a0", "\t", "e-3", "1e", "5.", ".", "room_", "LIVING ROOM", "table lamp", "lamp-post"]
+LABELS = ["chair", "Chair", "dining table", "DiningTable", "sofa", "Kitchen", "LivingRoom", "table lamp", "lamp", "post", "!!", "x"]
+
+
+def texts(seed: int, n: int = 2500) -> list[str]:
+    rng = random.Random(seed)
+    out = [random_text(rng) for _ in range(n)] + [answer(rng) for _ in range(n)]
+    out += ["".join(rng.choice(EXTRA + [answer(rng)]) for _ in range(rng.randint(1, 4))) for _ in range(n // 5)]
+    return out + ["", "[", "(", "[)", "[1, 2, 3, 4, 5, 6", "(1, 2)(3, 4)[5, 6]"]
+
+
+def bits(values: list[float]) -> bytes:
+    return np.asarray(values, dtype=float).tobytes()
+
+
+def split(owner: np.ndarray, n: int, *cols: np.ndarray) -> list[list[tuple]]:
+    out: list[list[tuple]] = [[] for _ in range(n)]
+    for row in zip(owner.tolist(), *[c.tolist() for c in cols]):
+        out[row[0]].append(row[1:])
+    return out
+
+
+@pytest.mark.parametrize("units", [True, False])
+def test_group_table_matches_strict_group_spans(units):
+    ts = texts(1)
+    if not units:  # a batch where no unit can occur reads the numbers alone
+        ts = [t for t in ts if "m" not in t and "米" not in t]
+        assert len(ts) > 1000
+    tab = B.strict_group_table(ts)
+    got = split(tab.owner, len(ts), tab.start, tab.end, tab.lo, tab.count)
+    for t, groups in zip(ts, got):
+        ref = P.strict_group_spans(P.normalize_text(t))
+        assert [(s.start, s.end) for s in ref] == [(a, b) for a, b, _, _ in groups], t
+        for s, (_, _, lo, c) in zip(ref, groups):
+            assert bits(s.values) == bits(tab.nums[lo : lo + c]), t
+
+
+def test_box_spans_many_matches_parse_box_spans():
+    ts = texts(2)
+    boxes = B.box_spans_many(ts)
+    got = split(boxes.owner, len(ts), boxes.start, boxes.end)
+    vals = split(boxes.owner, len(ts), boxes.values)
+    n_boxes = 0
+    for t, spans, vs in zip(ts, got, vals):
+        ref = P.parse_box_spans(t, "strict")
+        assert [(s.start, s.end) for s in ref] == spans, t
+        assert bits([s.values for s in ref]) == bits([v for (v,) in vs]), t
+        n_boxes += len(ref)
+    assert n_boxes > 2000
+
+
+def random_labels(rng: random.Random) -> list[str]:
+    return [rng.choice(LABELS) for _ in range(rng.randint(0, 4))]
+
+
+def test_box_labels_many_matches_box_labels():
+    rng = random.Random(3)
+    ts = texts(3)
+    boxes = B.box_spans_many(ts)
+    gts = [random_labels(rng) for _ in ts]
+    cands = [S._candidates(tuple(g)) for g in gts]
+    defaults = [g[0] if g and rng.random() < 0.5 else None for g in gts]
+    got = S.box_labels_many(boxes.texts, boxes, cands, defaults)
+    per = split(boxes.owner, len(ts), np.arange(len(got)))
+    named = 0
+    for k, t in enumerate(ts):
+        spans = P.parse_box_spans(t, "strict")
+        ref = S.box_labels(t, spans, cands[k], defaults[k])
+        assert [got[i] for (i,) in per[k]] == ref, (t, gts[k])
+        named += sum(x is not None for x in ref)
+    assert named > 500
+
+
+@pytest.mark.parametrize("rooms", [False, True])
+def test_strict_boxes_many_match_the_per_answer_rules_with_any_labels(rooms):
+    rng = random.Random(f"boxes-{rooms}")
+    task = "room_detection" if rooms else "detection"
+    base = {"question_id": "q", "id": "1", "pcl": "p.npy", "query": "q"}
+    items = []
+    for t in texts(4, 800):
+        objs = [{"label": rng.choice(LABELS), "bbox": gt_box(rng)} for _ in range(rng.randint(0, 5))]
+        items.append((validate_record(task, {**base, "object": objs}), t))
+    # answers that name the GT objects and put boxes on them: matchings that need a search
+    for _ in range(800):
+        objs = [{"label": rng.choice(LABELS[:3]), "bbox": [0.0, 0.0, 0.0, 2.0, 2.0, 2.0]} for _ in range(rng.randint(1, 5))]
+        text = " ".join(f"{rng.choice(LABELS[:3])} [{rng.uniform(-0.5, 0.5):.2f}, 0, 0, 2, 2, 2]" for _ in range(rng.randint(0, 6)))
+        items.append((validate_record(task, {**base, "object": objs}), text))
+    with np.errstate(all="ignore"):
+        got = S.score_boxes_strict_many(items, rooms)
+        ref = [ref_score_boxes(r, t, "strict", rooms) for r, t in items]
+    for (rec, text), g, r in zip(items, got, ref):
+        assert same(g, r), (text, rec.gt["labels"], g, r)
+    assert sum(o[1]["tp"] >= 2 for o in ref) > 200
+
+
+def test_points_many_match_parse_point():
+    ts = texts(5)
+    found, points = B.points_many(ts)
+    for t, f, p in zip(ts, found.tolist(), points):
+        ref = P.parse_point(t, "strict")
+        assert f == (ref is not None), t
+        if ref is not None:
+            assert bits(ref) == bits(p), t
+    assert found.sum() > 1000
+
+
+def test_waypoints_many_match_parse_waypoints():
+    rng = random.Random(6)
+    ts = texts(6)
+    ts += [" -> ".join(f"[{rng.uniform(-5, 5):.2f}, {rng.uniform(-5, 5):.2f}]" for _ in range(rng.randint(0, 9))) for _ in range(500)]
+    owner, pts = B.waypoints_many(ts)
+    got = split(owner, len(ts), pts)
+    n = 0
+    for t, g in zip(ts, got):
+        ref = P.parse_waypoints(t, "strict")
+        assert len(ref) == len(g), t
+        assert bits(ref) == bits([v for (v,) in g]), t
+        n += len(ref)
+    assert n > 3000
+
+
+def nav_pairs(seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    preds, gts = [], []
+    for _ in range(1500):
+        # lengths past 8 and 128: numpy's pairwise sum changes shape there
+        n, m = (
+            int(x)
+            for x in rng.choice([0, 1, 2, 3, 7, 8, 9, 17, 130, 300], size=2, p=[0.05, 0.1, 0.2, 0.2, 0.15, 0.1, 0.1, 0.06, 0.02, 0.02])
+        )
+        p = rng.normal(size=(n, 2)) * rng.choice([1e-8, 0.1, 1, 5, 1e16, 1e154])
+        g = rng.normal(size=(m, 2)) * 3
+        if n and rng.random() < 0.15:
+            p[rng.integers(n), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan, -0.0, 1e308])
+        preds.append(p)
+        gts.append(g)
+    return preds, gts
+
+
+def test_path_losses_and_lengths_equal_the_per_path_functions():
+    from scenebench.metrics import navigation as N
+
+    preds, gts = nav_pairs(7)
+    with np.errstate(all="ignore"):
+        losses = N.path_losses(preds, gts)
+        ref = [N.path_loss(p, g) for p, g in zip(preds, gts)]
+        lengths = N.path_lengths(preds + gts)
+        ref_len = [N.path_length(p) for p in preds + gts]
+    assert bits(losses) == bits(ref)
+    assert bits(lengths) == bits(ref_len)
