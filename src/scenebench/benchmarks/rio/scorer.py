@@ -42,7 +42,7 @@ from scenebench.io.files import file_fingerprint
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
+from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
@@ -125,7 +125,7 @@ class RioScorer:
             return [i for i in self._ids if i in self.only]
         return list(self._ids)
 
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+    def iter_scores(self, skip: set[str]) -> Iterator[ScoreColumns]:
         t = self.table
         self.sample_ids()
         ids: list[str] = self._ids  # type: ignore[assignment]
@@ -190,13 +190,22 @@ class RioScorer:
             out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
         return [out[g.sample_id] for g in gts]
 
-    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> list[SampleScore]:
+    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> ScoreColumns:
         """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
-        call: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable instances
+        call, as columns: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable instances
         compete only within their rescan (locations are numbered per rescan, in instance order)."""
         t = self.table
         poses, lines = self.preds.poses, self.preds.lines
-        out: list[SampleScore | None] = [None] * len(rows)
+        n = len(rows)
+        # Columns of the records; every row starts as a missing prediction (what it is unless scored or excluded).
+        err = math.inf if self.protocol == "strict" else math.nan
+        r_col, t_col = np.full(n, err), np.full(n, err)
+        hit_col = {f: np.zeros(n) for f, _, _ in THRESHOLDS}
+        status = ["missing"] * n
+        reason: list[str | None] = ["no prediction"] * n
+        line: list[int | None] = [None] * n
+        source: list[str | None] = [None] * n
+        partner: list[int | None] = [None] * n
         scored: list[int] = []  # positions in ``rows``
         for k, i in enumerate(rows):
             if t.excluded[i] is None and (t.rescan[i], t.instance[i]) in poses:
@@ -252,24 +261,32 @@ class RioScorer:
                 r_err, t_err = r_all[chosen], t_all[chosen]
             starts = np.r_[0, np.cumsum(n_cand)][:-1]
             which = (np.asarray(chosen) - starts).tolist()
-            hit_lists = [(f, recall_hit(r_err, t_err, rd, tm).tolist()) for f, tm, rd in THRESHOLDS]
-            (f1, h1), (f2, h2) = hit_lists
-            for n, (k, i, r, te, j) in enumerate(zip(scored, sr, r_err.tolist(), t_err.tolist(), which)):
-                detail: dict[str, Any] = {"line": lines[(t.rescan[i], t.instance[i])], "centroid_from": t.centroid_source[i]}
+            pos = np.asarray(scored, dtype=np.intp)
+            r_col[pos], t_col[pos] = r_err, t_err
+            for f, tm, rd in THRESHOLDS:
+                hit_col[f][pos] = recall_hit(r_err, t_err, rd, tm)
+            for k, i, j in zip(scored, sr, which):
+                status[k] = "scored"
+                line[k] = lines[(t.rescan[i], t.instance[i])]
+                source[k] = t.centroid_source[i]
+                reason[k] = None
                 if j > 0:
-                    detail["matched_partner"] = t.partners[i][j - 1]
-                out[k] = SampleScore(ids[i], t.scene[i], "scored", {"r_err": r, "t_err": te, f1: h1[n], f2: h2[n]}, t.groups(i), detail)
-        err = math.inf if self.protocol == "strict" else math.nan
+                    partner[k] = t.partners[i][j - 1]
         for k, i in enumerate(rows):
-            if out[k] is not None:
-                continue
             ex = t.excluded[i]
             if ex is not None:
-                out[k] = SampleScore(ids[i], t.scene[i], "excluded", {}, t.groups(i), {"reason": ex})
-                continue
-            vals = {"r_err": err, "t_err": err, **{f: 0.0 for f, _, _ in THRESHOLDS}}
-            out[k] = SampleScore(ids[i], t.scene[i], "missing", vals, t.groups(i), {"reason": "no prediction"})
-        return out  # type: ignore[return-value]
+                status[k], reason[k] = "excluded", ex
+        valued = np.fromiter((st != "excluded" for st in status), dtype=bool, count=len(rows))
+        group_cols = t.group_columns()
+        return ScoreColumns(
+            [ids[i] for i in rows],
+            [t.scene[i] for i in rows],
+            status,
+            {"r_err": r_col, "t_err": t_col, **hit_col},
+            valued,
+            {g: [c[i] for i in rows] for g, c in group_cols.items()},
+            {"line": line, "centroid_from": source, "matched_partner": partner, "reason": reason},
+        )
 
     @staticmethod
     def _groups(g: GroundTruthInstance) -> dict[str, str]:
@@ -318,7 +335,7 @@ def sanitize_summary(summary: Any) -> list[str]:
 
 
 def build_results(
-    records: list[SampleScore],
+    records: list[SampleScore] | ScoreColumns,
     *,
     protocol: str,
     settings: Mapping[str, Any],
@@ -330,8 +347,17 @@ def build_results(
     with np.errstate(invalid="ignore"):  # bootstrap quantiles of +inf medians: handled below
         summary = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
     warnings = sanitize_summary(summary)
-    excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
-    partners = sum(1 for r in records if "matched_partner" in r.detail)
+    if isinstance(records, ScoreColumns):
+        reasons = records.detail.get("reason", [None] * len(records))
+        excluded = [
+            {"sample_id": sid, "reason": why if why is not None else ""}
+            for sid, st, why in zip(records.sample_id, records.status, reasons)
+            if st == "excluded"
+        ]
+        partners = sum(1 for x in records.detail.get("matched_partner", ()) if x is not None)
+    else:
+        excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
+        partners = sum(1 for r in records if "matched_partner" in r.detail)
     return Results(
         benchmark="rio",
         protocol=protocol,  # type: ignore[arg-type]
@@ -428,14 +454,14 @@ def prepare_scoring(
         if gc_was[0]:
             gc.enable()
 
-    def summarize(records: list[SampleScore], run: Any) -> Results:
+    def summarize(records: list[SampleScore] | ScoreColumns, run: Any) -> Results:
         try:
             with _gc_paused():
                 return _summarize(records)
         finally:
             gc.unfreeze()
 
-    def _summarize(records: list[SampleScore]) -> Results:
+    def _summarize(records: list[SampleScore] | ScoreColumns) -> Results:
         return build_results(
             records,
             protocol=checked,
