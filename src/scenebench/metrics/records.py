@@ -233,8 +233,9 @@ def summarize_scores(
         group_cols = {g: [str(r.groups.get(g, "unknown")) for r in records] for g in groups}
     scenes = np.asarray(scene_list, dtype=object).astype(str)
     n = len(statuses)
-    kept = np.fromiter((st != "excluded" for st in statuses), dtype=bool, count=n)
     scene_code = _codes(scene_list)[0]
+    status_code, status_names = _codes(statuses)
+    kept = np.asarray([name != "excluded" for name in status_names], dtype=bool)[status_code] if n else np.zeros(0, dtype=bool)
 
     def block(ix: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
         return summarize_columns(specs, {k: v[ix] for k, v in columns.items()}, scenes[ix], n_resamples=n_resamples, seed=seed, level=level)
@@ -243,7 +244,6 @@ def summarize_scores(
     ci = ConfidenceIntervals(level=level, n_resamples=n_resamples, seed=seed)
     metrics["overall"], ci.overall = block(np.flatnonzero(kept))
     counts_by_group: dict[str, dict[str, Counts]] = {}
-    status_code, status_names = _codes(statuses)
     for g in groups:
         col = group_cols[g]
         code, names = _codes(["unknown"] * n if col is None else col)
@@ -276,10 +276,11 @@ def summarize_scores(
 
 
 def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Integer codes of ``values`` (first appearance order) and the distinct values."""
-    seen: dict[str, int] = {}
-    code = np.fromiter((seen.setdefault(v, len(seen)) for v in values), dtype=np.intp, count=len(values))
-    return code, list(seen)
+    """Integer codes of ``values`` (first appearance order) and the distinct values (two C-level
+    passes: a dict of the distinct values, then a look-up per value)."""
+    names = list(dict.fromkeys(values))
+    index = {v: k for k, v in enumerate(names)}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values)), names
 
 
 def _one_cluster(cluster: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
