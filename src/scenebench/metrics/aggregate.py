@@ -23,6 +23,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -249,13 +250,21 @@ def cluster_weights(clusters: np.ndarray, *, n_resamples: int, seed: int) -> tup
     the same samples get the same resamples (what a paired comparison needs).
     """
     _, cid = np.unique(np.asarray(clusters), return_inverse=True)
-    n_clusters = int(cid.max()) + 1
+    return cid, _draw_counts(int(cid.max()) + 1, n_resamples, seed).copy()  # the caller may write to it
+
+
+@functools.lru_cache(maxsize=4)
+def _draw_counts(n_clusters: int, n_resamples: int, seed: int) -> np.ndarray:
+    """How often each cluster is drawn per resample: a function of these three numbers only, so the
+    subsets of one summary over the same number of scenes (RIO's labels, motions, symmetries) draw
+    once. Read-only: it is shared (callers get a copy)."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     # the counts np.add.at gives, ~10x faster
     flat = (np.arange(n_resamples)[:, None] * n_clusters + draws).ravel()
     weights = np.bincount(flat, minlength=n_resamples * n_clusters).astype(np.int64, copy=False).reshape(n_resamples, n_clusters)
-    return cid, weights
+    weights.flags.writeable = False
+    return weights
 
 
 def bootstrap_replicates(

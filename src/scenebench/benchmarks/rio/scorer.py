@@ -32,6 +32,7 @@ import contextlib
 import gc
 import math
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,7 @@ class RioScorer:
         self._gt: dict[str, list[GroundTruthInstance]] = {}
         self._table: GroundTruthTable | None = None
         self._ids: list[str] | None = None
+        self._rows: _RowColumns | None = None
 
     def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
         if rescan.scan_id not in self._gt:
@@ -190,31 +192,59 @@ class RioScorer:
             out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
         return [out[g.sample_id] for g in gts]
 
+    def _row_columns(self) -> _RowColumns:
+        """What :meth:`score_rows` needs of every table row, as arrays (built once, one pass)."""
+        if self._rows is None:
+            t = self.table
+            poses, lines = self.preds.poses, self.preds.lines
+            keys = list(zip(t.rescan, t.instance))
+            pred = [poses.get(k) if ex is None else None for k, ex in zip(keys, t.excluded)]
+            no_pose = np.zeros((3,))
+            self._rows = _RowColumns(
+                pred=pred,
+                scorable=np.array([p is not None for p in pred], dtype=bool),
+                n_cand=np.array([1 + len(pp) for pp in t.partners], dtype=np.int64),
+                pred_transposed=np.array([p is not None and _transposed(p) for p in pred], dtype=bool),
+                cand_transposed=np.array(
+                    [
+                        T is not None and _transposed(T) and all(_transposed(A) for A in pp)
+                        for T, pp in zip(t.pose, t.partner_poses)
+                    ],
+                    dtype=bool,
+                ),
+                line=np.array([lines.get(k) for k in keys], dtype=object),
+                source=np.array(t.centroid_source, dtype=object),
+                excluded=np.array(t.excluded, dtype=object),
+                centroid=np.array([no_pose if c is None else c for c in t.centroid], dtype=float).reshape(len(t), 3),
+                order=np.array(t.symmetry_order, dtype=np.int64),
+                scene=np.array(t.scene, dtype=object),
+                groups={g: np.array(c, dtype=object) for g, c in t.group_columns().items()},
+            )
+        return self._rows
+
     def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> ScoreColumns:
         """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
-        call, as columns: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable instances
-        compete only within their rescan (locations are numbered per rescan, in instance order)."""
+        call, as columns: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable
+        instances compete only within their rescan (locations are numbered per rescan, in instance order)."""
         t = self.table
-        poses, lines = self.preds.poses, self.preds.lines
+        R = self._row_columns()
         n = len(rows)
+        rows_a = np.asarray(rows, dtype=np.intp)
         # Columns of the records; every row starts as a missing prediction (what it is unless scored or excluded).
         err = math.inf if self.protocol == "strict" else math.nan
         r_col, t_col = np.full(n, err), np.full(n, err)
         hit_col = {f: np.zeros(n) for f, _, _ in THRESHOLDS}
-        status = ["missing"] * n
-        reason: list[str | None] = ["no prediction"] * n
-        line: list[int | None] = [None] * n
-        source: list[str | None] = [None] * n
+        status = np.full(n, "missing", dtype=object)
+        reason = np.full(n, "no prediction", dtype=object)
+        line = np.full(n, None, dtype=object)
+        source = np.full(n, None, dtype=object)
         partner: list[int | None] = [None] * n
-        scored: list[int] = []  # positions in ``rows``
-        for k, i in enumerate(rows):
-            if t.excluded[i] is None and (t.rescan[i], t.instance[i]) in poses:
-                scored.append(k)
-        if scored:
-            sr = [rows[k] for k in scored]
-            preds_sr = [poses[(t.rescan[i], t.instance[i])] for i in sr]
-            n_cand = [1 + len(t.partners[i]) for i in sr]
-            span_of = np.zeros(len(rows), dtype=np.int64)
+        scored = np.flatnonzero(R.scorable[rows_a])  # positions in ``rows``
+        if scored.size:
+            sr = rows_a[scored]
+            srl = sr.tolist()
+            n_cand = R.n_cand[sr]
+            span_of = np.zeros(n, dtype=np.int64)
             for s_i, (a, b) in enumerate(spans):
                 span_of[a:b] = s_i
             span_sr = span_of[scored]
@@ -222,14 +252,8 @@ class RioScorer:
             # np.stack gives a transposed layout when every input is transposed (the index's
             # column-major transforms): rows are computed in groups of rescans whose stacks have
             # the layout the rescan alone would have had, so every error has the same last bit.
-            f_pred = np.ones(len(spans), dtype=bool)
-            f_cand = np.ones(len(spans), dtype=bool)
-            for n, i in enumerate(sr):
-                sp = span_sr[n]
-                if f_pred[sp] and not _transposed(preds_sr[n]):
-                    f_pred[sp] = False
-                if f_cand[sp] and (not _transposed(t.pose[i]) or any(not _transposed(T) for T in t.partner_poses[i])):  # type: ignore[arg-type]
-                    f_cand[sp] = False
+            f_pred = np.bincount(span_sr, weights=~R.pred_transposed[sr], minlength=len(spans)) == 0
+            f_cand = np.bincount(span_sr, weights=~R.cand_transposed[sr], minlength=len(spans)) == 0
             layout = (f_pred * 2 + f_cand)[span_sr]
             cand_start = np.r_[0, np.cumsum(n_cand)]
             owner = np.repeat(np.arange(len(sr)), n_cand)
@@ -240,52 +264,46 @@ class RioScorer:
             chosen = np.empty(len(sr), dtype=np.int64)
             cand_layout = layout[owner]
             for lay in np.unique(layout).tolist():
-                sel = np.flatnonzero(layout == lay).tolist()
-                T_pred = np.stack([preds_sr[n] for n in sel])
-                T_cand = np.stack([T for n in sel for T in (t.pose[sr[n]], *t.partner_poses[sr[n]])])  # type: ignore[misc]
-                centroid = np.array([t.centroid[sr[n]] for n in sel], dtype=float).reshape(len(sel), 3)
-                order = np.array([t.symmetry_order[sr[n]] for n in sel])
-                own = np.repeat(np.arange(len(sel)), [n_cand[n] for n in sel])
+                sel_a = np.flatnonzero(layout == lay)
+                sel = [srl[k] for k in sel_a.tolist()]
+                T_pred = np.stack([R.pred[i] for i in sel])  # type: ignore[misc]
+                T_cand = np.stack([T for i in sel for T in (t.pose[i], *t.partner_poses[i])])  # type: ignore[misc]
+                centroid = R.centroid[sr[sel_a]]
+                order = R.order[sr[sel_a]]
+                own = np.repeat(np.arange(len(sel)), n_cand[sel_a])
                 cidx = np.flatnonzero(cand_layout == lay)  # the candidates of ``sel``, in order
                 if self.protocol == "strict":
                     r_all[cidx], t_all[cidx] = candidate_errors(T_pred[own], T_cand, centroid[own], order[own], "strict")
                 else:
                     r_g, t_g, c_g = best_candidate_errors(T_pred, T_cand, own, centroid, order, "official")
-                    r_err[sel], t_err[sel], chosen[sel] = r_g, t_g, cidx[c_g]
+                    r_err[sel_a], t_err[sel_a], chosen[sel_a] = r_g, t_g, cidx[c_g]
             if self.protocol == "strict":
                 # Interchangeable instances: one-to-one, no two predictions credited with one object.
-                keys = [(int(span_sr[n]), x) for n, i in enumerate(sr) for x in (t.instance[i], *t.partners[i])]
-                dense = {key: n for n, key in enumerate(sorted(set(keys)))}
-                location = np.array([dense[key] for key in keys], dtype=np.int64)
+                location = _locations(span_sr, [t.instance[i] for i in srl], [t.partners[i] for i in srl], n_cand)
                 chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
                 r_err, t_err = r_all[chosen], t_all[chosen]
-            starts = np.r_[0, np.cumsum(n_cand)][:-1]
-            which = (np.asarray(chosen) - starts).tolist()
-            pos = np.asarray(scored, dtype=np.intp)
-            r_col[pos], t_col[pos] = r_err, t_err
+            which = np.asarray(chosen) - cand_start[:-1]
+            r_col[scored], t_col[scored] = r_err, t_err
             for f, tm, rd in THRESHOLDS:
-                hit_col[f][pos] = recall_hit(r_err, t_err, rd, tm)
-            for k, i, j in zip(scored, sr, which):
-                status[k] = "scored"
-                line[k] = lines[(t.rescan[i], t.instance[i])]
-                source[k] = t.centroid_source[i]
-                reason[k] = None
-                if j > 0:
-                    partner[k] = t.partners[i][j - 1]
-        for k, i in enumerate(rows):
-            ex = t.excluded[i]
-            if ex is not None:
-                status[k], reason[k] = "excluded", ex
-        valued = np.fromiter((st != "excluded" for st in status), dtype=bool, count=len(rows))
-        group_cols = t.group_columns()
+                hit_col[f][scored] = recall_hit(r_err, t_err, rd, tm)
+            status[scored] = "scored"
+            reason[scored] = None
+            line[scored] = R.line[sr]
+            source[scored] = R.source[sr]
+            for k in np.flatnonzero(which > 0).tolist():
+                partner[int(scored[k])] = t.partners[srl[k]][int(which[k]) - 1]
+        excluded = R.excluded[rows_a]
+        is_excluded = np.not_equal(excluded, None)
+        status[is_excluded] = "excluded"
+        reason[is_excluded] = excluded[is_excluded]
         return ScoreColumns(
             [ids[i] for i in rows],
-            [t.scene[i] for i in rows],
-            status,
+            R.scene[rows_a].tolist(),
+            status.tolist(),
             {"r_err": r_col, "t_err": t_col, **hit_col},
-            valued,
-            {g: [c[i] for i in rows] for g, c in group_cols.items()},
-            {"line": line, "centroid_from": source, "matched_partner": partner, "reason": reason},
+            ~is_excluded,
+            {g: c[rows_a].tolist() for g, c in R.groups.items()},
+            {"line": line.tolist(), "centroid_from": source.tolist(), "matched_partner": partner, "reason": reason.tolist()},
         )
 
     @staticmethod
@@ -296,6 +314,44 @@ class RioScorer:
             "symmetry": symmetry_class_name(g.symmetry_order),
             "scene": g.scene,
         }
+
+
+@dataclass
+class _RowColumns:
+    """Per-row arrays of a scorer's ground-truth table (:meth:`RioScorer._row_columns`)."""
+
+    pred: list[np.ndarray | None]  # the prediction of each sample that is scored (not excluded, predicted)
+    scorable: np.ndarray
+    n_cand: np.ndarray  # 1 + interchangeable partners
+    pred_transposed: np.ndarray
+    cand_transposed: np.ndarray  # own pose and every partner pose column-major
+    line: np.ndarray  # object: the prediction's line, None without one
+    source: np.ndarray  # object: centroid source
+    excluded: np.ndarray  # object: why a sample is excluded, None when not
+    centroid: np.ndarray  # (n, 3); zeros for excluded samples (never read)
+    order: np.ndarray
+    scene: np.ndarray  # object
+    groups: dict[str, np.ndarray]  # object
+
+
+def _locations(span: np.ndarray, instance: list[int], partners: list[list[int]], n_cand: np.ndarray) -> np.ndarray:
+    """Dense numbers of the objects (rescan span, instance id) of every candidate (own instance,
+    then partners), in sorted (span, instance) order: what numbering ``sorted(set(keys))`` gives."""
+    keys_inst = [x for inst, pp in zip(instance, partners) for x in (inst, *pp)] if (n_cand > 1).any() else instance
+    try:
+        inst = np.array(keys_inst, dtype=np.int64)
+    except OverflowError:  # ids beyond int64: Python's integers sort them
+        keys = [(int(s), x) for s, xs in zip(np.repeat(span, n_cand).tolist(), keys_inst) for x in (xs,)]
+        dense = {key: k for k, key in enumerate(sorted(set(keys)))}
+        return np.array([dense[key] for key in keys], dtype=np.int64)
+    sp = np.repeat(span, n_cand)
+    o = np.lexsort((inst, sp))
+    s_o, i_o = sp[o], inst[o]
+    new = np.ones(len(o), dtype=bool)
+    new[1:] = (s_o[1:] != s_o[:-1]) | (i_o[1:] != i_o[:-1])
+    location = np.empty(len(o), dtype=np.int64)
+    location[o] = np.cumsum(new) - 1
+    return location
 
 
 def _transposed(T: np.ndarray) -> bool:
