@@ -146,3 +146,53 @@ def test_typed_index_on_the_test_rooms(request, monkeypatch, room):
     typed = _outcome(root)
     _checked_only(monkeypatch)
     assert typed == _outcome(root) and typed[0] == "ok"
+
+
+SEMSEG_EDITS = {
+    "as written": lambda g: None,
+    "id instead of objectId": lambda g: g[0].__setitem__("id", g[0].pop("objectId")),
+    "string objectId": lambda g: g[0].__setitem__("objectId", str(g[0]["objectId"])),
+    "float objectId": lambda g: g[0].__setitem__("objectId", float(g[0]["objectId"])),
+    "bool objectId": lambda g: g[0].__setitem__("objectId", True),
+    "null obb": lambda g: g[0].__setitem__("obb", None),
+    "no obb": lambda g: g[0].pop("obb", None),
+    "obb list": lambda g: g[0].__setitem__("obb", [1, 2, 3]),
+    "obb without centroid": lambda g: g[0].__setitem__("obb", {"axesLengths": [1, 1, 1]}),
+    "integer centroid": lambda g: g[0].__setitem__("obb", {"centroid": [1, 2, 3]}),
+    "two numbers": lambda g: g[0].__setitem__("obb", {"centroid": [1.0, 2.0]}),
+    "string in centroid": lambda g: g[0].__setitem__("obb", {"centroid": [1.0, "2", 3.0]}),
+    "huge integer": lambda g: g[0].__setitem__("obb", {"centroid": [10**400, 0.0, 0.0]}),
+    "overflowing sum": lambda g: g[0].__setitem__("obb", {"centroid": [1e308, 1e308, 0.0]}),
+    "group not an object": lambda g: g.append(5),
+    "repeated objectId": lambda g: g.append(dict(g[0], label="other")),
+}
+
+
+@pytest.mark.parametrize("edit", list(SEMSEG_EDITS))
+def test_typed_semseg_gives_what_the_checking_path_gives(request, tmp_path, monkeypatch, edit):
+    import shutil
+
+    from scenebench.benchmarks.rio import scans as S
+
+    room = request.getfixturevalue("room_m").root
+    root = tmp_path / "room"
+    shutil.copytree(room, root)
+    files = sorted(root.glob("*/semseg.v2.json"))
+    doc = json.loads(files[0].read_text())
+    SEMSEG_EDITS[edit](doc["segGroups"])
+    files[0].write_text(json.dumps(doc))
+    scan = files[0].parent.name
+
+    def outcome():
+        try:
+            return ("ok", ThreeRScan(root).semseg(scan))
+        except InputError as exc:
+            return ("error", str(exc))
+
+    typed = outcome()
+    monkeypatch.setattr(S, "_semseg_typed", lambda p: None)
+    assert typed == outcome()
+    if edit == "as written":
+        monkeypatch.undo()
+        monkeypatch.setattr(S.ScanFiles, "_semseg_checked", staticmethod(lambda p: pytest.fail("the checking path ran")))
+        assert outcome() == typed
