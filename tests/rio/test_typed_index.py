@@ -189,9 +189,21 @@ def test_typed_semseg_gives_what_the_checking_path_gives(request, tmp_path, monk
         except InputError as exc:
             return ("error", str(exc))
 
-    typed = outcome()
+    def centroids():
+        try:
+            got = ThreeRScan(root).obb_centroids(scan)
+        except InputError as exc:
+            return ("error", str(exc))
+        return ("ok", {k: None if c is None else [float(x) for x in c] for k, c in got.items()})
+
+    typed, typed_obb = outcome(), centroids()
     monkeypatch.setattr(S, "_semseg_typed", lambda p: None)
+    def refuse(raw):
+        raise ValueError("refused")
+
+    monkeypatch.setattr(S, "_semseg_check", lambda: refuse)  # obb_centroids: through semseg()
     assert typed == outcome()
+    assert typed_obb == centroids()
     if edit == "as written":
         monkeypatch.undo()
         monkeypatch.setattr(S.ScanFiles, "_semseg_checked", staticmethod(lambda p: pytest.fail("the checking path ran")))

@@ -245,7 +245,7 @@ class ThreeRScan(RioIndex, ScanFiles):
             if ref not in partners_of:
                 partners_of[ref] = self._partners(self.scene_by_id[ref])
             partners = partners_of[ref]
-            sem: dict[int, dict] | None = None
+            sem: Mapping[int, Sequence[float] | None] | None = None
             objs = self.objects.get(ref, {})
             for iid in sorted(ref_ids):
                 if iid in removed:
@@ -277,11 +277,10 @@ class ThreeRScan(RioIndex, ScanFiles):
                     continue
                 t.pose.append(rigid[iid].transform if in_rigid else eye)
                 if sem is None:
-                    sem = self.semseg(ref)
-                g = sem.get(iid)
-                obb = g.get("obb") if g is not None else None
-                if isinstance(obb, dict):
-                    t.centroid.append(obb["centroid"])  # 3 finite numbers: checked by semseg()
+                    sem = self.obb_centroids(ref)
+                obb = sem.get(iid)
+                if obb is not None:
+                    t.centroid.append(obb)  # 3 finite numbers: checked when read
                     t.centroid_source.append("obb")
                 else:
                     c, src = self.centroid(ref, iid)
