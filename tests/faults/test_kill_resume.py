@@ -193,7 +193,17 @@ def test_kill_during_rio_score_then_resume(tmp_path):
         sys.path.pop(0)
     (tmp_path / "data").mkdir()
     rio_data(tmp_path / "data", 400, 50)
-    args = ["score", "rio", "--data", tmp_path / "data" / "rio", "-p", tmp_path / "data" / "poses.jsonl", "--no-progress", "--bootstrap", "200"]
+    args = [
+        "score",
+        "rio",
+        "--data",
+        tmp_path / "data" / "rio",
+        "-p",
+        tmp_path / "data" / "poses.jsonl",
+        "--no-progress",
+        "--bootstrap",
+        "200",
+    ]
     ref, run = tmp_path / "ref", tmp_path / "run"
     took = _timed([*args, "--out", ref])
     snaps = kill_loop([*args, "--out", run], seed=13, window=(0.5 * took, took), folder=run)

@@ -4,7 +4,6 @@ edits of every field the index reads."""
 
 import json
 
-import numpy as np
 import pytest
 
 import scenebench.benchmarks.rio.index as L
@@ -36,7 +35,10 @@ def _outcome(root, **kw):
                         r.transform.strides,
                         sorted(r.nonrigid),
                         sorted(r.removed),
-                        [(k, e.instance_reference, e.instance_rescan, e.symmetry, e.transform.tolist(), e.transform.strides) for k, e in r.rigid.items()],
+                        [
+                            (k, e.instance_reference, e.instance_rescan, e.symmetry, e.transform.tolist(), e.transform.strides)
+                            for k, e in r.rigid.items()
+                        ],
                     )
                     for r in s.rescans
                 ],
@@ -198,6 +200,7 @@ def test_typed_semseg_gives_what_the_checking_path_gives(request, tmp_path, monk
 
     typed, typed_obb = outcome(), centroids()
     monkeypatch.setattr(S, "_semseg_typed", lambda p: None)
+
     def refuse(raw):
         raise ValueError("refused")
 

@@ -82,7 +82,9 @@ def test_line_layouts(tmp_path, monkeypatch, layout):
         assert P._whole_file_records(p) is None  # the per-line reader takes (or refuses) it
 
 
-@pytest.mark.parametrize("text", [b'{"rescan": "scan\xc3\xa9", "instance": 1, "pose": [[1]]}\n', b'{"rescan": "scan\xff", "instance": 1}\n', b""])
+@pytest.mark.parametrize(
+    "text", [b'{"rescan": "scan\xc3\xa9", "instance": 1, "pose": [[1]]}\n', b'{"rescan": "scan\xff", "instance": 1}\n', b""]
+)
 def test_odd_bytes(tmp_path, monkeypatch, text):
     p = tmp_path / "p.jsonl"
     p.write_bytes(text)

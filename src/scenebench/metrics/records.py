@@ -309,7 +309,8 @@ class ScoringJob:
     benchmark: str
     protocol: str
     scorer: Scorer
-    summarize: Callable[[list[SampleScore], Any], Results]
+    # Called with a list of SampleScore, or with ScoreColumns when the scorer yields columns and the run scored every sample now.
+    summarize: Callable[[list[SampleScore] | ScoreColumns, Any], Results]
     meta: dict[str, Any] = field(default_factory=dict)
     label: str = ""
     check_inputs: Callable[[], Any] | None = None

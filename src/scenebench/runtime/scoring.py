@@ -34,9 +34,7 @@ SCORE_KIND = "score"
 FLUSH_SECONDS = 0.2
 
 
-def score_into_run(
-    scorer: Scorer, run: RunDir, *, progress: bool = True, label: str | None = None
-) -> list[SampleScore] | ScoreColumns:
+def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label: str | None = None) -> list[SampleScore] | ScoreColumns:
     """Score every sample not yet stored in ``run``; return all records in ground-truth order.
 
     A scorer may yield :class:`ScoreColumns` batches: they are stored one row per flush

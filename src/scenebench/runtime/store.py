@@ -142,7 +142,9 @@ class SampleStore:
                         " ids TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, seq))"
                     )
                 start = self._next_seq(kind)
-                self._db.execute("INSERT INTO batches(kind, seq, n, ids, body) VALUES (?, ?, ?, ?, ?)", (kind, start, len(ids), id_text, body))
+                self._db.execute(
+                    "INSERT INTO batches(kind, seq, n, ids, body) VALUES (?, ?, ?, ?, ?)", (kind, start, len(ids), id_text, body)
+                )
                 self._db.execute("COMMIT")
                 self._batches = True
             except BaseException:
@@ -179,7 +181,7 @@ class SampleStore:
         if row:
             return json.loads(row[0])  # type: ignore[no-any-return]
         for n, id_text, body in batches:
-            ids = json.loads(id_text)
+            ids: list[str] = json.loads(id_text)
             if sample_id in ids:
                 return _decode_columns(n, body)[ids.index(sample_id)]
         return None

@@ -339,7 +339,10 @@ class RioIndex:
         if scale != 1.0:
             T[:, :3, 3] *= scale
         defect = rotation_defect(T[:, :3, :3])
-        if not (np.isfinite(defect) & (defect < INDEX_ROTATION_TOL * (1 - 1e-9))).all() or not np.isclose(T[:, 3], [0, 0, 0, 1], atol=1e-6).all():
+        if (
+            not (np.isfinite(defect) & (defect < INDEX_ROTATION_TOL * (1 - 1e-9))).all()
+            or not np.isclose(T[:, 3], [0, 0, 0, 1], atol=1e-6).all()
+        ):
             raise _Slow
         p = self.index_path
         known_codes: set[int] = set()

@@ -206,10 +206,7 @@ class RioScorer:
                 n_cand=np.array([1 + len(pp) for pp in t.partners], dtype=np.int64),
                 pred_transposed=np.array([p is not None and _transposed(p) for p in pred], dtype=bool),
                 cand_transposed=np.array(
-                    [
-                        T is not None and _transposed(T) and all(_transposed(A) for A in pp)
-                        for T, pp in zip(t.pose, t.partner_poses)
-                    ],
+                    [T is not None and _transposed(T) and all(_transposed(A) for A in pp) for T, pp in zip(t.pose, t.partner_poses)],
                     dtype=bool,
                 ),
                 line=np.array([lines.get(k) for k in keys], dtype=object),
