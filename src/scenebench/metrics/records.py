@@ -12,7 +12,9 @@ runtime.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -124,7 +126,7 @@ class ScoreColumns:
         first = parts[0]
 
         def cat(get: Callable[[ScoreColumns], list[Any]]) -> list[Any]:
-            return [x for p in parts for x in get(p)]
+            return list(itertools.chain.from_iterable(map(get, parts)))
 
         return ScoreColumns(
             cat(lambda p: p.sample_id),
@@ -153,11 +155,11 @@ class ScoreColumns:
         out += [(("groups", g), "json", v, None) for g, v in self.groups.items()]
         out.append((("detail",), "dict", None, None))
         for k, v in self.detail.items():
-            has = np.fromiter((x is not None for x in v), dtype=bool, count=len(v))
+            has = np.fromiter(map(operator.is_not, v, itertools.repeat(None)), dtype=bool, count=len(v))
             if has.all():
                 out.append((("detail", k), "json", v, None))
             elif has.any():
-                out.append((("detail", k), "json", [x for x in v if x is not None], has))
+                out.append((("detail", k), "json", list(itertools.compress(v, has.tolist())), has))
         return out
 
 
