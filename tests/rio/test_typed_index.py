@@ -211,3 +211,40 @@ def test_typed_semseg_gives_what_the_checking_path_gives(request, tmp_path, monk
         monkeypatch.undo()
         monkeypatch.setattr(S.ScanFiles, "_semseg_checked", staticmethod(lambda p: pytest.fail("the checking path ran")))
         assert outcome() == typed
+
+
+RAW_EDITS = {  # values the typed decoders would not check if they skipped the keys that hold them
+    "index, unknown key 1e999": ("3RScan.json", b'"type": "validation"', b'"type": "validation", "note": 1e999'),
+    "index, unknown key bad UTF-8": ("3RScan.json", b'"type": "validation"', b'"type": "validation", "note": "\xff"'),
+    "objects, extra field 1e999": ("objects.json", b'"ply_color": ', b'"ply_color": 1e999, "x": '),
+    "objects, ply_color 1e999": ("objects.json", b'"nyu40": "0"', b'"nyu40": 1e999'),
+    "objects, bad UTF-8": ("objects.json", b'"nyu40": "0"', b'"nyu40": "\xff"'),
+}
+
+
+@pytest.mark.parametrize("edit", list(RAW_EDITS))
+def test_values_in_unread_keys_are_checked_like_the_checking_path(tmp_path, monkeypatch, edit):
+    name, old, new = RAW_EDITS[edit]
+    _index(tmp_path)
+    p = tmp_path / name
+    raw = p.read_bytes()
+    assert old in raw
+    p.write_bytes(raw.replace(old, new, 1))
+    typed = _outcome(tmp_path)
+    _checked_only(monkeypatch)
+    assert typed == _outcome(tmp_path) and typed[0] == "error"
+
+
+@pytest.mark.parametrize("text", [b'"axesLengths": [1e999, 1, 1]', b'"note": 1e999', b'"label": "\xff"'])
+def test_semseg_values_in_unread_keys(request, tmp_path, text):
+    import shutil
+
+    room = request.getfixturevalue("room_m").root
+    root = tmp_path / "room"
+    shutil.copytree(room, root)
+    f = sorted(root.glob("*/semseg.v2.json"))[0]
+    raw = f.read_bytes()
+    f.write_bytes(raw.replace(b'"objectId"', text + b', "objectId"', 1))
+    d = ThreeRScan(root)
+    with pytest.raises(InputError):
+        d.obb_centroids(f.parent.name)

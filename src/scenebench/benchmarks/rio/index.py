@@ -170,20 +170,25 @@ def _index_transforms(raw: Any) -> list[Any]:
 @lru_cache(maxsize=1)
 def _typed_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
     """msgspec decoders of ``3RScan.json`` and ``objects.json`` into Structs: the element types of
-    every field the index reads are checked in C and the fields it ignores are skipped, so the
-    records need no per-field checks in Python. Anything else (a string or float instance id, a
-    null where a key may only be absent, a non-list) is refused, and the file is read by the
-    checking path (:func:`read_json` and the record-by-record parser), whose errors name the record."""
+    every field the index reads are checked in C, so the records need no per-field checks in
+    Python. Every key is decoded (``forbid_unknown_fields``; fields the index does not read are
+    ``Any``): a skipped value would not be checked for what :func:`read_json` refuses (1e999,
+    invalid UTF-8). Anything else (an unknown key, a string or float instance id, a null where a
+    key may only be absent, a non-list) is refused, and the file is read by the checking path
+    (:func:`read_json` and the record-by-record parser), whose errors name the record."""
     import msgspec
+
+    def struct(name: str, fields: list[Any]) -> Any:
+        return msgspec.defstruct(name, fields, forbid_unknown_fields=True)
 
     unset = msgspec.UNSET
     matrix = list[float]
-    rigid = msgspec.defstruct(
+    rigid = struct(
         "RigidT",
         [("instance_reference", int), ("transform", matrix), ("instance_rescan", int | msgspec.UnsetType, unset), ("symmetry", int, 0)],
     )
-    link = msgspec.defstruct("LinkT", [("instance_source", int), ("instance_target", int), ("transform", matrix)])
-    scan = msgspec.defstruct(
+    link = struct("LinkT", [("instance_source", int), ("instance_target", int), ("transform", matrix)])
+    scan = struct(
         "ScanT",
         [
             ("reference", str),
@@ -191,9 +196,10 @@ def _typed_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
             ("rigid", list[rigid] | None, None),  # type: ignore[valid-type]
             ("nonrigid", list[int] | None, None),
             ("removed", list[int] | None, None),
+            ("type", Any, None),
         ],
     )
-    scene = msgspec.defstruct(
+    scene = struct(
         "SceneT",
         [
             ("reference", str),
@@ -202,12 +208,13 @@ def _typed_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
             ("scans", list[scan] | None, None),  # type: ignore[valid-type]
         ],
     )
-    obj = msgspec.defstruct(
+    extra = [(k, Any, None) for k in ("ply_color", "nyu40", "eigen13", "rio27", "affordances", "state_affordances")]
+    obj = struct(
         "ObjectT",
-        [("id", str | int), ("global_id", str | int, 0), ("label", str, ""), ("symmetry", int | None, None), ("attributes", Any, None)],
+        [("id", str | int), ("global_id", str | int, 0), ("label", str, ""), ("symmetry", int | None, None), ("attributes", Any, None), *extra],
     )
-    objects_scan = msgspec.defstruct("ObjectsScanT", [("scan", str), ("objects", list[obj] | None, None)])  # type: ignore[valid-type]
-    objects_doc = msgspec.defstruct("ObjectsT", [("scans", list[objects_scan])])  # type: ignore[valid-type]
+    objects_scan = struct("ObjectsScanT", [("scan", str), ("objects", list[obj] | None, None)])  # type: ignore[valid-type]
+    objects_doc = struct("ObjectsT", [("scans", list[objects_scan])])  # type: ignore[valid-type]
     return msgspec.json.Decoder(list[scene]).decode, msgspec.json.Decoder(objects_doc).decode  # type: ignore[valid-type]
 
 

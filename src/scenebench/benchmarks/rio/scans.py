@@ -36,12 +36,24 @@ def _three_floats(c: Any) -> bool:
 @lru_cache(maxsize=1)
 def _semseg_check() -> Callable[[bytes], Any]:
     """msgspec decoder that checks, in C, what :meth:`ScanFiles.semseg` checks of each group: an
-    integer ``objectId``, and an ``obb`` that is absent, null or holds a 3-number ``centroid``."""
+    integer ``objectId``, and an ``obb`` that is absent, null or holds a 3-number ``centroid``.
+    Every key is decoded (the other fields of the format as ``Any``; an unknown key is refused):
+    a skipped value would not be checked for what :func:`read_json` refuses (1e999, bad UTF-8)."""
     import msgspec
 
-    obb = msgspec.defstruct("ObbT", [("centroid", tuple[float, float, float])])
-    group = msgspec.defstruct("SegGroupT", [("objectId", int), ("obb", obb | None, None)])  # type: ignore[valid-type]
-    return msgspec.json.Decoder(msgspec.defstruct("SemsegT", [("segGroups", list[group])])).decode  # type: ignore[valid-type]
+    def struct(name: str, fields: list[Any]) -> Any:
+        return msgspec.defstruct(name, fields, forbid_unknown_fields=True)
+
+    def others(*keys: str) -> list[Any]:
+        return [(k, Any, None) for k in keys]
+
+    obb = struct("ObbT", [("centroid", tuple[float, float, float]), *others("axesLengths", "normalizedAxes")])
+    group = struct(
+        "SegGroupT",
+        [("objectId", int), ("obb", obb | None, None), *others("id", "label", "segments", "partId", "index", "dominantNormal")],
+    )
+    doc = struct("SemsegT", [("segGroups", list[group]), *others("scan_id", "sceneId", "appId", "segmentsFile", "segIndicesFile")])  # type: ignore[valid-type]
+    return msgspec.json.Decoder(doc).decode  # type: ignore[no-any-return]
 
 
 def _semseg_typed(p: Path) -> dict[int, dict[str, Any]] | None:
