@@ -4,7 +4,8 @@ A benchmark declares ``prepare_scoring(*, protocol, **options) -> ScoringJob``
 (:mod:`scenebench.benchmarks.catalog`); :func:`score_benchmark` checks the protocol, prepares the
 job, opens (or resumes) the run folder and calls :func:`score_job`, which the run loop
 (``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
-scene's points are loaded once); :func:`score_into_run` writes each batch to the run's store as soon
+scene's points are loaded once) or :class:`ScoreColumns` (many samples as columns, stored one row
+per flush: RIO); :func:`score_into_run` writes each batch to the run's store as soon
 as it is computed (batches scored within :data:`FLUSH_SECONDS` share one transaction), skips
 samples already stored when a run is resumed, shows progress, and hands the complete list to the
 job's ``summarize``; the driver saves ``results.json``.

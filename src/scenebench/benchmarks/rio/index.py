@@ -211,7 +211,14 @@ def _typed_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
     extra = [(k, Any, None) for k in ("ply_color", "nyu40", "eigen13", "rio27", "affordances", "state_affordances")]
     obj = struct(
         "ObjectT",
-        [("id", str | int), ("global_id", str | int, 0), ("label", str, ""), ("symmetry", int | None, None), ("attributes", Any, None), *extra],
+        [
+            ("id", str | int),
+            ("global_id", str | int, 0),
+            ("label", str, ""),
+            ("symmetry", int | None, None),
+            ("attributes", Any, None),
+            *extra,
+        ],
     )
     objects_scan = struct("ObjectsScanT", [("scan", str), ("objects", list[obj] | None, None)])  # type: ignore[valid-type]
     objects_doc = struct("ObjectsT", [("scans", list[objects_scan])])  # type: ignore[valid-type]
