@@ -48,12 +48,24 @@ def _timed(args, env=None) -> float:
 
 
 def _rows(run: Path) -> dict[tuple[str, str], tuple[int, str]]:
+    """Every stored record: (kind, sample id) -> (seq, JSON body), batches stored as columns
+    (RIO's) expanded to their samples (seq .. seq + n - 1)."""
+    from scenebench.runtime.store import _decode_columns, _encode
+
     db = run / "samples.sqlite"
     if not db.exists():
         return {}
     con = sqlite3.connect(db)
     try:
-        return {(k, s): (q, b) for k, s, q, b in con.execute("SELECT kind, sample_id, seq, body FROM records")}
+        out = {(k, s): (q, b) for k, s, q, b in con.execute("SELECT kind, sample_id, seq, body FROM records")}
+        try:
+            batches = con.execute("SELECT kind, seq, n, ids, body FROM batches").fetchall()
+        except sqlite3.OperationalError:  # no batch stored
+            batches = []
+        for kind, seq, n, ids, body in batches:
+            for i, (sid, rec) in enumerate(zip(json.loads(ids), _decode_columns(n, body))):
+                out[(kind, sid)] = (seq + i, _encode(rec))
+        return out
     except sqlite3.OperationalError:  # killed before the table was created
         return {}
     finally:
@@ -167,6 +179,34 @@ def test_kill_during_score_then_resume(many_scenes, tmp_path):
     ref, run = tmp_path / "ref", tmp_path / "run"
     took = _timed([*args, "--out", ref])
     snaps = kill_loop([*args, "--out", run], seed=12, window=(0.4 * took, took), folder=run)
+    assert _cli([*args, "--out", run]).returncode == 0
+    check_resumed_run(ref, run, snaps, ("score",))
+
+
+def test_kill_during_rio_score_then_resume(tmp_path):
+    """RIO's scorer yields columns, stored one row per flush: a kill loses at most the flush in
+    flight, and the resumed run ends with the reference's records and results."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        from bench_e2e import rio_data
+    finally:
+        sys.path.pop(0)
+    (tmp_path / "data").mkdir()
+    rio_data(tmp_path / "data", 400, 50)
+    args = [
+        "score",
+        "rio",
+        "--data",
+        tmp_path / "data" / "rio",
+        "-p",
+        tmp_path / "data" / "poses.jsonl",
+        "--no-progress",
+        "--bootstrap",
+        "200",
+    ]
+    ref, run = tmp_path / "ref", tmp_path / "run"
+    took = _timed([*args, "--out", ref])
+    snaps = kill_loop([*args, "--out", run], seed=13, window=(0.5 * took, took), folder=run)
     assert _cli([*args, "--out", run]).returncode == 0
     check_resumed_run(ref, run, snaps, ("score",))
 

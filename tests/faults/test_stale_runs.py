@@ -88,14 +88,16 @@ def test_overwrite_starts_again_even_with_identical_inputs(tmp_path):
     args = ["score", "rio", "--data", data, "--predictions", pred, "--out", run, "--bootstrap", "0", "--no-progress"]
     assert cli(*args).returncode == 0
     before = json.loads((run / "results.json").read_text())["metrics"]
-    import sqlite3
+    from scenebench.runtime.store import SampleStore
 
-    with sqlite3.connect(run / "samples.sqlite") as con:  # stored scores that a resume would reuse
-        rows = con.execute("select sample_id, body from records where kind = 'score'").fetchall()
-        for sid, body in rows:
-            rec = json.loads(body)
+    with SampleStore(run / "samples.sqlite") as st:  # stored scores that a resume would reuse (RIO's: one row per batch)
+        rows = list(st.iter("score"))
+        assert rows
+        for _, rec in rows:
             rec["status"], rec["values"] = "scored", {k: 0.0 for k in rec["values"]}
-            con.execute("update records set body = ? where kind = 'score' and sample_id = ?", (json.dumps(rec), sid))
+        st.put_many("score", rows)
+    with SampleStore(run / "samples.sqlite") as st:
+        assert all(set(rec["values"].values()) <= {0.0} for _, rec in st.iter("score"))
     p = cli(*args, "--overwrite")
     assert p.returncode == 0, p.stderr
     assert json.loads((run / "results.json").read_text())["metrics"] == before  # rescored, not resumed

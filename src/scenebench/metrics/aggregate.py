@@ -23,6 +23,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -249,13 +250,21 @@ def cluster_weights(clusters: np.ndarray, *, n_resamples: int, seed: int) -> tup
     the same samples get the same resamples (what a paired comparison needs).
     """
     _, cid = np.unique(np.asarray(clusters), return_inverse=True)
-    n_clusters = int(cid.max()) + 1
+    return cid, _draw_counts(int(cid.max()) + 1, n_resamples, seed).copy()  # the caller may write to it
+
+
+@functools.lru_cache(maxsize=4)
+def _draw_counts(n_clusters: int, n_resamples: int, seed: int) -> np.ndarray:
+    """How often each cluster is drawn per resample: a function of these three numbers only, so the
+    subsets of one summary over the same number of scenes (RIO's labels, motions, symmetries) draw
+    once. Read-only: it is shared (callers get a copy)."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     # the counts np.add.at gives, ~10x faster
     flat = (np.arange(n_resamples)[:, None] * n_clusters + draws).ravel()
     weights = np.bincount(flat, minlength=n_resamples * n_clusters).astype(np.int64, copy=False).reshape(n_resamples, n_clusters)
-    return cid, weights
+    weights.flags.writeable = False
+    return weights
 
 
 def bootstrap_replicates(
@@ -375,6 +384,80 @@ def summarize_columns(
     point = compute(specs, columns)
     ci = bootstrap(specs, columns, clusters, n_resamples=n_resamples, seed=seed, level=level)
     return point, ci
+
+
+def summarize_one_cluster_groups(
+    specs: Sequence[MetricSpec],
+    columns: Mapping[str, np.ndarray],
+    rows: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+) -> list[tuple[dict[str, float | None], dict[str, list[float] | None]]]:
+    """:func:`summarize_columns` of many subsets at once, each of them non-empty and drawn from
+    one cluster (RIO's per-scene breakdown: 2,000 subsets): subset k is ``rows[starts[k]:ends[k]]``.
+
+    Every resample of a one-cluster subset draws that cluster once, so its interval is the one
+    replicate with weight 1 (:func:`bootstrap`); here those replicates are computed for all
+    subsets in one pass with the same arithmetic: cluster sums as per-subset ``np.bincount`` sums
+    (each bin adds its values in row order from 0.0, as the one-cluster sum does), medians as the
+    middle elements of each subset's stably sorted values. The point estimates are
+    :func:`compute` per subset. [] when a spec is :class:`Derived` (the caller goes one by one).
+    """
+    if any(isinstance(s, Derived) for s in specs) or len(starts) == 0:
+        return []
+    n_sub = len(starts)
+    sizes = ends - starts
+    sub = np.repeat(np.arange(n_sub), sizes)  # subset of each position of ``picked``
+    picked = np.concatenate([rows[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+    cols = {k: v[picked] for k, v in columns.items()}
+    bounds = np.r_[0, np.cumsum(sizes)].tolist()
+    points = [compute(specs, {k: v[a:b] for k, v in cols.items()}) for a, b in zip(bounds[:-1], bounds[1:])]
+    if n_resamples <= 0:
+        return [(p, {s.name: None for s in specs}) for p in points]
+    alpha = (1.0 - level) / 2.0
+    reps: dict[str, np.ndarray] = {}
+    for s in specs:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if isinstance(s, Mean):
+                x = cols[s.field]
+                ok = ~np.isnan(x)
+                num = np.bincount(sub, weights=np.where(ok, x, 0.0), minlength=n_sub)
+                cnt = np.bincount(sub, weights=ok.astype(float), minlength=n_sub)
+                reps[s.name] = np.where(cnt > 0, num / np.where(cnt > 0, cnt, 1) * s.scale, np.nan)
+            elif isinstance(s, Ratio):
+                a, b = cols[s.num], cols[s.den]
+                ok = ~(np.isnan(a) | np.isnan(b))
+                num = np.bincount(sub, weights=np.where(ok, a, 0.0), minlength=n_sub)
+                den = np.bincount(sub, weights=np.where(ok, b, 0.0), minlength=n_sub)
+                reps[s.name] = np.where(den > 0, num / np.where(den > 0, den, 1) * s.scale, np.nan)
+            elif isinstance(s, Median):
+                x = cols[s.field]
+                ok = ~np.isnan(x)
+                xv, sv = x[ok], sub[ok]
+                xs = xv[np.lexsort((xv, sv))]  # by subset, then value; stable, as argsort(kind="stable")
+                m = np.bincount(sv, minlength=n_sub)
+                first = np.cumsum(m) - m
+                has = m > 0
+                lo = xs[np.where(has, first + (m - 1) // 2, 0)] if xs.size else np.zeros(n_sub)
+                hi = xs[np.where(has, first + m // 2, 0)] if xs.size else np.zeros(n_sub)
+                reps[s.name] = np.where(has, (lo + hi) / 2.0, np.nan) * s.scale
+    out = []
+    for k, p in enumerate(points):
+        ci: dict[str, list[float] | None] = {}
+        for s in specs:
+            x = float(reps[s.name][k])
+            if math.isnan(x):
+                ci[s.name] = None
+            elif math.isfinite(x) and (x != 0 or math.copysign(1.0, x) > 0):
+                ci[s.name] = [x, x]
+            else:  # -0.0 and infinities: what bootstrap() gives them
+                v = np.repeat(np.array([x]), n_resamples)
+                ci[s.name] = [float(np.quantile(v, alpha)), float(np.quantile(v, 1 - alpha))]
+        out.append((p, ci))
+    return out
 
 
 def metric_info(specs: Sequence[MetricSpec]) -> dict[str, dict[str, object]]:

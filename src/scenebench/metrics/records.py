@@ -12,15 +12,17 @@ runtime.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections import Counter, defaultdict
+import operator
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from scenebench.metrics.aggregate import MetricSpec, field_matrix, fields_of, metric_info, summarize_columns
+from scenebench.metrics.aggregate import MetricSpec, field_matrix, fields_of, metric_info, summarize_columns, summarize_one_cluster_groups
 from scenebench.results import ConfidenceIntervals, Counts, Results
 
 Status = Literal["scored", "missing", "invalid", "excluded"]
@@ -61,6 +63,106 @@ class SampleScore:
         return cls(d["sample_id"], d["scene_id"], d["status"], vals, dict(d.get("groups", {})), dict(d.get("detail", {})))
 
 
+@dataclass
+class ScoreColumns:
+    """The records of many samples as columns: what a scorer that computes whole batches at once
+    yields instead of one :class:`SampleScore` per sample (RIO: 200,000 of them, each with three
+    dicts, cost more than the scoring). The driver stores a batch as one row and the summary reads
+    the columns; anything else sees :class:`SampleScore` records, built on demand (iteration,
+    indexing, :meth:`records`), equal to the ones the scorer would have built.
+
+    ``values[f][i]`` is sample i's value ``f`` when ``valued[i]`` (others have no values, e.g.
+    excluded samples); ``groups[g][i]`` its breakdown key ``g``; ``detail[k][i]`` its detail ``k``,
+    ``None`` when it has none (a detail value cannot itself be ``None``). Keys are in record order.
+    """
+
+    sample_id: list[str]
+    scene_id: list[str]
+    status: list[str]
+    values: dict[str, np.ndarray]
+    valued: np.ndarray
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    detail: dict[str, list[Any]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.sample_id)
+
+    def __getitem__(self, i: int) -> SampleScore:
+        vals = {k: float(v[i]) for k, v in self.values.items()} if self.valued[i] else {}
+        return SampleScore(
+            self.sample_id[i],
+            self.scene_id[i],
+            self.status[i],  # type: ignore[arg-type]
+            vals,
+            {g: v[i] for g, v in self.groups.items()},
+            {k: v[i] for k, v in self.detail.items() if v[i] is not None},
+        )
+
+    def __iter__(self) -> Iterator[SampleScore]:
+        return (self[i] for i in range(len(self)))
+
+    def records(self) -> list[SampleScore]:
+        return list(self)
+
+    def take(self, rows: Sequence[int] | np.ndarray) -> ScoreColumns:
+        """The samples ``rows``, in that order."""
+        ix = np.asarray(rows, dtype=np.intp)
+        li = ix.tolist()
+        return ScoreColumns(
+            [self.sample_id[i] for i in li],
+            [self.scene_id[i] for i in li],
+            [self.status[i] for i in li],
+            {k: v[ix] for k, v in self.values.items()},
+            self.valued[ix],
+            {g: [v[i] for i in li] for g, v in self.groups.items()},
+            {k: [v[i] for i in li] for k, v in self.detail.items()},
+        )
+
+    @staticmethod
+    def concat(parts: Sequence[ScoreColumns]) -> ScoreColumns:
+        """One batch of the samples of ``parts`` (which share their keys), in order."""
+        if not parts:
+            raise ValueError("no batches to concatenate")
+        first = parts[0]
+
+        def cat(get: Callable[[ScoreColumns], list[Any]]) -> list[Any]:
+            return list(itertools.chain.from_iterable(map(get, parts)))
+
+        return ScoreColumns(
+            cat(lambda p: p.sample_id),
+            cat(lambda p: p.scene_id),
+            cat(lambda p: p.status),
+            {k: np.concatenate([p.values[k] for p in parts]) for k in first.values},
+            np.concatenate([p.valued for p in parts]),
+            {g: cat(lambda p, g=g: p.groups[g]) for g in first.groups},  # type: ignore[misc]
+            {k: cat(lambda p, k=k: p.detail[k]) for k in first.detail},  # type: ignore[misc]
+        )
+
+    def store_fields(self) -> list[Any]:
+        """The columns as :class:`scenebench.runtime.store.ColumnField` arguments ``(path, kind,
+        data, present)``, in the key order of :meth:`SampleScore.to_json` (the store builds them:
+        this module does not import the runtime)."""
+        valued = np.asarray(self.valued, dtype=bool)
+        some = None if valued.all() else valued
+        out: list[Any] = [
+            (("sample_id",), "json", self.sample_id, None),
+            (("scene_id",), "json", self.scene_id, None),
+            (("status",), "json", self.status, None),
+            (("values",), "dict", None, None),
+        ]
+        out += [(("values", k), "float", v if some is None else v[some], some) for k, v in self.values.items()]
+        out.append((("groups",), "dict", None, None))
+        out += [(("groups", g), "json", v, None) for g, v in self.groups.items()]
+        out.append((("detail",), "dict", None, None))
+        for k, v in self.detail.items():
+            has = np.fromiter(map(operator.is_not, v, itertools.repeat(None)), dtype=bool, count=len(v))
+            if has.all():
+                out.append((("detail", k), "json", v, None))
+            elif has.any():
+                out.append((("detail", k), "json", list(itertools.compress(v, has.tolist())), has))
+        return out
+
+
 class Scorer(Protocol):
     benchmark: str
     protocol: str
@@ -68,11 +170,13 @@ class Scorer(Protocol):
     def sample_ids(self) -> list[str]:
         """Every ground-truth sample id, in order: the denominator."""
 
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
-        """Yield batches (one per scene) of scores for samples not in ``skip``."""
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore] | ScoreColumns]:
+        """Yield batches (one per scene, or columns of many) of scores for samples not in ``skip``."""
 
 
 def count(records: Sequence[SampleScore]) -> Counts:
+    if isinstance(records, ScoreColumns):
+        return _count_statuses(records.status)
     c = Counter(r.status for r in records)
     return Counts(
         n_samples=len(records),
@@ -107,38 +211,90 @@ def summarize_scores(
     seed: int = 0,
     level: float = 0.95,
 ) -> Summary:
-    """Overall and per-group metrics with scene-clustered CIs. Excluded samples enter no metric."""
-    # The per-sample columns and scene names are built once; each subset (overall, every group
-    # value: RIO has one per scene) takes its rows of them, in record order (what building them per
-    # subset gave).
-    columns = field_matrix([r.values for r in records], fields_of(specs))
-    scenes = np.asarray([r.scene_id for r in records], dtype=object).astype(str)
+    """Overall and per-group metrics with scene-clustered CIs. Excluded samples enter no metric.
 
-    def block(rows: Sequence[int]) -> tuple[dict[str, Any], dict[str, Any]]:
-        ix = np.asarray(rows, dtype=np.intp)
+    ``records`` may be :class:`ScoreColumns` (read as columns, no record built). Group values
+    whose samples all come from one scene (RIO's per-scene breakdown: 2,000 of them) are
+    summarised together in one pass (:func:`summarize_one_cluster_groups`, the same numbers).
+    """
+    # The per-sample columns and scene names are built once; each subset (overall, every group
+    # value) takes its rows of them, in record order (what building them per subset gave).
+    fields = fields_of(specs)
+    if isinstance(records, ScoreColumns):
+        n = len(records)
+        columns = {
+            f: np.where(records.valued, records.values[f], math.nan) if f in records.values else np.full(n, math.nan) for f in fields
+        }
+        scene_list: Sequence[str] = records.scene_id
+        statuses: Sequence[str] = records.status
+        group_cols = {g: records.groups.get(g) for g in groups}
+    else:
+        columns = field_matrix([r.values for r in records], fields)
+        scene_list = [r.scene_id for r in records]
+        statuses = [r.status for r in records]
+        group_cols = {g: [str(r.groups.get(g, "unknown")) for r in records] for g in groups}
+    # Clusters as the ranks of the scene names (np.unique's order): every subset's np.unique and
+    # equality tests give what the names give, sorting integers instead of 200,000 strings per subset.
+    scenes = np.unique(np.asarray(scene_list, dtype=object).astype(str), return_inverse=True)[1].reshape(-1)
+    n = len(statuses)
+    scene_code = _codes(scene_list)[0]
+    status_code, status_names = _codes(statuses)
+    kept = np.asarray([name != "excluded" for name in status_names], dtype=bool)[status_code] if n else np.zeros(0, dtype=bool)
+
+    def block(ix: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
         return summarize_columns(specs, {k: v[ix] for k, v in columns.items()}, scenes[ix], n_resamples=n_resamples, seed=seed, level=level)
 
     metrics: dict[str, Any] = {}
     ci = ConfidenceIntervals(level=level, n_resamples=n_resamples, seed=seed)
-    metrics["overall"], ci.overall = block([i for i, r in enumerate(records) if r.status != "excluded"])
+    metrics["overall"], ci.overall = block(np.flatnonzero(kept))
     counts_by_group: dict[str, dict[str, Counts]] = {}
-    statuses = [r.status for r in records]
-    group_dicts = [r.groups for r in records]
     for g in groups:
-        by_val: dict[str, list[int]] = defaultdict(list)
-        all_by_val: dict[str, list[int]] = defaultdict(list)
-        for i, (d, st) in enumerate(zip(group_dicts, statuses)):
-            v = str(d.get(g, "unknown"))
-            all_by_val[v].append(i)
-            if st != "excluded":
-                by_val[v].append(i)
+        col = group_cols[g]
+        code, names = _codes(["unknown"] * n if col is None else col)
+        n_vals = len(names)
+        # Rows of each value, ascending (a stable sort by value), the excluded ones left out.
+        order = np.argsort(code[kept], kind="stable")
+        rows_kept = np.flatnonzero(kept)[order]
+        ends = np.cumsum(np.bincount(code[kept], minlength=n_vals))
+        starts = ends - np.bincount(code[kept], minlength=n_vals)
+        one = _one_cluster(scene_code[rows_kept], starts, ends)
+        fast = summarize_one_cluster_groups(specs, columns, rows_kept, starts[one], ends[one], n_resamples=n_resamples, level=level)
+        blocks: dict[int, tuple[dict[str, Any], dict[str, Any]]] = dict(zip(np.flatnonzero(one).tolist(), fast)) if fast else {}
+        tally = np.bincount(code * len(status_names) + status_code, minlength=n_vals * len(status_names)).reshape(n_vals, -1)
         key = f"by_{g}"
-        metrics[key], cis = {}, {}
-        for v in sorted(all_by_val):
-            metrics[key][v], cis[v] = block(by_val.get(v, []))
+        metrics[key], cis, counts = {}, {}, {}
+        for v in sorted(range(n_vals), key=names.__getitem__):
+            name = names[v]
+            metrics[key][name], cis[name] = blocks[v] if v in blocks else block(rows_kept[starts[v] : ends[v]])
+            by_status = dict(zip(status_names, tally[v].tolist()))
+            counts[name] = Counts(
+                n_samples=int(tally[v].sum()),
+                n_scored=by_status.get("scored", 0),
+                n_missing=by_status.get("missing", 0),
+                n_invalid=by_status.get("invalid", 0),
+                n_excluded=by_status.get("excluded", 0),
+            )
         setattr(ci, key, cis)
-        counts_by_group[key] = {v: _count_statuses([statuses[i] for i in ix]) for v, ix in sorted(all_by_val.items())}
-    return Summary(metrics, ci, count(records), counts_by_group, metric_info(specs))
+        counts_by_group[key] = counts
+    return Summary(metrics, ci, _count_statuses(statuses), counts_by_group, metric_info(specs))
+
+
+def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of ``values`` (first appearance order) and the distinct values (two C-level
+    passes: a dict of the distinct values, then a look-up per value)."""
+    names = list(dict.fromkeys(values))
+    index = {v: k for k, v in enumerate(names)}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values)), names
+
+
+def _one_cluster(cluster: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """True for every segment ``cluster[starts[k]:ends[k]]`` that is non-empty and holds one value."""
+    nonempty = ends > starts
+    out = np.zeros(len(starts), dtype=bool)
+    if cluster.size:
+        s = starts[nonempty]
+        out[nonempty] = np.minimum.reduceat(cluster, s) == np.maximum.reduceat(cluster, s)
+    return out
 
 
 @dataclass
@@ -155,7 +311,8 @@ class ScoringJob:
     benchmark: str
     protocol: str
     scorer: Scorer
-    summarize: Callable[[list[SampleScore], Any], Results]
+    # Called with a list of SampleScore, or with ScoreColumns when the scorer yields columns and the run scored every sample now.
+    summarize: Callable[[list[SampleScore] | ScoreColumns, Any], Results]
     meta: dict[str, Any] = field(default_factory=dict)
     label: str = ""
     check_inputs: Callable[[], Any] | None = None

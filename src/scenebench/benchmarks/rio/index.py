@@ -26,9 +26,9 @@ See ``docs/protocols.md`` (RIO) for the format; per-scan files are read by :mod:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ import numpy as np
 
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.geometry.poses import invert, is_rotation, matrix_from_column_major, rotation_defect, symmetry_order
-from scenebench.io.files import check_path_id, is_finite_number, read_json
+from scenebench.io.files import check_path_id, is_finite_number, path_id_problem, read_json
 
 from .writer import INDEX_NAME, OBJECTS_NAME
 
@@ -167,6 +167,83 @@ def _index_transforms(raw: Any) -> list[Any]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _typed_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
+    """msgspec decoders of ``3RScan.json`` and ``objects.json`` into Structs: the element types of
+    every field the index reads are checked in C, so the records need no per-field checks in
+    Python. Every key is decoded (``forbid_unknown_fields``; fields the index does not read are
+    ``Any``): a skipped value would not be checked for what :func:`read_json` refuses (1e999,
+    invalid UTF-8). Anything else (an unknown key, a string or float instance id, a null where a
+    key may only be absent, a non-list) is refused, and the file is read by the checking path
+    (:func:`read_json` and the record-by-record parser), whose errors name the record."""
+    import msgspec
+
+    def struct(name: str, fields: list[Any]) -> Any:
+        return msgspec.defstruct(name, fields, forbid_unknown_fields=True)
+
+    unset = msgspec.UNSET
+    matrix = list[float]
+    rigid = struct(
+        "RigidT",
+        [("instance_reference", int), ("transform", matrix), ("instance_rescan", int | msgspec.UnsetType, unset), ("symmetry", int, 0)],
+    )
+    link = struct("LinkT", [("instance_source", int), ("instance_target", int), ("transform", matrix)])
+    scan = struct(
+        "ScanT",
+        [
+            ("reference", str),
+            ("transform", matrix | None, None),
+            ("rigid", list[rigid] | None, None),  # type: ignore[valid-type]
+            ("nonrigid", list[int] | None, None),
+            ("removed", list[int] | None, None),
+            ("type", Any, None),
+        ],
+    )
+    scene = struct(
+        "SceneT",
+        [
+            ("reference", str),
+            ("type", str, ""),
+            ("ambiguity", list[list[link] | link] | None, None),  # type: ignore[valid-type]
+            ("scans", list[scan] | None, None),  # type: ignore[valid-type]
+        ],
+    )
+    extra = [(k, Any, None) for k in ("ply_color", "nyu40", "eigen13", "rio27", "affordances", "state_affordances")]
+    obj = struct(
+        "ObjectT",
+        [
+            ("id", str | int),
+            ("global_id", str | int, 0),
+            ("label", str, ""),
+            ("symmetry", int | None, None),
+            ("attributes", Any, None),
+            *extra,
+        ],
+    )
+    objects_scan = struct("ObjectsScanT", [("scan", str), ("objects", list[obj] | None, None)])  # type: ignore[valid-type]
+    objects_doc = struct("ObjectsT", [("scans", list[objects_scan])])  # type: ignore[valid-type]
+    return msgspec.json.Decoder(list[scene]).decode, msgspec.json.Decoder(objects_doc).decode  # type: ignore[valid-type]
+
+
+def _read_typed(path: Path, decode: Callable[[bytes], Any]) -> Any:
+    """``decode`` of the file's bytes (a leading UTF-8 BOM skipped, as :func:`read_json` does);
+    ``_Slow`` when the file cannot be read or decoded that way."""
+    try:
+        raw = path.read_bytes()
+        return decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+    except Exception:  # noqa: BLE001 - refused or unreadable: the checking path says why
+        raise _Slow from None
+
+
+def _small_int(value: Any) -> int:
+    """An objects.json id that :func:`_as_int` reads by its first two cases, else ``_Slow``."""
+    if type(value) is int:
+        return value
+    if type(value) is str and value.isascii() and value.isdecimal():
+        return int(value)
+    raise _Slow
+
+
 def _matrix16(value: Any, path: Path, where: str, fld: str) -> np.ndarray:
     if not isinstance(value, list) or len(value) != 16 or not all(is_finite_number(x) for x in value):
         raise InputError(path, f"is {str(value)[:80]}", where=where, field=fld, expected="16 finite numbers (4x4, column-major)")
@@ -193,12 +270,15 @@ class RioIndex:
         self.symmetry_codes = dict(symmetry_codes or {})
         if units not in ("auto", "m", "mm"):
             raise ScenebenchError(f"units must be auto, m or mm, got {units!r}")
-        raw = read_json(self.index_path, what="3RScan index (3RScan.json)")
-        if not isinstance(raw, list):
-            raise InputError(self.index_path, f"top level is a {type(raw).__name__}", expected="a list of scenes")
         self._batch: tuple[list[Any], np.ndarray] | None = None
         self._batch_next = 0
-        self.scenes: list[Scene] = self._parse_index(raw, units)
+        try:
+            self.scenes: list[Scene] = self._parse_index_typed(units)
+        except (_Slow, InputError):
+            raw = read_json(self.index_path, what="3RScan index (3RScan.json)")
+            if not isinstance(raw, list):
+                raise InputError(self.index_path, f"top level is a {type(raw).__name__}", expected="a list of scenes") from None
+            self.scenes = self._parse_index(raw, units)
         log.info("3RScan units: %s", self.unit_decision)
         self.rescans: dict[str, Rescan] = {}
         for sc in self.scenes:
@@ -244,6 +324,80 @@ class RioIndex:
             self._batch = None
         self.scale, self.unit_decision = self._decide_units(raw, units)
         return [self._parse_scene(s, i) for i, s in enumerate(raw)]
+
+    def _parse_index_typed(self, units: str) -> list[Scene]:
+        """The scenes of :meth:`_parse_index` from the typed decoding of ``3RScan.json``
+        (:func:`_typed_decoders`): the same objects, transforms and unit decision, without a
+        check per field in Python. ``_Slow`` for anything the checking path might refuse or read
+        differently; that path then reads the file again and names the problem."""
+        scenes_t = _read_typed(self.index_path, _typed_decoders()[0])
+        # Every transform in file order (what _index_transforms gives), converted and checked at once.
+        values: list[list[float]] = []
+        for s in scenes_t:
+            for g in s.ambiguity or ():
+                values.extend(e.transform for e in (g if isinstance(g, list) else (g,)))
+            for r in s.scans or ():
+                if r.transform is not None:
+                    values.append(r.transform)
+                if r.rigid:
+                    values.extend(rg.transform for rg in r.rigid)
+        try:
+            M = np.array(values, dtype=float).reshape(len(values), -1)
+        except ValueError:  # ragged
+            raise _Slow from None
+        if M.shape[1:] != (16,):
+            raise _Slow
+        biggest = float(np.abs(M[:, 12:15]).max()) if len(values) else 0.0
+        scale, decision = self._units_from(biggest, units)
+        T = matrix_from_column_major(M)
+        if scale != 1.0:
+            T[:, :3, 3] *= scale
+        defect = rotation_defect(T[:, :3, :3])
+        if (
+            not (np.isfinite(defect) & (defect < INDEX_ROTATION_TOL * (1 - 1e-9))).all()
+            or not np.isclose(T[:, 3], [0, 0, 0, 1], atol=1e-6).all()
+        ):
+            raise _Slow
+        p = self.index_path
+        known_codes: set[int] = set()
+        k = 0
+        scenes: list[Scene] = []
+        for s in scenes_t:
+            ref = s.reference
+            if not ref or path_id_problem(ref) is not None or s.type not in SPLITS:
+                raise _Slow
+            amb: list[AmbiguityLink] = []
+            for g in s.ambiguity or ():
+                for e in g if isinstance(g, list) else (g,):
+                    amb.append(AmbiguityLink(e.instance_source, e.instance_target, T[k]))
+                    k += 1
+            rescans: list[Rescan] = []
+            for r in s.scans or ():
+                rid = r.reference
+                if not rid or path_id_problem(rid) is not None:
+                    raise _Slow
+                if r.transform is not None:
+                    Tr = T[k]
+                    k += 1
+                else:
+                    Tr = np.eye(4)
+                rigid: dict[int, RigidEntry] = {}
+                for rg in r.rigid or ():
+                    a, code = rg.instance_reference, rg.symmetry
+                    if code not in known_codes:
+                        self._symmetry(code, "", p)  # an unknown code: the checking path names the record
+                        known_codes.add(code)
+                    b = rg.instance_rescan
+                    rigid[a] = RigidEntry(a, b if type(b) is int else a, code, T[k])  # absent (UNSET): the reference id
+                    k += 1
+                if r.rigid and len(rigid) != len(r.rigid):  # an instance with two rigid entries
+                    raise _Slow
+                rescans.append(Rescan(rid, ref, s.type, Tr, rigid, set(r.nonrigid or ()), set(r.removed or ())))
+            scenes.append(Scene(ref, s.type, amb, rescans))
+        if k != len(values):  # pragma: no cover - the two walks read the same fields
+            raise _Slow
+        self.scale, self.unit_decision = scale, decision
+        return scenes
 
     def _decide_units(self, raw: list[Any], units: str) -> tuple[float, str]:
         mags: list[float] = []
@@ -376,6 +530,29 @@ class RioIndex:
         if not self.objects_path.exists():
             log.info("no %s: labels and instance lists come from semseg.v2.json", self.objects_path)
             return {}
+        try:
+            return self._read_objects_typed()
+        except (_Slow, InputError):
+            return self._read_objects_checked()
+
+    def _read_objects_typed(self) -> dict[str, dict[int, ObjectInfo]]:
+        """:meth:`_read_objects_checked` from the typed decoding of ``objects.json`` (the same
+        records); ``_Slow`` (or an InputError) for anything that path might read differently."""
+        doc = _read_typed(self.objects_path, _typed_decoders()[1])
+        known_codes: set[int] = set()
+        out: dict[str, dict[int, ObjectInfo]] = {}
+        for s in doc.scans:
+            objs: dict[int, ObjectInfo] = {}
+            for o in s.objects or ():
+                iid, sym = _small_int(o.id), o.symmetry
+                if sym is not None and sym not in known_codes:
+                    self._symmetry(sym, "", self.objects_path)  # an unknown code: the checking path names the record
+                    known_codes.add(sym)
+                objs[iid] = ObjectInfo(iid, _small_int(o.global_id), o.label, sym, o.attributes or {})
+            out[s.scan] = objs
+        return out
+
+    def _read_objects_checked(self) -> dict[str, dict[int, ObjectInfo]]:
         raw = read_json(self.objects_path, what="objects.json")
         p = self.objects_path
         if not isinstance(raw, dict) or not isinstance(raw.get("scans"), list):

@@ -97,12 +97,29 @@ class GroundTruthTable:
     partner_poses: list[list[np.ndarray]] = field(default_factory=list)
     excluded: list[str | None] = field(default_factory=list)
     bounds: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of each rescan's samples
+    _group_columns: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.instance)
 
     def sample_id(self, i: int) -> str:
         return f"{self.rescan[i]}/{self.instance[i]}"
+
+    def group_columns(self) -> dict[str, list[str]]:
+        """:meth:`groups` of every sample, as columns (built once)."""
+        if self._group_columns is None or len(self._group_columns["scene"]) != len(self):
+            names = {o: symmetry_class_name(o) for o in set(self.symmetry_order)}
+            motion = [
+                ("moved" if m else "static") if ex is None else ("nonrigid" if ex.startswith("nonrigid") else "unannotated")
+                for m, ex in zip(self.moved, self.excluded)
+            ]
+            self._group_columns = {
+                "motion": motion,
+                "label": [lb or "unknown" for lb in self.label],
+                "symmetry": [names[o] for o in self.symmetry_order],
+                "scene": list(self.scene),
+            }
+        return self._group_columns
 
     def groups(self, i: int) -> dict[str, str]:
         """The breakdown keys of sample i (as the scorer reports them)."""
@@ -228,7 +245,7 @@ class ThreeRScan(RioIndex, ScanFiles):
             if ref not in partners_of:
                 partners_of[ref] = self._partners(self.scene_by_id[ref])
             partners = partners_of[ref]
-            sem: dict[int, dict] | None = None
+            sem: Mapping[int, Sequence[float] | None] | None = None
             objs = self.objects.get(ref, {})
             for iid in sorted(ref_ids):
                 if iid in removed:
@@ -260,11 +277,10 @@ class ThreeRScan(RioIndex, ScanFiles):
                     continue
                 t.pose.append(rigid[iid].transform if in_rigid else eye)
                 if sem is None:
-                    sem = self.semseg(ref)
-                g = sem.get(iid)
-                obb = g.get("obb") if g is not None else None
-                if isinstance(obb, dict):
-                    t.centroid.append(obb["centroid"])  # 3 finite numbers: checked by semseg()
+                    sem = self.obb_centroids(ref)
+                obb = sem.get(iid)
+                if obb is not None:
+                    t.centroid.append(obb)  # 3 finite numbers: checked when read
                     t.centroid_source.append("obb")
                 else:
                     c, src = self.centroid(ref, iid)

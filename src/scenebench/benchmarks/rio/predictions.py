@@ -112,15 +112,15 @@ class _Slow(Exception):
 
 
 @lru_cache(maxsize=1)
-def _fast_decoder() -> Callable[[bytes], Any]:
-    """msgspec decoder of an ordinary line (rescan, instance and one pose form, numbers only, no
-    other key): element types are checked in C. Anything else (a ``score`` key, a float instance,
-    a null, a string among the numbers) is refused, and the line is read as a plain dict."""
+def _fast_line_type() -> Any:
+    """The msgspec Struct of an ordinary line (rescan, instance and one pose form, numbers only,
+    no other key): element types are checked in C. Anything else (a ``score`` key, a float
+    instance, a null, a string among the numbers) is refused, and the line is read as a plain dict."""
     import msgspec
 
     matrix = list[list[float]] | msgspec.UnsetType
     vector = list[float] | msgspec.UnsetType
-    line = msgspec.defstruct(
+    return msgspec.defstruct(
         "PoseLine",
         [
             ("rescan", str),
@@ -132,7 +132,56 @@ def _fast_decoder() -> Callable[[bytes], Any]:
         ],
         forbid_unknown_fields=True,
     )
-    return msgspec.json.Decoder(line).decode
+
+
+@lru_cache(maxsize=1)
+def _fast_decoder() -> Callable[[bytes], Any]:
+    """msgspec decoder of one ordinary line (:func:`_fast_line_type`)."""
+    import msgspec
+
+    return msgspec.json.Decoder(_fast_line_type()).decode
+
+
+# A predictions file up to this size is decoded in one call (:func:`_whole_file_records`); a larger
+# one line by line, so its bytes never sit in memory whole.
+WHOLE_FILE_BYTES = 256 * 1024 * 1024
+
+
+def _whole_file_records(p: Path) -> list[Any] | None:
+    """The lines of an ordinary predictions file decoded in one msgspec call (no Python per line),
+    or None: then the file is read line by line. Ordinary means: a file no larger than
+    :data:`WHOLE_FILE_BYTES`, valid UTF-8, every line non-empty, starting with ``{`` and ending
+    with ``}`` (no blank lines, no padding, no ``\r``), and one record per line. Since a JSON
+    string cannot hold a raw newline and ``}`` followed by ``{`` is valid JSON only between two
+    values, such a line holds whole records; as many records as lines means one each (a
+    ``decode_lines`` stream would also take two records on one line). A refusal of any line gives
+    None as well, and the per-line reader finds and names it."""
+    try:
+        if not p.is_file() or p.stat().st_size > WHOLE_FILE_BYTES:
+            return None
+        raw = p.read_bytes()
+        if not raw.isascii():
+            raw.decode("utf-8")  # the decoder does not look inside strings it does not keep
+        buf = np.frombuffer(raw, dtype=np.uint8)
+        nl = np.flatnonzero(buf == 10)
+        starts = np.r_[0, nl + 1]
+        ends = np.r_[nl, buf.size]
+        if raw.endswith(b"\n"):
+            starts, ends = starts[:-1], ends[:-1]
+        if not starts.size or (ends <= starts).any() or (buf[starts] != ord("{")).any() or (buf[ends - 1] != ord("}")).any():
+            return None
+        recs = _fast_decoder_lines()(raw)
+    except Exception:  # noqa: BLE001 - refused: the per-line reader names the problem
+        return None
+    return recs if len(recs) == starts.size else None
+
+
+@lru_cache(maxsize=1)
+def _fast_decoder_lines() -> Callable[[bytes], list[Any]]:
+    """:func:`_fast_decoder`'s line type, for a whole file of lines."""
+    import msgspec
+
+    return msgspec.json.Decoder(_fast_line_type()).decode_lines  # type: ignore[no-any-return]
 
 
 def read_pose_predictions(
@@ -189,6 +238,36 @@ def _batch_poses(pending: dict[str, list], n: int) -> np.ndarray:
     return T
 
 
+def _all_poses(p: Path, recs: list[Any], known: Mapping[str, set[int]], evaluated: set[str]) -> PosePredictions:
+    """The predictions of a whole file of ordinary lines (:func:`_whole_file_records`) that all
+    give ``pose`` (the usual file), checked as columns: what the per-line loop of
+    :func:`_read_pose_predictions` gives them (the same arrays, counts and errors). ``_Slow`` for
+    anything else (another pose form, an unknown or repeated instance): the loop reads them."""
+    poses_in = [r.pose for r in recs]
+    if any(T is UNSET for T in poses_in) or any(r.R is not UNSET or r.quaternion is not UNSET for r in recs):
+        raise _Slow
+    keys = [(r.rescan, r.instance) for r in recs]
+    empty: set[int] = set()
+    if not all(i in known.get(r, empty) for r, i in keys) or len(set(keys)) != len(keys):
+        raise _Slow
+    T_fast = _batch_poses({"pose": list(enumerate(poses_in)), "R": [], "quaternion": []}, len(recs))
+    kept_rows = [i for i, (r, _) in enumerate(keys) if r in evaluated]
+    poses = {keys[i]: T_fast[i] for i in kept_rows}
+    lines = {keys[i]: i + 1 for i in kept_rows}  # one record per line
+    if kept_rows:
+        defect = rotation_defect(np.ascontiguousarray(T_fast[kept_rows, :3, :3]))
+        bad = np.flatnonzero(~(defect <= ROTATION_TOL))
+        if bad.size:
+            raise InputError(
+                p,
+                f"rotation is not orthonormal with det +1 (defect {defect[bad[0]]:.3g}; {bad.size} such records)",
+                where=f"line {kept_rows[int(bad[0])] + 1}",
+                field="pose",
+                expected=f"max |R^T R - I| and |det R - 1| <= {ROTATION_TOL:g}",
+            )
+    return PosePredictions(poses, lines, {}, len(recs) - len(kept_rows))
+
+
 def _read_pose_predictions(
     path: str | Path,
     known: Mapping[str, set[int]],
@@ -206,7 +285,18 @@ def _read_pose_predictions(
     ignored = 0
     pending: dict[str, list] = {"pose": [], "R": [], "quaternion": []}
     slots: list[tuple[tuple[str, int], bool]] = []  # fast lines in order: key, kept
-    records = iter_jsonl_decoded(p, _fast_decoder(), allow_empty=allow_empty) if fast else iter_jsonl(p, allow_empty=allow_empty)
+    whole = _whole_file_records(p) if fast else None
+    if whole is not None:
+        try:
+            return _all_poses(p, whole, known, evaluated_set)
+        except _Slow:
+            pass
+    records: Iterable[tuple[int, Any]]
+    if whole is not None:
+        records = enumerate(whole, start=1)  # one record per line (checked), so record k is line k
+    else:
+        records = iter_jsonl_decoded(p, _fast_decoder(), allow_empty=allow_empty) if fast else iter_jsonl(p, allow_empty=allow_empty)
+    all_fast = True  # every kept pose comes from the batch below (no line read as a plain dict)
     for lineno, rec in records:
         if not isinstance(rec, dict):
             key = (rec.rescan, rec.instance)
@@ -232,6 +322,7 @@ def _read_pose_predictions(
             else:
                 ignored += 1
             continue
+        all_fast = False
         where = f"line {lineno}"
         rescan = rec.get("rescan")
         if not isinstance(rescan, str) or not rescan:
@@ -265,15 +356,21 @@ def _read_pose_predictions(
         extra = {k: v for k, v in rec.items() if k not in ("rescan", "instance", "pose", "R", "t", "quaternion")}
         if extra:
             meta[key] = extra
+    kept_rows: list[int] = []
     if slots:
         T_fast = _batch_poses(pending, len(slots))
         for i, (key, kept) in enumerate(slots):
             if kept:
                 poses[key] = T_fast[i]
+                kept_rows.append(i)
     # Orthonormality checked in one batch; the message names the first offending line.
     if poses:
         keys = list(poses)
-        defect = rotation_defect(np.stack([poses[k][:3, :3] for k in keys]))
+        if all_fast:  # the kept rows of the batch, in file order: the stack below without a Python list
+            R = np.ascontiguousarray(T_fast[kept_rows, :3, :3])
+        else:
+            R = np.stack([poses[k][:3, :3] for k in keys])
+        defect = rotation_defect(R)
         bad = np.flatnonzero(~(defect <= ROTATION_TOL))
         if bad.size:
             k = keys[int(bad[0])]

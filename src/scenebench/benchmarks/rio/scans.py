@@ -10,7 +10,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,49 @@ def _three_floats(c: Any) -> bool:
     return type(a) is float and type(b) is float and type(d) is float and math.isfinite(a + b + d)
 
 
+@lru_cache(maxsize=1)
+def _semseg_check() -> Callable[[bytes], Any]:
+    """msgspec decoder that checks, in C, what :meth:`ScanFiles.semseg` checks of each group: an
+    integer ``objectId``, and an ``obb`` that is absent, null or holds a 3-number ``centroid``.
+    Every key is decoded (the other fields of the format as ``Any``; an unknown key is refused):
+    a skipped value would not be checked for what :func:`read_json` refuses (1e999, bad UTF-8)."""
+    import msgspec
+
+    def struct(name: str, fields: list[Any]) -> Any:
+        return msgspec.defstruct(name, fields, forbid_unknown_fields=True)
+
+    def others(*keys: str) -> list[Any]:
+        return [(k, Any, None) for k in keys]
+
+    obb = struct("ObbT", [("centroid", tuple[float, float, float]), *others("axesLengths", "normalizedAxes")])
+    group = struct(
+        "SegGroupT",
+        [("objectId", int), ("obb", obb | None, None), *others("id", "label", "segments", "partId", "index", "dominantNormal")],
+    )
+    doc = struct("SemsegT", [("segGroups", list[group]), *others("scan_id", "sceneId", "appId", "segmentsFile", "segIndicesFile")])  # type: ignore[valid-type]
+    return msgspec.json.Decoder(doc).decode  # type: ignore[no-any-return]
+
+
+def _semseg_typed(p: Path) -> dict[int, dict[str, Any]] | None:
+    """:meth:`ScanFiles.semseg` of an ordinary file without a Python check per field: the typed
+    decoding checks the groups, the generic decoding (what :func:`read_json` gives) is kept.
+    None for anything else (an ``id`` instead of ``objectId``, a string id, a bad centroid, a
+    number beyond float range): the checking path then reads the file and names the problem."""
+    import msgspec
+
+    try:
+        raw = p.read_bytes()
+        raw = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+        checked = _semseg_check()(raw)
+        doc = msgspec.json.decode(raw)
+    except Exception:  # noqa: BLE001 - refused or unreadable: the checking path says why
+        return None
+    for g in checked.segGroups:
+        if g.obb is not None and not math.isfinite(sum(g.obb.centroid)):  # an integer too large for a float
+            return None
+    return {g["objectId"]: g for g in doc["segGroups"]}
+
+
 class ScanFiles:
     """Lazy access to the files of each scan folder under ``root``."""
 
@@ -41,6 +85,7 @@ class ScanFiles:
 
     def __init__(self) -> None:
         self._semseg_cache: dict[str, dict[int, dict[str, Any]]] = {}
+        self._obb_cache: dict[str, dict[int, Sequence[float] | None]] = {}
         self._points_cache: tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def scan_dir(self, scan_id: str) -> Path:
@@ -75,24 +120,55 @@ class ScanFiles:
             p = self.scan_dir(scan_id) / SEMSEG_NAME
             groups: dict[int, dict[str, Any]] = {}
             if p.exists():
-                raw = read_json(p, what="semseg.v2.json")
-                if not isinstance(raw, dict) or not isinstance(raw.get("segGroups"), list):
-                    raise InputError(p, "has no 'segGroups' list", field="segGroups")
-                for gi, g in enumerate(raw["segGroups"]):
-                    w = f"segGroups[{gi}]"
-                    if not isinstance(g, dict):
-                        raise InputError(p, f"is a {type(g).__name__}", where=w)
-                    iid = _as_int(g.get("objectId", g.get("id")), p, w, "objectId")
-                    obb = g.get("obb")
-                    if obb is not None:
-                        c = obb.get("centroid") if isinstance(obb, dict) else None
-                        if not _three_floats(c) and (not isinstance(c, list) or len(c) != 3 or not all(is_finite_number(x) for x in c)):
-                            raise InputError(
-                                p, f"is {str(c)[:60]}", where=f"{w} (objectId {iid})", field="obb.centroid", expected="3 finite numbers"
-                            )
-                    groups[iid] = g
-            self._semseg_cache[scan_id] = groups
+                fast = _semseg_typed(p)
+                self._semseg_cache[scan_id] = fast if fast is not None else self._semseg_checked(p)
+            else:
+                self._semseg_cache[scan_id] = groups
         return self._semseg_cache[scan_id]
+
+    def obb_centroids(self, scan_id: str) -> dict[int, Sequence[float] | None]:
+        """``objectId -> obb centroid`` (None without an obb) of a scan's semseg.v2.json, {} without
+        the file: what :meth:`semseg` gives (and checks), without keeping every group's fields.
+        The ground-truth table needs only these; an unusual file is read by :meth:`semseg`."""
+        if scan_id not in self._obb_cache:
+            p = self.scan_dir(scan_id) / SEMSEG_NAME
+            out: dict[int, Sequence[float] | None] | None = None
+            if scan_id not in self._semseg_cache and p.exists():
+                try:
+                    raw = p.read_bytes()
+                    checked = _semseg_check()(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+                    out = {g.objectId: None if g.obb is None else g.obb.centroid for g in checked.segGroups}
+                    if not all(c is None or math.isfinite(sum(c)) for c in out.values()):
+                        out = None  # an integer too large for a float: semseg() refuses it
+                except Exception:  # noqa: BLE001 - refused: semseg() reads it and names the problem
+                    out = None
+            if out is None:
+                sem = self.semseg(scan_id)
+                out = {i: g["obb"]["centroid"] if isinstance(g.get("obb"), dict) else None for i, g in sem.items()}
+            self._obb_cache[scan_id] = out
+        return self._obb_cache[scan_id]
+
+    @staticmethod
+    def _semseg_checked(p: Path) -> dict[int, dict[str, Any]]:
+        """The groups of a semseg.v2.json, checked record by record (the errors name the group)."""
+        groups: dict[int, dict[str, Any]] = {}
+        raw = read_json(p, what="semseg.v2.json")
+        if not isinstance(raw, dict) or not isinstance(raw.get("segGroups"), list):
+            raise InputError(p, "has no 'segGroups' list", field="segGroups")
+        for gi, g in enumerate(raw["segGroups"]):
+            w = f"segGroups[{gi}]"
+            if not isinstance(g, dict):
+                raise InputError(p, f"is a {type(g).__name__}", where=w)
+            iid = _as_int(g.get("objectId", g.get("id")), p, w, "objectId")
+            obb = g.get("obb")
+            if obb is not None:
+                c = obb.get("centroid") if isinstance(obb, dict) else None
+                if not _three_floats(c) and (not isinstance(c, list) or len(c) != 3 or not all(is_finite_number(x) for x in c)):
+                    raise InputError(
+                        p, f"is {str(c)[:60]}", where=f"{w} (objectId {iid})", field="obb.centroid", expected="3 finite numbers"
+                    )
+            groups[iid] = g
+        return groups
 
     def instance_ids(self, scan_id: str) -> set[int] | None:
         """Instance ids annotated in a scan (objects.json, else semseg.v2.json); None if neither exists."""

@@ -32,6 +32,7 @@ import contextlib
 import gc
 import math
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from scenebench.io.files import file_fingerprint
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
+from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
@@ -97,6 +98,7 @@ class RioScorer:
         self._gt: dict[str, list[GroundTruthInstance]] = {}
         self._table: GroundTruthTable | None = None
         self._ids: list[str] | None = None
+        self._rows: _RowColumns | None = None
 
     def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
         if rescan.scan_id not in self._gt:
@@ -125,7 +127,7 @@ class RioScorer:
             return [i for i in self._ids if i in self.only]
         return list(self._ids)
 
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+    def iter_scores(self, skip: set[str]) -> Iterator[ScoreColumns]:
         t = self.table
         self.sample_ids()
         ids: list[str] = self._ids  # type: ignore[assignment]
@@ -190,22 +192,56 @@ class RioScorer:
             out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
         return [out[g.sample_id] for g in gts]
 
-    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> list[SampleScore]:
+    def _row_columns(self) -> _RowColumns:
+        """What :meth:`score_rows` needs of every table row, as arrays (built once, one pass)."""
+        if self._rows is None:
+            t = self.table
+            poses, lines = self.preds.poses, self.preds.lines
+            keys = list(zip(t.rescan, t.instance))
+            pred = [poses.get(k) if ex is None else None for k, ex in zip(keys, t.excluded)]
+            no_pose = np.zeros((3,))
+            self._rows = _RowColumns(
+                pred=pred,
+                scorable=np.array([p is not None for p in pred], dtype=bool),
+                n_cand=np.array([1 + len(pp) for pp in t.partners], dtype=np.int64),
+                pred_transposed=np.array([p is not None and _transposed(p) for p in pred], dtype=bool),
+                cand_transposed=np.array(
+                    [T is not None and _transposed(T) and all(_transposed(A) for A in pp) for T, pp in zip(t.pose, t.partner_poses)],
+                    dtype=bool,
+                ),
+                line=np.array([lines.get(k) for k in keys], dtype=object),
+                source=np.array(t.centroid_source, dtype=object),
+                excluded=np.array(t.excluded, dtype=object),
+                centroid=np.array([no_pose if c is None else c for c in t.centroid], dtype=float).reshape(len(t), 3),
+                order=np.array(t.symmetry_order, dtype=np.int64),
+                scene=np.array(t.scene, dtype=object),
+                groups={g: np.array(c, dtype=object) for g, c in t.group_columns().items()},
+            )
+        return self._rows
+
+    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> ScoreColumns:
         """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
-        call: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable instances
-        compete only within their rescan (locations are numbered per rescan, in instance order)."""
+        call, as columns: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable
+        instances compete only within their rescan (locations are numbered per rescan, in instance order)."""
         t = self.table
-        poses, lines = self.preds.poses, self.preds.lines
-        out: list[SampleScore | None] = [None] * len(rows)
-        scored: list[int] = []  # positions in ``rows``
-        for k, i in enumerate(rows):
-            if t.excluded[i] is None and (t.rescan[i], t.instance[i]) in poses:
-                scored.append(k)
-        if scored:
-            sr = [rows[k] for k in scored]
-            preds_sr = [poses[(t.rescan[i], t.instance[i])] for i in sr]
-            n_cand = [1 + len(t.partners[i]) for i in sr]
-            span_of = np.zeros(len(rows), dtype=np.int64)
+        R = self._row_columns()
+        n = len(rows)
+        rows_a = np.asarray(rows, dtype=np.intp)
+        # Columns of the records; every row starts as a missing prediction (what it is unless scored or excluded).
+        err = math.inf if self.protocol == "strict" else math.nan
+        r_col, t_col = np.full(n, err), np.full(n, err)
+        hit_col = {f: np.zeros(n) for f, _, _ in THRESHOLDS}
+        status = np.full(n, "missing", dtype=object)
+        reason = np.full(n, "no prediction", dtype=object)
+        line = np.full(n, None, dtype=object)
+        source = np.full(n, None, dtype=object)
+        partner: list[int | None] = [None] * n
+        scored = np.flatnonzero(R.scorable[rows_a])  # positions in ``rows``
+        if scored.size:
+            sr = rows_a[scored]
+            srl = sr.tolist()
+            n_cand = R.n_cand[sr]
+            span_of = np.zeros(n, dtype=np.int64)
             for s_i, (a, b) in enumerate(spans):
                 span_of[a:b] = s_i
             span_sr = span_of[scored]
@@ -213,14 +249,8 @@ class RioScorer:
             # np.stack gives a transposed layout when every input is transposed (the index's
             # column-major transforms): rows are computed in groups of rescans whose stacks have
             # the layout the rescan alone would have had, so every error has the same last bit.
-            f_pred = np.ones(len(spans), dtype=bool)
-            f_cand = np.ones(len(spans), dtype=bool)
-            for n, i in enumerate(sr):
-                sp = span_sr[n]
-                if f_pred[sp] and not _transposed(preds_sr[n]):
-                    f_pred[sp] = False
-                if f_cand[sp] and (not _transposed(t.pose[i]) or any(not _transposed(T) for T in t.partner_poses[i])):  # type: ignore[arg-type]
-                    f_cand[sp] = False
+            f_pred = np.bincount(span_sr, weights=~R.pred_transposed[sr], minlength=len(spans)) == 0
+            f_cand = np.bincount(span_sr, weights=~R.cand_transposed[sr], minlength=len(spans)) == 0
             layout = (f_pred * 2 + f_cand)[span_sr]
             cand_start = np.r_[0, np.cumsum(n_cand)]
             owner = np.repeat(np.arange(len(sr)), n_cand)
@@ -231,45 +261,47 @@ class RioScorer:
             chosen = np.empty(len(sr), dtype=np.int64)
             cand_layout = layout[owner]
             for lay in np.unique(layout).tolist():
-                sel = np.flatnonzero(layout == lay).tolist()
-                T_pred = np.stack([preds_sr[n] for n in sel])
-                T_cand = np.stack([T for n in sel for T in (t.pose[sr[n]], *t.partner_poses[sr[n]])])  # type: ignore[misc]
-                centroid = np.array([t.centroid[sr[n]] for n in sel], dtype=float).reshape(len(sel), 3)
-                order = np.array([t.symmetry_order[sr[n]] for n in sel])
-                own = np.repeat(np.arange(len(sel)), [n_cand[n] for n in sel])
+                sel_a = np.flatnonzero(layout == lay)
+                sel = [srl[k] for k in sel_a.tolist()]
+                T_pred = np.stack([R.pred[i] for i in sel])  # type: ignore[misc]
+                T_cand = np.stack([T for i in sel for T in (t.pose[i], *t.partner_poses[i])])  # type: ignore[misc]
+                centroid = R.centroid[sr[sel_a]]
+                order = R.order[sr[sel_a]]
+                own = np.repeat(np.arange(len(sel)), n_cand[sel_a])
                 cidx = np.flatnonzero(cand_layout == lay)  # the candidates of ``sel``, in order
                 if self.protocol == "strict":
                     r_all[cidx], t_all[cidx] = candidate_errors(T_pred[own], T_cand, centroid[own], order[own], "strict")
                 else:
                     r_g, t_g, c_g = best_candidate_errors(T_pred, T_cand, own, centroid, order, "official")
-                    r_err[sel], t_err[sel], chosen[sel] = r_g, t_g, cidx[c_g]
+                    r_err[sel_a], t_err[sel_a], chosen[sel_a] = r_g, t_g, cidx[c_g]
             if self.protocol == "strict":
                 # Interchangeable instances: one-to-one, no two predictions credited with one object.
-                keys = [(int(span_sr[n]), x) for n, i in enumerate(sr) for x in (t.instance[i], *t.partners[i])]
-                dense = {key: n for n, key in enumerate(sorted(set(keys)))}
-                location = np.array([dense[key] for key in keys], dtype=np.int64)
+                location = _locations(span_sr, [t.instance[i] for i in srl], [t.partners[i] for i in srl], n_cand)
                 chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
                 r_err, t_err = r_all[chosen], t_all[chosen]
-            starts = np.r_[0, np.cumsum(n_cand)][:-1]
-            which = (np.asarray(chosen) - starts).tolist()
-            hit_lists = [(f, recall_hit(r_err, t_err, rd, tm).tolist()) for f, tm, rd in THRESHOLDS]
-            (f1, h1), (f2, h2) = hit_lists
-            for n, (k, i, r, te, j) in enumerate(zip(scored, sr, r_err.tolist(), t_err.tolist(), which)):
-                detail: dict[str, Any] = {"line": lines[(t.rescan[i], t.instance[i])], "centroid_from": t.centroid_source[i]}
-                if j > 0:
-                    detail["matched_partner"] = t.partners[i][j - 1]
-                out[k] = SampleScore(ids[i], t.scene[i], "scored", {"r_err": r, "t_err": te, f1: h1[n], f2: h2[n]}, t.groups(i), detail)
-        err = math.inf if self.protocol == "strict" else math.nan
-        for k, i in enumerate(rows):
-            if out[k] is not None:
-                continue
-            ex = t.excluded[i]
-            if ex is not None:
-                out[k] = SampleScore(ids[i], t.scene[i], "excluded", {}, t.groups(i), {"reason": ex})
-                continue
-            vals = {"r_err": err, "t_err": err, **{f: 0.0 for f, _, _ in THRESHOLDS}}
-            out[k] = SampleScore(ids[i], t.scene[i], "missing", vals, t.groups(i), {"reason": "no prediction"})
-        return out  # type: ignore[return-value]
+            which = np.asarray(chosen) - cand_start[:-1]
+            r_col[scored], t_col[scored] = r_err, t_err
+            for f, tm, rd in THRESHOLDS:
+                hit_col[f][scored] = recall_hit(r_err, t_err, rd, tm)
+            status[scored] = "scored"
+            reason[scored] = None
+            line[scored] = R.line[sr]
+            source[scored] = R.source[sr]
+            for k in np.flatnonzero(which > 0).tolist():
+                partner[int(scored[k])] = t.partners[srl[k]][int(which[k]) - 1]
+        excluded = R.excluded[rows_a]
+        is_excluded = np.not_equal(excluded, None)
+        status[is_excluded] = "excluded"
+        reason[is_excluded] = excluded[is_excluded]
+        return ScoreColumns(
+            [ids[i] for i in rows],
+            R.scene[rows_a].tolist(),
+            status.tolist(),
+            {"r_err": r_col, "t_err": t_col, **hit_col},
+            ~is_excluded,
+            {g: c[rows_a].tolist() for g, c in R.groups.items()},
+            {"line": line.tolist(), "centroid_from": source.tolist(), "matched_partner": partner, "reason": reason.tolist()},
+        )
 
     @staticmethod
     def _groups(g: GroundTruthInstance) -> dict[str, str]:
@@ -279,6 +311,44 @@ class RioScorer:
             "symmetry": symmetry_class_name(g.symmetry_order),
             "scene": g.scene,
         }
+
+
+@dataclass
+class _RowColumns:
+    """Per-row arrays of a scorer's ground-truth table (:meth:`RioScorer._row_columns`)."""
+
+    pred: list[np.ndarray | None]  # the prediction of each sample that is scored (not excluded, predicted)
+    scorable: np.ndarray
+    n_cand: np.ndarray  # 1 + interchangeable partners
+    pred_transposed: np.ndarray
+    cand_transposed: np.ndarray  # own pose and every partner pose column-major
+    line: np.ndarray  # object: the prediction's line, None without one
+    source: np.ndarray  # object: centroid source
+    excluded: np.ndarray  # object: why a sample is excluded, None when not
+    centroid: np.ndarray  # (n, 3); zeros for excluded samples (never read)
+    order: np.ndarray
+    scene: np.ndarray  # object
+    groups: dict[str, np.ndarray]  # object
+
+
+def _locations(span: np.ndarray, instance: list[int], partners: list[list[int]], n_cand: np.ndarray) -> np.ndarray:
+    """Dense numbers of the objects (rescan span, instance id) of every candidate (own instance,
+    then partners), in sorted (span, instance) order: what numbering ``sorted(set(keys))`` gives."""
+    keys_inst = [x for inst, pp in zip(instance, partners) for x in (inst, *pp)] if (n_cand > 1).any() else instance
+    try:
+        inst = np.array(keys_inst, dtype=np.int64)
+    except OverflowError:  # ids beyond int64: Python's integers sort them
+        keys = [(int(s), x) for s, xs in zip(np.repeat(span, n_cand).tolist(), keys_inst) for x in (xs,)]
+        dense = {key: k for k, key in enumerate(sorted(set(keys)))}
+        return np.array([dense[key] for key in keys], dtype=np.int64)
+    sp = np.repeat(span, n_cand)
+    o = np.lexsort((inst, sp))
+    s_o, i_o = sp[o], inst[o]
+    new = np.ones(len(o), dtype=bool)
+    new[1:] = (s_o[1:] != s_o[:-1]) | (i_o[1:] != i_o[:-1])
+    location = np.empty(len(o), dtype=np.int64)
+    location[o] = np.cumsum(new) - 1
+    return location
 
 
 def _transposed(T: np.ndarray) -> bool:
@@ -318,7 +388,7 @@ def sanitize_summary(summary: Any) -> list[str]:
 
 
 def build_results(
-    records: list[SampleScore],
+    records: list[SampleScore] | ScoreColumns,
     *,
     protocol: str,
     settings: Mapping[str, Any],
@@ -330,8 +400,17 @@ def build_results(
     with np.errstate(invalid="ignore"):  # bootstrap quantiles of +inf medians: handled below
         summary = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
     warnings = sanitize_summary(summary)
-    excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
-    partners = sum(1 for r in records if "matched_partner" in r.detail)
+    if isinstance(records, ScoreColumns):
+        reasons = records.detail.get("reason", [None] * len(records))
+        excluded = [
+            {"sample_id": sid, "reason": why if why is not None else ""}
+            for sid, st, why in zip(records.sample_id, records.status, reasons)
+            if st == "excluded"
+        ]
+        partners = sum(1 for x in records.detail.get("matched_partner", ()) if x is not None)
+    else:
+        excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
+        partners = sum(1 for r in records if "matched_partner" in r.detail)
     return Results(
         benchmark="rio",
         protocol=protocol,  # type: ignore[arg-type]
@@ -372,6 +451,9 @@ def _gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        # What was built inside stays alive (and is not cyclic): frozen, the next collections do
+        # not walk its millions of objects (~0.8 s at 200,000 poses). The summary unfreezes.
+        gc.freeze()
         if was:
             gc.enable()
 
@@ -428,14 +510,14 @@ def prepare_scoring(
         if gc_was[0]:
             gc.enable()
 
-    def summarize(records: list[SampleScore], run: Any) -> Results:
+    def summarize(records: list[SampleScore] | ScoreColumns, run: Any) -> Results:
         try:
             with _gc_paused():
                 return _summarize(records)
         finally:
             gc.unfreeze()
 
-    def _summarize(records: list[SampleScore]) -> Results:
+    def _summarize(records: list[SampleScore] | ScoreColumns) -> Results:
         return build_results(
             records,
             protocol=checked,
