@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.geometry.poses import symmetry_class_name
-from scenebench.io.files import file_fingerprint
+from scenebench.io.files import file_fingerprint, prefetch_fingerprints
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
@@ -49,6 +49,7 @@ from scenebench.results import Results
 
 from .loader import GroundTruthInstance, GroundTruthTable, Rescan, ThreeRScan, check_scope
 from .predictions import PosePredictions, read_pose_predictions
+from .writer import INDEX_NAME, OBJECTS_NAME
 
 THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, degrees (inclusive)
 PRIMARY = "recall_10cm_10deg"
@@ -474,6 +475,8 @@ def prepare_scoring(
     """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
     checked = check_protocol(protocol)
     check_scope(scope)
+    # The index and objects.json (~180 MB on a large split) are hashed on another core while they are parsed.
+    prefetch_fingerprints([Path(data) / INDEX_NAME, Path(data) / OBJECTS_NAME])
     with _gc_paused():
         loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
         rescans = loaded.split_rescans(split)
