@@ -174,13 +174,7 @@ class ThreeRScan(RioIndex, ScanFiles):
         """
         check_scope(scope)
         ref = rescan.scene_id
-        ref_ids = self.instance_ids(ref)
-        if ref_ids is None:
-            raise InputError(
-                self.scan_dir(ref),
-                "reference scan has neither an objects.json entry nor semseg.v2.json",
-                expected="the reference's instance list",
-            )
+        ref_ids = self._reference_ids(ref)
         present = self.instance_ids(rescan.scan_id)
         scene = self.scene_by_id[ref]
         poses: dict[int, np.ndarray] = {}
@@ -220,6 +214,17 @@ class ThreeRScan(RioIndex, ScanFiles):
             out.append(GroundTruthInstance(rescan.scan_id, ref, iid, self.label(ref, iid), pose, order, moved, centroid, src, cands, pids))
         return out
 
+    def _reference_ids(self, ref: str) -> set[int]:
+        """The instance ids of reference scan ``ref``; an InputError when it has no instance list."""
+        ref_ids = self.instance_ids(ref)
+        if ref_ids is None:
+            raise InputError(
+                self.scan_dir(ref),
+                "reference scan has neither an objects.json entry nor semseg.v2.json",
+                expected="the reference's instance list",
+            )
+        return ref_ids
+
     def ground_truth_table(self, rescans: Sequence[Rescan], scope: str = "changed") -> GroundTruthTable:
         """The samples of ``rescans`` as columns: the same samples, values and errors as
         :meth:`ground_truth` rescan by rescan (tests compare them), with the per-sample work cut to
@@ -233,13 +238,7 @@ class ThreeRScan(RioIndex, ScanFiles):
         for rescan in rescans:
             start = len(t.instance)
             ref = rescan.scene_id
-            ref_ids = self.instance_ids(ref)
-            if ref_ids is None:
-                raise InputError(
-                    self.scan_dir(ref),
-                    "reference scan has neither an objects.json entry nor semseg.v2.json",
-                    expected="the reference's instance list",
-                )
+            ref_ids = self._reference_ids(ref)
             present = self.instance_ids(rescan.scan_id)
             rigid, nonrigid, removed = rescan.rigid, rescan.nonrigid, rescan.removed
             if ref not in partners_of:
