@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +15,7 @@ from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import metric_info
-from scenebench.metrics.records import SampleScore, ScoringJob, count, summarize_scores
+from scenebench.metrics.records import SampleScore, ScoringJob, count, gc_paused, summarize_scores, with_gc_paused
 from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
 
@@ -27,20 +24,6 @@ AGGREGATE_RULE = (
     "tasks whose primary metric is unavailable are left out and listed under extra.aggregates; "
     "CIs resample houses jointly across tasks"
 )
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside. Reading the task files and answers, scoring and
-    summarising build hundreds of thousands of small dicts, lists and tuples (none cyclic), and
-    each full collection walked all of them again: ~0.3 CPU-s of an 8,000-answer run."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def load_inputs(
@@ -134,40 +117,16 @@ def job_for(
     """A scoring job over ``bench`` (also used by ``scenebench run 3dbench``); judge usage is saved per invocation."""
     with gc_paused():
         scorer = Bench3DScorer(bench, answers, settings, judge)
-    gc_was = [gc.isenabled()]
-
-    def pause_gc(_scorer: Any) -> None:  # scoring: see gc_paused
-        gc_was[0] = gc.isenabled()
-        gc.disable()
 
     def stop(run: Any) -> None:  # after scoring, also when it fails
-        try:
-            save_judge_usage(run, judge)
-        finally:
-            # inputs and records live until the results are built: frozen, the collections after
-            # this do not walk them again
-            gc.freeze()
-            if gc_was[0]:
-                gc.enable()
+        save_judge_usage(run, judge)
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
-        try:
-            with gc_paused():
-                usage = total_judge_usage(run, judge)
-                return build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
-        finally:
-            gc.unfreeze()
+        usage = total_judge_usage(run, judge)
+        return build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
 
-    return ScoringJob(
-        "3dbench",
-        settings.protocol,
-        scorer,
-        summarize,
-        meta=dict(meta or {}),
-        label="scoring 3dbench",
-        on_open=pause_gc,
-        on_stop=stop,
-    )
+    job = ScoringJob("3dbench", settings.protocol, scorer, summarize, meta=dict(meta or {}), label="scoring 3dbench", on_stop=stop)
+    return with_gc_paused(job)
 
 
 def _refuse_rotation_like_ids(bench: Bench) -> None:

@@ -28,8 +28,6 @@ and listed in ``extra.excluded``; removed instances are not in the rescan and ar
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -43,7 +41,7 @@ from scenebench.io.files import file_fingerprint, prefetch_fingerprints
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, summarize_scores
+from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, gc_paused, summarize_scores, with_gc_paused
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
@@ -442,23 +440,6 @@ def scoring_settings(
     }
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: reading the inputs builds millions of small lists and
-    dicts (none of them cyclic), and every full collection walked all of them again (about half
-    of the decoding time of 3RScan.json, objects.json and the semseg files)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # What was built inside stays alive (and is not cyclic): frozen, the next collections do
-        # not walk its millions of objects (~0.8 s at 200,000 poses). The summary unfreezes.
-        gc.freeze()
-        if was:
-            gc.enable()
-
-
 def prepare_scoring(
     *,
     data: str | Path,
@@ -477,7 +458,7 @@ def prepare_scoring(
     check_scope(scope)
     # The index and objects.json (~180 MB on a large split) are hashed on another core while they are parsed.
     prefetch_fingerprints([Path(data) / INDEX_NAME, Path(data) / OBJECTS_NAME])
-    with _gc_paused():
+    with gc_paused(freeze=True):  # the inputs live on: see gc_paused
         loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
         rescans = loaded.split_rescans(split)
         preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
@@ -498,29 +479,10 @@ def prepare_scoring(
     meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
-    with _gc_paused():
+    with gc_paused(freeze=True):
         scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
-    gc_was = [gc.isenabled()]
 
-    def pause_gc(_scorer: Any) -> None:  # the records of 200,000 samples triggered dozens of full collections
-        gc_was[0] = gc.isenabled()
-        gc.disable()
-
-    def resume_gc(_run: Any) -> None:  # after scoring, also when it fails
-        # The inputs and records stay alive until the results are built: frozen, the first
-        # collections after this do not walk their millions of objects again (~1 s at 200,000 poses).
-        gc.freeze()
-        if gc_was[0]:
-            gc.enable()
-
-    def summarize(records: list[SampleScore] | ScoreColumns, run: Any) -> Results:
-        try:
-            with _gc_paused():
-                return _summarize(records)
-        finally:
-            gc.unfreeze()
-
-    def _summarize(records: list[SampleScore] | ScoreColumns) -> Results:
+    def summarize(records: list[SampleScore] | ScoreColumns, _run: Any) -> Results:
         return build_results(
             records,
             protocol=checked,
@@ -536,7 +498,8 @@ def prepare_scoring(
             },
         )
 
-    return ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio", on_open=pause_gc, on_stop=resume_gc)
+    # the records of 200,000 samples triggered dozens of full collections (~1 s): see with_gc_paused
+    return with_gc_paused(ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio"))
 
 
 def score_rio(
