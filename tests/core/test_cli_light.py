@@ -53,9 +53,10 @@ def test_app_attribute_has_every_command():
     assert {"demo", "list", "report", "compare", "generate", "score", "validate", "run", "judge"} <= names
 
 
-def test_scoring_code_imports_neither_scipy_nor_rich():
+def test_scoring_code_imports_neither_scipy_nor_rich_nor_pydantic():
     # Issue 18: every `scenebench score` pays its imports before reading an input. scipy.optimize
-    # (~0.5 s) is imported only where a matching needs it; rich only to print the finished results.
+    # (~0.5 s) is imported only where a matching needs it; rich only to print the finished results;
+    # pydantic not at all (the results schema is msgspec: pydantic and its models took ~0.09 s).
     import os
     from pathlib import Path
 
@@ -66,7 +67,11 @@ def test_scoring_code_imports_neither_scipy_nor_rich():
         "scenebench.benchmarks.bench3d.scorer",
         "scenebench.benchmarks.rio.scorer",
     ]
-    code = "import sys\n" + "".join(f"import {m}\n" for m in mods) + "print(','.join(m for m in ('scipy', 'rich') if m in sys.modules))\n"
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in mods)
+        + "print(','.join(m for m in ('scipy', 'rich', 'pydantic') if m in sys.modules))\n"
+    )
     src = str(Path(__file__).resolve().parents[2] / "src")  # this checkout, not an installed copy
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": src})
     assert out.stdout.strip() == ""
