@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Core-only install (no extras) with the OLDEST and the NEWEST typer that pyproject's pin allows
-# (the floor is read from pyproject.toml), each in a fresh venv, then the CLI-level tests: usage errors as one line with exit
+# (floor and cap are read from pyproject.toml), each in a fresh venv, then the CLI-level tests: usage errors as one line with exit
 # code 2, --help, Ctrl-C (exit 130, resume), unexpected errors (one line + traceback log), a busy run
 # folder. typer >= 0.2x vendors click and does not install it: the CLI must not need `import click`.
 #
@@ -13,6 +13,8 @@ PY=${PYTHON:-python3}
 # to start with click >= 8.2, "Secondary flag is not valid for non-boolean flag"; 0.15.4 caps click.)
 OLDEST_TYPER=${OLDEST_TYPER:-$(sed -n 's/^ *"typer>=\([0-9.]*\),.*/\1/p' pyproject.toml)}
 [ -n "$OLDEST_TYPER" ] || { echo "cannot read typer's floor from pyproject.toml" >&2; exit 1; }
+TYPER_CAP=$(sed -n 's/^ *"typer>=[0-9.]*,<\([0-9.]*\)".*/\1/p' pyproject.toml)
+[ -n "$TYPER_CAP" ] || { echo "cannot read typer's cap from pyproject.toml" >&2; exit 1; }
 TESTS=(tests/core/test_cli_light.py tests/core/test_cli_errors.py)
 ROOT=${CORE_VENVS:-$(mktemp -d "${TMPDIR:-/tmp}/scenebench-core.XXXXXX")}
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$ROOT"' EXIT
@@ -34,5 +36,5 @@ PY
 }
 
 run_one oldest "typer==$OLDEST_TYPER"
-run_one newest "typer>=$OLDEST_TYPER,<1"
-echo "core-only CLI tests passed with typer $OLDEST_TYPER and the newest typer < 1"
+run_one newest "typer>=$OLDEST_TYPER,<$TYPER_CAP"
+echo "core-only CLI tests passed with typer $OLDEST_TYPER and the newest typer < $TYPER_CAP"
