@@ -20,7 +20,9 @@ Workloads (defaults):
   (the figure asked for is absolute: < 1.5 s);
 - RIO: 200,000 ground-truth instance poses (2,000 rescans x 100 instances, symmetry codes 0/1/2,
   poses as 4x4); plain = json.loads per line and a per-instance symmetry-aware error
-  (``instance_errors_reference``), recalls and medians.
+  (``instance_errors_reference``), recalls and medians. Also timed: the *decode floor*, Python with
+  numpy decoding every input file with msgspec and nothing else; plain / floor bounds the ratio any
+  scorer of these files can reach on the machine.
 
 Medians of the rounds are printed with the load average (the machine is shared; expect noise). The
 timed source trees are byte-compiled first, as an installed copy is.
@@ -290,6 +292,25 @@ json.dump(res, open(out, "w"), indent=2)
 """
 
 
+# The least any scorer of these files does: start Python with numpy and decode every input file with
+# msgspec (no schema, no checks), nothing else. plain / floor bounds the ratio any scorer can reach.
+FLOOR_RIO = r"""
+import sys
+from pathlib import Path
+import msgspec, numpy
+data, preds = Path(sys.argv[1]), Path(sys.argv[2])
+decode = msgspec.json.Decoder().decode
+index = decode((data / "3RScan.json").read_bytes())
+objects = decode((data / "objects.json").read_bytes())
+semseg = [decode((data / s["reference"] / "semseg.v2.json").read_bytes()) for s in index]
+poses = msgspec.json.Decoder().decode_lines(preds.read_bytes())
+"""
+
+
+def rio_floor(files: dict[str, Path]) -> list[str]:
+    return ["-c", FLOOR_RIO, str(files["data"]), str(files["preds"])]
+
+
 def rio_cmds(files: dict[str, Path], run: Path) -> tuple[list[str], list[str]]:
     ours = ["-m", "scenebench", "score", "rio", "--data", str(files["data"]), "-p", str(files["preds"]), "--out", str(run), "--no-progress"]
     return ours, ["-c", PLAIN_RIO, str(files["data"]), str(files["preds"]), str(run.with_suffix(".plain.json"))]
@@ -334,11 +355,11 @@ def startup_times(files: dict[str, Path], root: Path, runs: int, baseline: Path 
 
 
 def run_rounds(
-    name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None
+    name: str, cmds, files: dict[str, Path], root: Path, rounds: int, baseline: Path | None, floor: list[str] | None = None
 ) -> dict[str, list[tuple[float, float, float]]]:  # noqa: ANN001
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO / "src")}
     base_env = {**env, "PYTHONPATH": str(baseline)} if baseline else None
-    got: dict[str, list[tuple[float, float, float]]] = {"scenebench": [], "plain": [], "baseline": []}
+    got: dict[str, list[tuple[float, float, float]]] = {"scenebench": [], "plain": [], "baseline": [], "floor": []}
     for k in range(rounds):
         run = root / f"run_{name}_{k}"
         ours, plain = cmds(files, run)
@@ -347,6 +368,8 @@ def run_rounds(
             got["plain"].append(measure([sys.executable, *plain], env))
         if base_env is not None:
             got["baseline"].append(measure([sys.executable, *cmds(files, root / f"run_{name}_base_{k}")[0]], base_env))
+        if floor is not None:
+            got["floor"].append(measure([sys.executable, *floor], env))
         shown = ", ".join(f"{w} {v[-1][0]:.2f} s ({v[-1][2]:.2f} CPU-s) / {v[-1][1]:.0f} MB" for w, v in got.items() if v)
         print(f"  [{name}] round {k + 1}: {shown}  (load {os.getloadavg()[0]:.1f})", flush=True)
     same = compare_results(name, root, rounds, baseline is not None)
@@ -374,6 +397,12 @@ def report(name: str, got: dict[str, list[tuple[float, float, float]]], n: int, 
             tw, mw, cw = med[who]
             line += f"; {who} {tw:.2f} s / {cw:.2f} CPU-s, {mw:.0f} MB -> {tw / t:.1f}x wall, {cw / c:.1f}x CPU"
     print(line, flush=True)
+    if "floor" in med and "plain" in med:
+        tf, _, cf = med["floor"]
+        print(
+            f"{name}: decode floor {tf:.2f} s / {cf:.2f} CPU-s -> no scorer of these files beats {med['plain'][0] / tf:.1f}x the plain script",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -432,7 +461,7 @@ def main() -> None:
             files = {"data": d / "rio", "preds": d / "poses.jsonl"}
             n = args.rio_rescans * args.rio_per_scan
             print(f"rio: {n:,} instance poses ({files['preds'].stat().st_size / 1e6:.0f} MB)")
-            report("rio", run_rounds("rio", rio_cmds, files, d, args.rounds, args.baseline_src), n, "poses")
+            report("rio", run_rounds("rio", rio_cmds, files, d, args.rounds, args.baseline_src, rio_floor(files)), n, "poses")
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
