@@ -39,3 +39,13 @@ def test_with_gc_paused_wraps_the_job_hooks_and_restores_the_collector_when_scor
     assert job.summarize([1], "run") == "results"
     assert gc.isenabled() and gc.get_freeze_count() == 0
     assert seen == [("open", "scorer"), ("stop", False, "run"), ("summarize", False, [1], "run")]
+
+
+def test_gc_paused_freezes_only_what_a_successful_block_built():
+    gc.unfreeze()
+    with pytest.raises(ValueError, match="bad input"):
+        with gc_paused(freeze=True):
+            junk = [[i] for i in range(100)]
+            raise ValueError("bad input")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    del junk

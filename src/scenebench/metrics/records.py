@@ -331,17 +331,38 @@ def gc_paused(*, freeze: bool = False) -> Iterator[None]:
     of small dicts, lists and tuples, none of them cyclic, and every full collection walked all of
     them again (~0.3 CPU-s of 8,000 3DBench answers; about half the decoding of a 2,000-rescan RIO
     split). ``freeze``: what was built inside stays alive, so it is frozen on the way out and the
-    next collections skip it (the summary of :func:`with_gc_paused` unfreezes).
+    next collections skip it (the summary of :func:`with_gc_paused` unfreezes; so does
+    :func:`unfrozen_on_error` when the job fails before its summary). A block that fails freezes nothing.
     """
     was = gc.isenabled()
     gc.disable()
     try:
         yield
-    finally:
-        if freeze:
-            gc.freeze()
+    except BaseException:
+        # what a failed block built is garbage: nothing to freeze (a frozen cycle is never collected)
         if was:
             gc.enable()
+        raise
+    if freeze:
+        gc.freeze()
+    if was:
+        gc.enable()
+
+
+@contextlib.contextmanager
+def unfrozen_on_error() -> Iterator[None]:
+    """Unfreeze, when the block fails, what it froze: a scoring job freezes its inputs and records
+    until its summary unfreezes them (:func:`gc_paused`, :func:`with_gc_paused`), and a job that
+    fails before its summary would leave them out of every collection of the caller's process
+    (a notebook scoring again and again). ``gc`` cannot unfreeze part of the frozen objects: all
+    are unfrozen, as the summary does."""
+    before = gc.get_freeze_count()
+    try:
+        yield
+    except BaseException:
+        if gc.get_freeze_count() > before:
+            gc.unfreeze()
+        raise
 
 
 def with_gc_paused(job: ScoringJob) -> ScoringJob:

@@ -22,7 +22,7 @@ from typing import Any
 from scenebench.benchmarks.catalog import get_spec
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import prefetch_fingerprints
-from scenebench.metrics.records import SampleScore, ScoreColumns, Scorer, ScoringJob, Summary, count, summarize_scores
+from scenebench.metrics.records import SampleScore, ScoreColumns, Scorer, ScoringJob, Summary, count, summarize_scores, unfrozen_on_error
 from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
@@ -131,16 +131,17 @@ def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
 
 def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results:
     """The one scoring driver: store every record as computed (resumable), summarise, save ``results.json``."""
-    if job.on_open is not None:
-        job.on_open(job.scorer)
-    try:
-        records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
-    finally:
-        if job.on_stop is not None:
-            job.on_stop(run)
-    res = job.summarize(records, run)
-    res.save(run.results_json)
-    return res
+    with unfrozen_on_error():
+        if job.on_open is not None:
+            job.on_open(job.scorer)
+        try:
+            records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
+        finally:
+            if job.on_stop is not None:
+                job.on_stop(run)
+        res = job.summarize(records, run)
+        res.save(run.results_json)
+        return res
 
 
 def score_benchmark(
@@ -161,8 +162,9 @@ def score_benchmark(
     # Input files are hashed for the run's fingerprint; start that now, beside the parsing.
     prefetch_fingerprints(v for v in options.values() if isinstance(v, Path))
     prepare = load_object(get_spec(benchmark).scorer)
-    job: ScoringJob = prepare(protocol=checked, **options)
-    res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
+    with unfrozen_on_error():
+        job: ScoringJob = prepare(protocol=checked, **options)
+        res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
     return res, run, job
 
 
@@ -170,12 +172,13 @@ def score_prepared(
     job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True
 ) -> tuple[Results, RunDir]:
     """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
-    run = RunDir(out or default_run_dir(job.benchmark))
-    if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
-        # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
-        job.check_inputs()
-    run.open(job.meta, overwrite=overwrite)
-    return score_job(job, run, progress=progress), run
+    with unfrozen_on_error():
+        run = RunDir(out or default_run_dir(job.benchmark))
+        if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
+            # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
+            job.check_inputs()
+        run.open(job.meta, overwrite=overwrite)
+        return score_job(job, run, progress=progress), run
 
 
 __all__ = [
