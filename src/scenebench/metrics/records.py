@@ -354,14 +354,12 @@ def unfrozen_on_error() -> Iterator[None]:
     """Unfreeze, when the block fails, what it froze: a scoring job freezes its inputs and records
     until its summary unfreezes them (:func:`gc_paused`, :func:`with_gc_paused`), and a job that
     fails before its summary would leave them out of every collection of the caller's process
-    (a notebook scoring again and again). ``gc`` cannot unfreeze part of the frozen objects: all
-    are unfrozen, as the summary does."""
-    before = gc.get_freeze_count()
+    (a notebook scoring again and again). The job may have been prepared (and frozen) before the
+    block began, so ``gc`` cannot tell its objects from others: all are unfrozen, as the summary does."""
     try:
         yield
     except BaseException:
-        if gc.get_freeze_count() > before:
-            gc.unfreeze()
+        gc.unfreeze()
         raise
 
 

@@ -131,17 +131,16 @@ def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
 
 def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results:
     """The one scoring driver: store every record as computed (resumable), summarise, save ``results.json``."""
-    with unfrozen_on_error():
-        if job.on_open is not None:
-            job.on_open(job.scorer)
-        try:
-            records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
-        finally:
-            if job.on_stop is not None:
-                job.on_stop(run)
-        res = job.summarize(records, run)
-        res.save(run.results_json)
-        return res
+    if job.on_open is not None:
+        job.on_open(job.scorer)
+    try:
+        records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
+    finally:
+        if job.on_stop is not None:
+            job.on_stop(run)
+    res = job.summarize(records, run)
+    res.save(run.results_json)
+    return res
 
 
 def score_benchmark(
@@ -162,16 +161,17 @@ def score_benchmark(
     # Input files are hashed for the run's fingerprint; start that now, beside the parsing.
     prefetch_fingerprints(v for v in options.values() if isinstance(v, Path))
     prepare = load_object(get_spec(benchmark).scorer)
-    with unfrozen_on_error():
+    with unfrozen_on_error():  # RIO's loading freezes in two steps: the second may fail
         job: ScoringJob = prepare(protocol=checked, **options)
-        res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
+    res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
     return res, run, job
 
 
 def score_prepared(
     job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True
 ) -> tuple[Results, RunDir]:
-    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
+    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job` (callers of
+    :func:`score_job` itself, like ``run``, wrap it in :func:`unfrozen_on_error` as this does)."""
     with unfrozen_on_error():
         run = RunDir(out or default_run_dir(job.benchmark))
         if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
