@@ -4,30 +4,28 @@ Import cycles are counted with grimp (the graph import-linter checks in CI), whi
 made inside functions: a deferred import cannot hide a cycle.
 """
 
-import importlib
-
 import grimp  # comes with import-linter (test extra)
 import pytest
 
 from scenebench.benchmarks import catalog
-from scenebench.benchmarks.base import BenchmarkInfo, BenchmarkSpec
+from scenebench.benchmarks.base import BenchmarkInfo, BenchmarkSpec, Input
 from scenebench.registry import load_object
 
 
 def test_every_declared_path_imports():
     assert catalog.names() == ["surprise3d", "3dbench", "rio"]
-    for spec in catalog.SPECS:
-        assert isinstance(spec, BenchmarkSpec)
+    for spec in catalog.specs():
+        assert isinstance(spec, BenchmarkSpec) and spec.generic()
         for field, path in spec.paths().items():
             obj = load_object(path)
             assert obj is not None, (spec.name, field, path)
         assert isinstance(load_object(spec.info), BenchmarkInfo) and load_object(spec.info).name == spec.name
         assert callable(load_object(spec.scorer)) and callable(load_object(spec.predictions)) and callable(load_object(spec.loader))
-        assert callable(importlib.import_module(spec.commands).register)
+        assert catalog.package_of(spec) == f"scenebench.benchmarks.{catalog.BUILTIN[spec.name].split('.')[2]}"
 
 
 def test_every_table_is_derived_from_the_declarations():
-    from scenebench.cli import COMMAND_MODULES
+    from scenebench.cli import application
     from scenebench.models.sources.base import SOURCES
     from scenebench.report.layouts import Layout, layout_for
     from scenebench.report.views import VIEW_BUILDERS
@@ -35,32 +33,33 @@ def test_every_table_is_derived_from_the_declarations():
     names = catalog.names()
     assert SOURCES.names() == sorted(names) and VIEW_BUILDERS.names() == sorted(names)
     assert catalog.BENCHMARKS.names() == sorted(names)
-    for spec in catalog.SPECS:
-        assert spec.commands in COMMAND_MODULES
+    groups = {g.name: {c.name for c in g.typer_instance.registered_commands} for g in application().registered_groups}
+    for spec in catalog.specs():
+        assert {spec.name} <= groups["score"] & groups["validate"] & groups["run"]
         assert SOURCES.path(spec.name) == spec.source and VIEW_BUILDERS.path(spec.name) == spec.view
         assert isinstance(layout_for(spec.name.upper()), Layout)
     assert layout_for("no-such-benchmark") is None
 
 
 def test_a_new_declaration_reaches_every_table(monkeypatch):
-    # What CONTRIBUTING.md promises: one declaration, and the run sources and views know it.
+    # What CONTRIBUTING.md promises: one declaration, and the run sources, views and commands know it.
     toy = BenchmarkSpec(
         name="toybench",
         info="scenebench.benchmarks.rio.info:INFO",
         loader="scenebench.benchmarks.rio.loader:ThreeRScan",
         predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
         scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
-        commands="scenebench.benchmarks.rio.cli",
         source="scenebench.benchmarks.rio.source:RIOSource",
+        inputs=(Input("data", "data", "folder", "a folder"),),
     )
     from scenebench.models.sources.base import SOURCES
     from scenebench.report.views import VIEW_BUILDERS
 
-    monkeypatch.setattr(catalog, "SPECS", (*catalog.SPECS, toy))
+    monkeypatch.setattr(catalog, "_REGISTERED", [toy])
     assert "toybench" in catalog.table("source") and "toybench" not in catalog.table("view")
     # The tables other layers built at import read the declarations on every lookup.
     assert "toybench" in SOURCES and SOURCES.path("toybench") == toy.source and "toybench" not in VIEW_BUILDERS
-    assert catalog.command_modules()[-1] == "scenebench.benchmarks.rio.cli"
+    assert catalog.command_index()[("run", "toybench")] == "scenebench.commands.benchmark#toybench"
 
 
 def _cycles(graph):
