@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from scenebench.results import Results
 
 Role = Literal["truth", "predictions", "data"]
+# ``scenebench audit``'s shortcut probes: the column of each, and the built-in model it runs
+AUDIT_PROBES = {"blind": "baseline:prior", "labels": "baseline:labels", "random": "random", "oracle": "oracle"}
 Kind = Literal["file", "folder"]
 Command = Literal["score", "validate", "run"]
 OptionType = Literal["str", "int", "float", "bool", "path", "strs"]
@@ -121,10 +123,12 @@ class BaselineWarning:
 
 @dataclass(frozen=True)
 class Headline:
-    """A number ``scenebench demo`` shows per model: ``path`` into ``results.metrics``, a column ``title``."""
+    """A number ``scenebench demo`` shows per model: ``path`` into ``results.metrics``, a column
+    ``title``, and what it is (``note``, printed under the table)."""
 
     path: tuple[str, ...]
     title: str
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,8 @@ class BenchmarkSpec:
     Data: ``inputs`` and ``options`` (the CLI is built from them), ``primary_metric`` (the report's
     default histogram; a benchmark with one per group sets ``results.extra["primary_metric"]``),
     ``show_samples``, ``warnings``, ``headline`` (the demo table), ``data_folder`` (its folder in a
-    generated dataset), ``extra_commands`` (``(group, command, "module:function")`` beside the
+    generated dataset), ``extra_models`` (``(model, extra)``: built-in models that answer only this
+    benchmark, run by the demo when the extra is installed), ``extra_commands`` (``(group, command, "module:function")`` beside the
     generic ones). ``commands``: a legacy module whose ``register(groups)`` adds hand-written
     commands (plugins declared before the generic commands existed).
     """
@@ -167,6 +172,7 @@ class BenchmarkSpec:
     warnings: tuple[BaselineWarning, ...] = ()
     headline: tuple[Headline, ...] = ()
     data_folder: str | None = None
+    extra_models: tuple[tuple[str, str], ...] = ()
     validate: str | None = None
     summary: str | None = None
     cli_values: str | None = None

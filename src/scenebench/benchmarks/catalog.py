@@ -125,6 +125,15 @@ def get_spec(name: str) -> BenchmarkSpec:
     raise ScenebenchError(f"unknown benchmark '{name}'; known: {', '.join(names())}")
 
 
+def find_spec(name: str) -> BenchmarkSpec | None:
+    """The declaration of ``name``, or ``None`` (a results file of a benchmark not installed here,
+    or of a sub-benchmark like ``rio-matching``)."""
+    try:
+        return get_spec(name)
+    except ScenebenchError:
+        return None
+
+
 def _declared(field: str) -> dict[str, str]:
     return {s.name: path for s in specs() if (path := getattr(s, field)) is not None}
 

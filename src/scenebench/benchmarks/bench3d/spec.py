@@ -19,6 +19,7 @@ SPEC = BenchmarkSpec(
     source=f"{P}.source:Bench3DSource",
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
+    audit=f"{P}.audit:rows",
     inputs=(
         Input("data", "data", "folder", "3DBench folder: one JSON list per task (Classification.json, ...)."),
         Input("predictions", "predictions", "file", "answers.jsonl: {question_id, task, text} per record.", ("--predictions", "-p")),
@@ -55,6 +56,6 @@ SPEC = BenchmarkSpec(
         Option("houses", HOUSES, None, "path", commands=("score", "validate", "run")),
         Option("objects_gt", OBJECTS_GT, None, "path", commands=("score", "validate", "run")),
     ),
-    headline=(Headline(("overall", "mean_primary"), "3DBench"),),
+    headline=(Headline(("overall", "mean_primary"), "3DBench", "mean of the tasks' primary metrics (%)"),),
     data_folder="3dbench",
 )

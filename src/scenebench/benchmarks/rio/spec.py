@@ -29,6 +29,7 @@ SPEC = BenchmarkSpec(
     source=f"{P}.source:RIOSource",
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
+    audit=f"{P}.audit:rows",
     extra_commands=(("score", "rio-matching", f"{P}.cli:matching_command"),),
     inputs=(
         Input("data", "data", "folder", "3RScan root: 3RScan.json, objects.json and one folder per scan.", ("--data", "-d")),
@@ -83,6 +84,10 @@ SPEC = BenchmarkSpec(
     primary_metric="recall_10cm_10deg",
     show_samples=(ShowSamples("motion", "moved"),),
     warnings=(BaselineWarning(("baseline:prior", "identity"), ("recall_10cm_10deg", "recall_20cm_20deg"), "motion", "moved", IDENTITY),),
-    headline=(Headline(("overall", "recall_10cm_10deg"), "RIO R@10"), Headline(("overall", "MTE"), "RIO MTE")),
+    headline=(
+        Headline(("overall", "recall_10cm_10deg"), "RIO R@10", "Recall(0.1 m, 10°) (%)"),
+        Headline(("overall", "MTE"), "RIO MTE", "median translation error (m)"),
+    ),
+    extra_models=(("baseline:fpfh", "open3d"),),
     data_folder="3rscan",
 )

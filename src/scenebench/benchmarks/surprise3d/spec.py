@@ -15,6 +15,7 @@ SPEC = BenchmarkSpec(
     source=f"{P}.source:Surprise3DSource",
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
+    audit=f"{P}.audit:rows",
     inputs=(
         Input("annotations", "truth", "file", "SURPRISE3D annotation JSON (e.g. surprise-3d-val.json).", ("--annotations", "-a")),
         Input(
@@ -55,6 +56,9 @@ SPEC = BenchmarkSpec(
         ),
     ),
     primary_metric="mIoU",
-    headline=(Headline(("overall", "mIoU"), "S3D mIoU"), Headline(("overall", "A50"), "S3D A50")),
+    headline=(
+        Headline(("overall", "mIoU"), "S3D mIoU", "SURPRISE3D mask mIoU (%)"),
+        Headline(("overall", "A50"), "S3D A50", "share of samples with IoU over 0.5 (%)"),
+    ),
     data_folder="surprise3d",
 )
