@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from scenebench import __version__
+from scenebench._version import __version__
 from scenebench.benchmarks.catalog import BUILTIN, GENERIC_COMMANDS, command_index, command_modules
 from scenebench.errors import ScenebenchError
 
@@ -42,6 +42,7 @@ GROUPS = {"app": _app, "score": score_app, "validate": validate_app, "run": run_
 SHARED_MODULES = [
     "scenebench.commands.audit",
     "scenebench.commands.demo",
+    "scenebench.commands.export",
     "scenebench.commands.listing",
     "scenebench.commands.report",
 ]

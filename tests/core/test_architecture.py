@@ -215,3 +215,8 @@ def test_the_independence_contract_covers_every_catalog_package():
     for spec in catalog.specs():
         assert any(fnmatch.fnmatch(catalog.package_of(spec), m) for m in contract["modules"]), spec.name
     assert all("*" in m for m in contract["modules"]), "list packages by wildcard, not by name"
+
+
+def test_the_store_results_samples_reads_imports_nothing_of_scenebench(graph):
+    # pyproject lets scenebench.samples (below the benchmarks, through Results) import the store on this condition.
+    assert graph.find_modules_directly_imported_by("scenebench.runtime.store") == set()

@@ -151,6 +151,30 @@ def _list_score_report(tmp_path, data, preds, capsys):
     assert "toybench" in html and "no 3D viewer for benchmark" in html
 
 
+def test_the_python_api_and_export_give_the_commands_numbers(toy_package, tmp_path, capsys):
+    import pyarrow.parquet as pq
+    from toybench.spec import SPEC
+
+    import scenebench
+
+    data, preds = toy_package
+    catalog.register(SPEC)
+    res = scenebench.score("toybench", data=str(data), predictions=preds, out=tmp_path / "api")
+    assert res.protocol == "strict" and res.metrics["overall"]["accuracy"] == pytest.approx(100 * 11 / 12)
+    table = res.samples()
+    assert table.num_rows == 12 and table.column_names == ["sample_id", "scene_id", "status", "room", "correct", "detail"]
+    rows = {r["sample_id"]: r for r in table.to_pylist()}
+    assert rows["q5"]["correct"] == 0.0 and rows["q4"]["correct"] == 1.0 and rows["q4"]["room"] == "room1"
+    assert scenebench.results.Results.load(tmp_path / "api").samples().equals(table)  # a loaded run knows its folder
+    for fmt in ("parquet", "csv", "jsonl"):
+        cli.main(["export", str(tmp_path / "api"), "--format", fmt, "--out", str(tmp_path / f"s.{fmt}")])
+    assert pq.read_table(tmp_path / "s.parquet").equals(table)
+    assert [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()] == table.to_pylist()
+    assert (tmp_path / "s.csv").read_text().splitlines()[0] == '"sample_id","scene_id","status","room","correct","detail"'
+    with pytest.raises(scenebench.errors.ScenebenchError, match="needs predictions"):
+        scenebench.score("toybench", data=str(data))
+
+
 def test_a_registered_benchmark_works_with_list_score_and_report(toy_package, tmp_path, capsys):
     from toybench.spec import SPEC
 

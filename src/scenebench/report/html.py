@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scenebench import __version__
+from scenebench._version import __version__
 from scenebench.benchmarks.catalog import find_spec
 from scenebench.io.files import atomic_write_text
 from scenebench.report.runs import LoadedRun, load_run, load_runs

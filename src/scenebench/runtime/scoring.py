@@ -30,9 +30,8 @@ from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import ColumnField
+from scenebench.runtime.store import SCORE_KIND, ColumnField
 
-SCORE_KIND = "score"
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
 # which the rerun scores again.
@@ -144,7 +143,7 @@ def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results
             hooks.on_stop(run)
     res = job.summarize(records, run)
     res.save(run.results_json)
-    return res
+    return res.in_run(run.path)  # Results.samples() reads the per-sample scores from there
 
 
 def score_benchmark(
