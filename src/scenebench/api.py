@@ -77,6 +77,8 @@ def run(
     seed: int = 0,
     model_options: Mapping[str, Any] | None = None,
     score_options: Mapping[str, Any] | None = None,
+    backend: str = "local",
+    address: str | None = None,
     overwrite: bool = False,
     progress: bool = False,
     **data: Any,
@@ -86,10 +88,12 @@ def run(
 
     ``data``: the benchmark's run-source keywords (``data="..."`` and the options ``scenebench run
     BENCHMARK --help`` lists). ``model_options`` go to the model's constructor, ``score_options`` to
-    the scoring (3DBench: ``judge``). ``out``: the run folder (default: a new temporary folder).
+    the scoring (3DBench: ``judge``). ``backend="ray"`` shards scenes over a Ray cluster
+    (``address``; default a private local one). ``out``: the run folder (default: a new temporary folder).
     """
     from scenebench.models.registry import check_model_options
     from scenebench.models.sources.base import make_source
+    from scenebench.runtime.execute import make_backend
     from scenebench.runtime.runner import run_benchmark
 
     options = dict(model_options or {})
@@ -104,6 +108,7 @@ def run(
         limit=limit,
         seed=seed,
         protocol=protocol,
+        backend=make_backend(backend, address, scenes_per_task=1, max_retries=3),
         overwrite=overwrite,
         progress=progress,
         score_options=score_options,

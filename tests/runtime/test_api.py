@@ -40,3 +40,16 @@ def test_the_model_plug_in_surface_is_importable_from_one_place():
 
     assert models.Model is Model and models.BoxPrediction is BoxPrediction
     assert {"Model", "SceneBatch", "ModelSample", "MaskPrediction", "PosePrediction", "TextPrediction"} <= set(models.__all__)
+
+
+def test_an_unknown_backend_or_model_option_fails_before_anything_is_written(tmp_path):
+    import pytest
+
+    from scenebench.errors import ScenebenchError
+
+    data = make_surprise3d(tmp_path / "s3d")
+    with pytest.raises(ScenebenchError, match="local or ray"):
+        scenebench.run("surprise3d", "oracle", data=data, out=tmp_path / "a", backend="nope")
+    with pytest.raises(ScenebenchError, match="colour"):
+        scenebench.run("surprise3d", "oracle", data=data, out=tmp_path / "b", model_options={"colour": 1})
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
