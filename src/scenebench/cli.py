@@ -1,7 +1,7 @@
 """The ``scenebench`` command. Thin: every subcommand parses options and calls library code.
 
 Command modules are imported when a command line needs them (``scenebench score surprise3d ...``
-imports only the SURPRISE3D command module; ``--help`` and other commands import all of them) and
+builds only SURPRISE3D's commands from its declaration; ``--help`` and other commands import all of them) and
 must stay light at import time (typer and the standard library only; numpy, torch, open3d, ray and
 friends are imported inside the command functions), so ``scenebench --help`` is fast and works
 without any extra installed. ``scenebench.cli.app`` is the application with every command.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import typer
 
-from scenebench import __version__
-from scenebench.benchmarks.catalog import command_index, command_modules
+from scenebench._version import __version__
+from scenebench.benchmarks.catalog import BUILTIN, GENERIC_COMMANDS, command_index, command_modules
 from scenebench.errors import ScenebenchError
 
 _app = typer.Typer(
@@ -37,51 +37,62 @@ _app.add_typer(judge_app, name="judge")
 
 GROUPS = {"app": _app, "score": score_app, "validate": validate_app, "run": run_app, "judge": judge_app}
 
-# Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then each
-# benchmark's own (declared in scenebench.benchmarks.catalog), then judges and synth.
+# Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then the
+# benchmarks' (built from their declarations in scenebench.benchmarks.catalog), then judges and synth.
 SHARED_MODULES = [
     "scenebench.commands.audit",
     "scenebench.commands.demo",
+    "scenebench.commands.export",
     "scenebench.commands.listing",
     "scenebench.commands.report",
-    "scenebench.commands.run",
 ]
 LAST_MODULES = ["scenebench.judges.cli", "scenebench.synth.cli"]
-# The built-in benchmarks' modules; all_command_modules() adds benchmarks registered or installed as plugins.
-COMMAND_MODULES = [*SHARED_MODULES, *command_modules(plugins=False), *LAST_MODULES]
 
 
 def all_command_modules() -> list[str]:
     """Every command module, with those of benchmarks declared by :func:`~scenebench.benchmarks.catalog.register`
     or the ``scenebench.benchmarks`` entry points (read here, not at import)."""
-    return [*SHARED_MODULES, *dict.fromkeys(command_modules()), *LAST_MODULES]
-
-
-# ``scenebench score|validate BENCHMARK ...`` imports only the module of that command (start-up time is
-# part of every scoring run: benchmarks/bench_e2e.py); anything else (help, other commands) imports all.
-COMMAND_INDEX = command_index(plugins=False)
-_registered: set[str] = set()
-
-
-def register(modules: list[str]) -> None:
-    """Import command modules and add their commands (each module once)."""
-    for mod in modules:
-        if mod not in _registered:
-            importlib.import_module(mod).register(GROUPS)
-            _registered.add(mod)
+    return [*SHARED_MODULES, *command_modules(), *LAST_MODULES]
 
 
 def modules_for(argv: list[str]) -> list[str]:
-    """The command modules a command line needs: one for an indexed command, else all of them."""
-    mod = COMMAND_INDEX.get(tuple(argv[:2])) if len(argv) >= 2 else None  # type: ignore[call-overload]
-    return [mod] if mod else all_command_modules()
+    """What a command line needs registered: one benchmark's commands for ``score|validate|run NAME``
+    (start-up time is part of every scoring run), else every command module."""
+    if len(argv) >= 2 and argv[0] in ("score", "validate", "run"):
+        if argv[1] in BUILTIN:  # only its declaration is read
+            return [f"{GENERIC_COMMANDS}#{argv[1]}"]
+        where = command_index(plugins=False).get((argv[0], argv[1]))
+        if where:
+            return [where]
+    return all_command_modules()
+
+
+def register(modules: list[str], groups: dict[str, typer.Typer] | None = None) -> None:
+    """Import command modules and add their commands to ``groups`` (default: this CLI's). An entry
+    ``"module#NAME"`` registers only benchmark NAME's commands of that module. A command already
+    in its group is not added again, so registering twice is harmless."""
+    groups = GROUPS if groups is None else groups
+    for entry in modules:
+        mod, _, name = entry.partition("#")
+        module = importlib.import_module(mod)
+        if name:
+            module.register(groups, [name])
+        elif mod == GENERIC_COMMANDS:  # the builder itself skips the commands already there
+            module.register(groups)
+        elif not any(c.callback is not None and c.callback.__module__ == mod for g in groups.values() for c in g.registered_commands):
+            module.register(groups)
+
+
+def application() -> typer.Typer:
+    """The application with every command registered (tests, plugins, docs)."""
+    register(all_command_modules())
+    return _app
 
 
 def __getattr__(name: str) -> typer.Typer:
-    """``scenebench.cli.app``: the application with every command registered (tests, plugins)."""
+    """``scenebench.cli.app``: :func:`application` (kept for the callers of 0.2)."""
     if name == "app":
-        register(all_command_modules())
-        return _app
+        return application()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

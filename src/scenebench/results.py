@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from scenebench import __version__
-from scenebench.errors import InputError
+from scenebench._version import __version__
+from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_json, read_json
 from scenebench.redact import redact_argv
 
@@ -91,7 +91,10 @@ class ConfidenceIntervals(msgspec.Struct, kw_only=True, dict=True):
         return ci
 
 
-class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """The results of one run. ``run_dir`` (an attribute, not part of the schema) is the run folder
+    they were saved in or loaded from, where :meth:`samples` reads the per-sample scores."""
+
     schema_version: str = SCHEMA_VERSION
     benchmark: str
     protocol: Literal["strict", "official"]
@@ -140,7 +143,27 @@ class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     @classmethod
     def load(cls, path: str | Path) -> Results:
-        return cls.model_validate(read_json(path, what="results file"), path)
+        """Results from ``results.json`` (or the run folder holding it)."""
+        p = Path(path)
+        if p.is_dir():
+            p = p / "results.json"
+        return cls.model_validate(read_json(p, what="results file"), p).in_run(p.parent)
+
+    def in_run(self, run_dir: str | Path) -> Results:
+        """Remember the run folder these results belong to (for :meth:`samples`); returns ``self``."""
+        self.__dict__["run_dir"] = Path(run_dir)
+        return self
+
+    def samples(self, run: str | Path | None = None) -> Any:
+        """The per-sample scores as a ``pyarrow.Table`` (``.to_pandas()`` with pandas installed): one
+        row per sample with its status, breakdown keys and values (:mod:`scenebench.samples`).
+        ``run``: the run folder, when these results were not saved or loaded by scenebench."""
+        where = run if run is not None else getattr(self, "run_dir", None)
+        if where is None:
+            raise ScenebenchError("these results do not know their run folder: pass samples(run=RUN_DIR)")
+        from scenebench.samples import sample_table
+
+        return sample_table(where)
 
     def overall(self) -> MetricTable:
         return self.metrics.get("overall", {})  # type: ignore[no-any-return]

@@ -4,30 +4,32 @@ Import cycles are counted with grimp (the graph import-linter checks in CI), whi
 made inside functions: a deferred import cannot hide a cycle.
 """
 
-import importlib
+import ast
+import re
+from pathlib import Path
 
 import grimp  # comes with import-linter (test extra)
 import pytest
 
 from scenebench.benchmarks import catalog
-from scenebench.benchmarks.base import BenchmarkInfo, BenchmarkSpec
+from scenebench.benchmarks.base import BenchmarkInfo, BenchmarkSpec, Input
 from scenebench.registry import load_object
 
 
 def test_every_declared_path_imports():
     assert catalog.names() == ["surprise3d", "3dbench", "rio"]
-    for spec in catalog.SPECS:
-        assert isinstance(spec, BenchmarkSpec)
+    for spec in catalog.specs():
+        assert isinstance(spec, BenchmarkSpec) and spec.generic()
         for field, path in spec.paths().items():
             obj = load_object(path)
             assert obj is not None, (spec.name, field, path)
         assert isinstance(load_object(spec.info), BenchmarkInfo) and load_object(spec.info).name == spec.name
         assert callable(load_object(spec.scorer)) and callable(load_object(spec.predictions)) and callable(load_object(spec.loader))
-        assert callable(importlib.import_module(spec.commands).register)
+        assert catalog.package_of(spec) == f"scenebench.benchmarks.{catalog.BUILTIN[spec.name].split('.')[2]}"
 
 
 def test_every_table_is_derived_from_the_declarations():
-    from scenebench.cli import COMMAND_MODULES
+    from scenebench.cli import application
     from scenebench.models.sources.base import SOURCES
     from scenebench.report.layouts import Layout, layout_for
     from scenebench.report.views import VIEW_BUILDERS
@@ -35,32 +37,33 @@ def test_every_table_is_derived_from_the_declarations():
     names = catalog.names()
     assert SOURCES.names() == sorted(names) and VIEW_BUILDERS.names() == sorted(names)
     assert catalog.BENCHMARKS.names() == sorted(names)
-    for spec in catalog.SPECS:
-        assert spec.commands in COMMAND_MODULES
+    groups = {g.name: {c.name for c in g.typer_instance.registered_commands} for g in application().registered_groups}
+    for spec in catalog.specs():
+        assert {spec.name} <= groups["score"] & groups["validate"] & groups["run"]
         assert SOURCES.path(spec.name) == spec.source and VIEW_BUILDERS.path(spec.name) == spec.view
         assert isinstance(layout_for(spec.name.upper()), Layout)
     assert layout_for("no-such-benchmark") is None
 
 
 def test_a_new_declaration_reaches_every_table(monkeypatch):
-    # What CONTRIBUTING.md promises: one declaration, and the run sources and views know it.
+    # What CONTRIBUTING.md promises: one declaration, and the run sources, views and commands know it.
     toy = BenchmarkSpec(
         name="toybench",
         info="scenebench.benchmarks.rio.info:INFO",
         loader="scenebench.benchmarks.rio.loader:ThreeRScan",
         predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
         scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
-        commands="scenebench.benchmarks.rio.cli",
         source="scenebench.benchmarks.rio.source:RIOSource",
+        inputs=(Input("data", "data", "folder", "a folder"),),
     )
     from scenebench.models.sources.base import SOURCES
     from scenebench.report.views import VIEW_BUILDERS
 
-    monkeypatch.setattr(catalog, "SPECS", (*catalog.SPECS, toy))
+    monkeypatch.setattr(catalog, "_REGISTERED", [toy])
     assert "toybench" in catalog.table("source") and "toybench" not in catalog.table("view")
     # The tables other layers built at import read the declarations on every lookup.
     assert "toybench" in SOURCES and SOURCES.path("toybench") == toy.source and "toybench" not in VIEW_BUILDERS
-    assert catalog.command_modules()[-1] == "scenebench.benchmarks.rio.cli"
+    assert catalog.command_index()[("run", "toybench")] == "scenebench.commands.benchmark#toybench"
 
 
 def _cycles(graph):
@@ -128,3 +131,92 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_import_cycles_counting_function_level_imports(graph):
     assert _cycles(graph) == []
+
+
+# Modules outside the benchmark packages that may name benchmarks, and why: the catalog lists
+# them; the generator writes each benchmark's own format; a built-in model answers the benchmarks
+# it was written for (baseline:fpfh poses, the vision model's marks).
+NAMING_ALLOWED = ("benchmarks/catalog.py", "synth/", "models/builtin/")
+SRC = Path(__file__).resolve().parents[2] / "src" / "scenebench"
+
+
+def _benchmark_words() -> set[str]:
+    words = set()
+    for spec in catalog.specs():
+        words |= {spec.name, catalog.package_of(spec).rpartition(".")[2]}
+        if spec.data_folder:
+            words.add(spec.data_folder)
+    return {w.lower() for w in words}
+
+
+def _named(text: str, words: set[str]) -> list[str]:
+    """Identifiers, imported modules and string literals (not docstrings, not comments) of a module
+    that name one of ``words`` as a whole word (``_`` and ``.`` separate words)."""
+    pattern = re.compile(r"(?<![a-z0-9])(" + "|".join(map(re.escape, sorted(words))) + r")(?![a-z0-9])")
+    tree = ast.parse(text)
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    hits = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+            s = n.value
+        elif isinstance(n, ast.Name):
+            s = n.id
+        elif isinstance(n, ast.Attribute):
+            s = n.attr
+        elif isinstance(n, ast.alias):
+            s = n.name
+        elif isinstance(n, ast.ImportFrom):
+            s = n.module or ""
+        elif isinstance(n, ast.FunctionDef | ast.ClassDef):
+            s = n.name
+        else:
+            continue
+        if pattern.search(s.lower().replace("_", " ")):
+            hits.append(f"line {getattr(n, 'lineno', '?')}: {s[:80]!r}")
+    return hits
+
+
+def test_the_name_finder_finds_names_in_code_but_not_in_prose():
+    words = {"toybench", "3dbench"}
+    code = '"""About toybench."""\n# toybench in a comment\nPRIMARY = {"toybench": 1}\ndef run_3dbench(): pass\nx = "toybenches"\n'
+    assert sorted(h.split(":")[0] for h in _named(code, words)) == ["line 3", "line 4"]
+
+
+def test_no_shared_module_names_a_benchmark():
+    # Benchmark knowledge lives in benchmarks/<name>/ and its declaration; a shared layer that
+    # special-cases one by name is what a new benchmark would have to edit.
+    words = _benchmark_words()
+    own = {catalog.package_of(s).replace("scenebench.", "").replace(".", "/") + "/" for s in catalog.specs()}
+    offenders = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith(tuple(own)) or rel.startswith(NAMING_ALLOWED):
+            continue
+        hits = _named(path.read_text(encoding="utf-8"), words)
+        if hits:
+            offenders[rel] = hits
+    assert offenders == {}
+
+
+def test_the_independence_contract_covers_every_catalog_package():
+    # The contract names packages by a wildcard, not a hand-written list that a new package is missing from.
+    import fnmatch
+    import tomllib
+
+    conf = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    [contract] = [c for c in conf["tool"]["importlinter"]["contracts"] if c["type"] == "independence"]
+    for spec in catalog.specs():
+        assert any(fnmatch.fnmatch(catalog.package_of(spec), m) for m in contract["modules"]), spec.name
+    assert all("*" in m for m in contract["modules"]), "list packages by wildcard, not by name"
+
+
+def test_the_store_results_samples_reads_imports_nothing_of_scenebench(graph):
+    # pyproject lets scenebench.samples (below the benchmarks, through Results) import the store on this condition.
+    assert graph.find_modules_directly_imported_by("scenebench.runtime.store") == set()

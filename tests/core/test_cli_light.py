@@ -17,21 +17,25 @@ def test_help_runs():
 
 
 def test_command_index_names_the_module_that_registers_each_command():
-    import importlib
-
     import typer
 
     from scenebench import cli
+    from scenebench.benchmarks.catalog import command_index
 
-    for (group, name), mod in cli.COMMAND_INDEX.items():
+    index = command_index()
+    for (group, name), where in index.items():
         groups = {g: typer.Typer() for g in cli.GROUPS}
-        importlib.import_module(mod).register(groups)
+        cli.register([where], groups)
         names = [c.name for c in groups[group].registered_commands]
-        assert name in names, f"{mod} does not register `scenebench {group} {name}`"
+        assert name in names, f"{where} does not register `scenebench {group} {name}`"
+        theirs = {n for (_, n), w in index.items() if w == where}
+        others = {c.name for g in groups.values() for c in g.registered_commands} - theirs
+        assert not others, f"{where} registers commands of other benchmarks too: {others}"
 
 
 def test_score_command_imports_only_its_own_command_module():
-    # `scenebench score rio --help` runs through main(): only the RIO command module is imported.
+    # `scenebench score rio --help` runs through main(): only RIO's declaration (and its extra
+    # command's module) is imported, no other benchmark's.
     code = (
         "import sys\n"
         "from scenebench.cli import main\n"
@@ -39,10 +43,13 @@ def test_score_command_imports_only_its_own_command_module():
         "    main(['score', 'rio', '--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(','.join(sorted(m for m in sys.modules if m.startswith('scenebench') and m.endswith('.cli'))))\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('scenebench.benchmarks.') or m.startswith('scenebench.commands'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "scenebench.benchmarks.rio.cli,scenebench.cli"
+    assert out.stdout.strip().splitlines()[-1] == (
+        "scenebench.benchmarks.base,scenebench.benchmarks.catalog,scenebench.benchmarks.rio,"
+        "scenebench.benchmarks.rio.cli,scenebench.benchmarks.rio.info,scenebench.benchmarks.rio.spec,scenebench.commands,scenebench.commands.benchmark"
+    )
     assert "--predictions" in out.stdout
 
 

@@ -2,7 +2,8 @@ import gc
 
 import pytest
 
-from scenebench.metrics.records import ScoringJob, gc_paused, with_gc_paused
+from scenebench.benchmarks.base import JobHooks, ScoringJob
+from scenebench.metrics.records import gc_paused, with_gc_paused
 
 
 def test_gc_paused_restores_the_collector_and_can_freeze():
@@ -30,11 +31,12 @@ def test_with_gc_paused_wraps_the_job_hooks_and_restores_the_collector_when_scor
         seen.append(("stop", gc.isenabled(), run))
         raise RuntimeError("disk full")
 
-    job = with_gc_paused(ScoringJob("toy", "strict", None, summarize, on_open=lambda s: seen.append(("open", s)), on_stop=stop))
-    job.on_open("scorer")
+    hooks = JobHooks(on_open=lambda s: seen.append(("open", s)), on_stop=stop)
+    job = with_gc_paused(ScoringJob("toy", "strict", None, summarize, hooks=hooks))
+    job.hooks.on_open("scorer")
     assert not gc.isenabled()  # scoring runs with the collector paused
     with pytest.raises(RuntimeError, match="disk full"):
-        job.on_stop("run")  # the benchmark's own hook still runs, and its error is the one raised
+        job.hooks.on_stop("run")  # the benchmark's own hook still runs, and its error is the one raised
     assert gc.isenabled() and gc.get_freeze_count() > 0  # inputs and records frozen until the summary
     assert job.summarize([1], "run") == "results"
     assert gc.isenabled() and gc.get_freeze_count() == 0

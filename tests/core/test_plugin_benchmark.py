@@ -1,9 +1,10 @@
 """What CONTRIBUTING.md promises: a benchmark is one declaration plus its own package.
 
 A toy benchmark package is written into a temporary folder (outside scenebench), declared with one
-``BenchmarkSpec`` -- through :func:`scenebench.benchmarks.catalog.register` or a
-``scenebench.benchmarks`` entry point -- and ``scenebench list``, ``score`` and ``report`` work with
-it without any other table being edited.
+``BenchmarkSpec`` of data (its inputs; no command code) -- through
+:func:`scenebench.benchmarks.catalog.register` or a ``scenebench.benchmarks`` entry point -- and
+``scenebench list``, ``score`` (built from the declaration), ``report``, ``export`` and
+``scenebench.score`` work with it without any other table being edited.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from scenebench.benchmarks.base import BenchmarkSpec
 TOY_FILES = {
     "__init__.py": "",
     "spec.py": """
-        from scenebench.benchmarks.base import BenchmarkSpec
+        from scenebench.benchmarks.base import BenchmarkSpec, Input
 
         SPEC = BenchmarkSpec(
             name="toybench",
@@ -29,7 +30,12 @@ TOY_FILES = {
             loader="toybench.scorer:load_truth",
             predictions="toybench.scorer:read_predictions",
             scorer="toybench.scorer:prepare_scoring",
-            commands="toybench.cli",
+            summary="toybench.scorer:show",
+            inputs=(
+                Input("data", "truth", "file", "rooms and answers (JSON)"),
+                Input("predictions", "predictions", "file", "one count per sample (JSONL)"),
+            ),
+            primary_metric="accuracy",
         )
     """,
     "info.py": """
@@ -49,10 +55,10 @@ TOY_FILES = {
         import json
         from collections import defaultdict
 
+        from scenebench.benchmarks.base import ScoringJob
         from scenebench.io.files import file_fingerprint
-        from scenebench.io.fingerprints import fingerprint
         from scenebench.metrics.aggregate import Mean
-        from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
+        from scenebench.metrics.records import SampleScore, summarize_scores
         from scenebench.protocol import check_protocol
         from scenebench.results import Results
 
@@ -87,42 +93,23 @@ TOY_FILES = {
                 yield from by_scene.values()
 
 
-        def prepare_scoring(*, protocol, data, predictions):
+        def show(res):
+            print(f"toybench accuracy {res.metrics['overall']['accuracy']:.1f}")
+
+
+        def prepare_scoring(*, protocol, data, predictions, n_resamples=20, seed=0):
             checked = check_protocol(protocol)
             inputs = {"truth": file_fingerprint(data), "predictions": file_fingerprint(predictions)}
-            meta = {"benchmark": "toybench", "protocol": checked, "inputs": inputs}
-            meta["fingerprint"] = fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 
             def summarize(records, run):
-                s = summarize_scores(records, SPECS, groups=("room",), n_resamples=20)
+                s = summarize_scores(records, SPECS, groups=("room",), n_resamples=20, seed=seed)
                 return Results(
                     benchmark="toybench", protocol=checked, metrics=s.metrics, confidence_intervals=s.intervals,
                     counts=s.counts, counts_by_group=s.counts_by_group, metric_info=s.metric_info, inputs=inputs,
                 )
 
             scorer = ToyScorer(load_truth(data), read_predictions(predictions), checked)
-            return ScoringJob("toybench", checked, scorer, summarize, meta=meta)
-    """,
-    "cli.py": """
-        from pathlib import Path
-
-        import typer
-
-
-        def score_command(
-            data: Path = typer.Option(..., "--data"),
-            predictions: Path = typer.Option(..., "--predictions"),
-            out: Path = typer.Option(..., "--out"),
-            protocol: str = typer.Option("strict", "--protocol"),
-        ) -> None:
-            from scenebench.runtime.scoring import score_benchmark
-
-            res, run, _ = score_benchmark("toybench", out, protocol=protocol, progress=False, data=data, predictions=predictions)
-            typer.echo(f"toybench accuracy {res.metrics['overall']['accuracy']:.1f}; results: {run.results_json}")
-
-
-        def register(groups):
-            groups["score"].command("toybench")(score_command)
+            return ScoringJob("toybench", checked, scorer, summarize, inputs=inputs)
     """,
 }
 
@@ -136,7 +123,6 @@ def toy_package(tmp_path, monkeypatch):
         (pkg / name).write_text(textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(pkg.parent))
     monkeypatch.setattr(catalog, "_REGISTERED", [])
-    monkeypatch.setattr(cli, "_registered", set(cli._registered))
     for group in cli.GROUPS.values():
         monkeypatch.setattr(group, "registered_commands", list(group.registered_commands))
     data = tmp_path / "truth.json"
@@ -154,7 +140,7 @@ def _list_score_report(tmp_path, data, preds, capsys):
     cli.main(["list"])
     assert "toybench: Toy apple counting" in capsys.readouterr().out
     run = tmp_path / "run"
-    cli.main(["score", "toybench", "--data", str(data), "--predictions", str(preds), "--out", str(run)])
+    cli.main(["score", "toybench", "--data", str(data), "--predictions", str(preds), "--out", str(run), "--no-progress"])
     assert "toybench accuracy 91.7" in capsys.readouterr().out  # 11 of 12
     res = json.loads((run / "results.json").read_text())
     assert res["benchmark"] == "toybench" and res["counts"]["n_scored"] == 12
@@ -165,13 +151,37 @@ def _list_score_report(tmp_path, data, preds, capsys):
     assert "toybench" in html and "no 3D viewer for benchmark" in html
 
 
+def test_the_python_api_and_export_give_the_commands_numbers(toy_package, tmp_path, capsys):
+    import pyarrow.parquet as pq
+    from toybench.spec import SPEC
+
+    import scenebench
+
+    data, preds = toy_package
+    catalog.register(SPEC)
+    res = scenebench.score("toybench", data=str(data), predictions=preds, out=tmp_path / "api")
+    assert res.protocol == "strict" and res.metrics["overall"]["accuracy"] == pytest.approx(100 * 11 / 12)
+    table = res.samples()
+    assert table.num_rows == 12 and table.column_names == ["sample_id", "scene_id", "status", "room", "correct", "detail"]
+    rows = {r["sample_id"]: r for r in table.to_pylist()}
+    assert rows["q5"]["correct"] == 0.0 and rows["q4"]["correct"] == 1.0 and rows["q4"]["room"] == "room1"
+    assert scenebench.results.Results.load(tmp_path / "api").samples().equals(table)  # a loaded run knows its folder
+    for fmt in ("parquet", "csv", "jsonl"):
+        cli.main(["export", str(tmp_path / "api"), "--format", fmt, "--out", str(tmp_path / f"s.{fmt}")])
+    assert pq.read_table(tmp_path / "s.parquet").equals(table)
+    assert [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()] == table.to_pylist()
+    assert (tmp_path / "s.csv").read_text().splitlines()[0] == '"sample_id","scene_id","status","room","correct","detail"'
+    with pytest.raises(scenebench.errors.ScenebenchError, match="needs predictions"):
+        scenebench.score("toybench", data=str(data))
+
+
 def test_a_registered_benchmark_works_with_list_score_and_report(toy_package, tmp_path, capsys):
     from toybench.spec import SPEC
 
     data, preds = toy_package
     catalog.register(SPEC)
     catalog.register(SPEC)  # the same declaration again is harmless
-    assert "toybench" in catalog.names() and catalog.command_index()[("score", "toybench")] == "toybench.cli"
+    assert "toybench" in catalog.names() and catalog.command_index()[("score", "toybench")] == "scenebench.commands.benchmark#toybench"
     _list_score_report(tmp_path, data, preds, capsys)
 
 
@@ -195,7 +205,7 @@ def test_a_taken_name_or_a_wrong_object_is_refused(monkeypatch):
     from scenebench.errors import ScenebenchError
 
     monkeypatch.setattr(catalog, "_REGISTERED", [])
-    clash = BenchmarkSpec(name="rio", info="x:y", loader="x:y", predictions="x:y", scorer="x:y", commands="x")
+    clash = BenchmarkSpec(name="rio", info="x:y", loader="x:y", predictions="x:y", scorer="x:y")
     with pytest.raises(ScenebenchError, match="'rio' is already declared"):
         catalog.register(clash)
     with pytest.raises(ScenebenchError, match="takes a BenchmarkSpec"):

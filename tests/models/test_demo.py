@@ -7,7 +7,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from scenebench.cli import app
-from scenebench.commands.demo import BENCHMARKS, models_for, run_demo
+from scenebench.commands.demo import demo_benchmarks, models_for, run_demo
 
 
 @pytest.mark.slow
@@ -15,7 +15,7 @@ def test_demo_end_to_end_then_reuses_everything(tmp_path):
     buf = io.StringIO()
     first = run_demo(tmp_path / "demo", console=Console(file=buf, width=200), progress=False)
     text = buf.getvalue()
-    for bench in BENCHMARKS:
+    for bench in [s.name for s in demo_benchmarks()]:
         for model in models_for(bench):
             assert (bench, model) in first.runs and (first.runs[(bench, model)] / "results.json").exists()
         res = first.results[(bench, "oracle")]

@@ -104,8 +104,6 @@ def test_missing_metric_is_a_dash_not_a_number(tmp_path):
 
 def rio_run(path, model, static_hits, moved_hits):
     """A RIO-shaped run: per-instance hit_10 (0/1), split by motion."""
-    from scenebench.report.tables import RIO_RECALLS  # noqa: F401  (the metric names the warning reads)
-
     recs = [SampleScore(f"s{i}", f"scan{i % 2}", "scored", {"hit_10": float(h)}, {"motion": "static"}) for i, h in enumerate(static_hits)]
     recs += [SampleScore(f"m{i}", f"scan{i % 2}", "scored", {"hit_10": float(h)}, {"motion": "moved"}) for i, h in enumerate(moved_hits)]
     run = RunDir(path).open({"benchmark": "rio", "protocol": "strict", "fingerprint": path.name, "model": model})
@@ -126,7 +124,7 @@ def rio_run(path, model, static_hits, moved_hits):
 
 
 def test_rio_warns_when_the_identity_pose_wins_overall_but_not_on_moved_instances(tmp_path):
-    from scenebench.report.tables import identity_warnings, tables_by_benchmark
+    from scenebench.report.tables import baseline_warnings, tables_by_benchmark
 
     # identity: every static instance right (6/6), every moved one wrong (0/2): 75 overall, 0 moved
     ident = rio_run(tmp_path / "prior", "baseline:prior", [1] * 6, [0, 0])
@@ -135,7 +133,7 @@ def test_rio_warns_when_the_identity_pose_wins_overall_but_not_on_moved_instance
     # a model worse on moved too: no warning about it
     bad = rio_run(tmp_path / "random", "random", [0] * 6, [0, 0])
     runs = load_runs([ident, model, bad])
-    w = identity_warnings(runs)
+    w = baseline_warnings(runs)
     assert len(w) == 1
     assert w[0].startswith(
         "baseline:prior (identity pose: nothing moved) beats baseline:fpfh on all instances (recall_10cm_10deg 75.0 vs 62.5) but not on moved ones (0.0 vs 100.0)"

@@ -170,8 +170,8 @@ def test_voxel_reaches_the_fpfh_model_and_warns(rio_data, tmp_path, monkeypatch)
 
     seen = {}
 
-    def fake_execute(benchmark, kwargs, **options):
-        seen.update(options)
+    def fake_execute(benchmark, kwargs, options, **rest):
+        seen.update(model_args=options.model_args)
         raise SystemExit(0)
 
     monkeypatch.setattr(execute_mod, "execute", fake_execute)

@@ -1,4 +1,4 @@
-"""Every benchmark scenebench knows, declared once. Adding a benchmark = one entry here + its package.
+"""Every benchmark scenebench knows, declared once. Adding a benchmark = one line here + its package.
 
 The tables other layers need are derived from the declarations (never written by hand), and read
 them on every lookup:
@@ -8,12 +8,13 @@ them on every lookup:
 - ``scenebench run``'s run sources: ``table("source")`` (:mod:`scenebench.models.sources.base`);
 - the report's 3D views and paper layouts: ``table("view")``, ``table("layout")``.
 
-The declarations are :data:`SPECS` (the built-in benchmarks), then any declared in this process
+The declarations are :data:`BUILTIN` (the built-in benchmarks, each a :class:`BenchmarkSpec` in
+``benchmarks/<name>/spec.py``, imported when the catalog is first read), then any declared in this process
 with :func:`register`, then those of installed packages: an entry point in the
 ``scenebench.benchmarks`` group naming a :class:`BenchmarkSpec` (``toybench = "toybench.spec:SPEC"``).
 Entry points are read only when a name is not built in (``scenebench score rio`` never reads them).
 
-Only strings live here: nothing is imported until a benchmark is used.
+Only strings live here: a declaration is data, and nothing of a benchmark's code is imported until it is used.
 """
 
 from __future__ import annotations
@@ -33,42 +34,25 @@ def entry_points(**selection: Any) -> Any:
     return _entry_points(**selection)
 
 
-SPECS: tuple[BenchmarkSpec, ...] = (
-    BenchmarkSpec(
-        name="surprise3d",
-        info="scenebench.benchmarks.surprise3d.info:INFO",
-        loader="scenebench.benchmarks.surprise3d.annotations:load_annotations",
-        predictions="scenebench.benchmarks.surprise3d.predictions:read_predictions",
-        scorer="scenebench.benchmarks.surprise3d.scorer:prepare_scoring",
-        commands="scenebench.benchmarks.surprise3d.cli",
-        source="scenebench.benchmarks.surprise3d.source:Surprise3DSource",
-        view="scenebench.benchmarks.surprise3d.view:build_views",
-        layout="scenebench.benchmarks.surprise3d.layout:LAYOUT",
-    ),
-    BenchmarkSpec(
-        name="3dbench",
-        info="scenebench.benchmarks.bench3d.info:INFO",
-        loader="scenebench.benchmarks.bench3d.loader:load_bench",
-        predictions="scenebench.benchmarks.bench3d.predictions:read_answers",
-        scorer="scenebench.benchmarks.bench3d.run:prepare_scoring",
-        commands="scenebench.benchmarks.bench3d.cli",
-        source="scenebench.benchmarks.bench3d.source:Bench3DSource",
-        view="scenebench.benchmarks.bench3d.view:build_views",
-        layout="scenebench.benchmarks.bench3d.layout:LAYOUT",
-    ),
-    BenchmarkSpec(
-        name="rio",
-        info="scenebench.benchmarks.rio.info:INFO",
-        loader="scenebench.benchmarks.rio.loader:ThreeRScan",
-        predictions="scenebench.benchmarks.rio.predictions:read_pose_predictions",
-        scorer="scenebench.benchmarks.rio.scorer:prepare_scoring",
-        commands="scenebench.benchmarks.rio.cli",
-        source="scenebench.benchmarks.rio.source:RIOSource",
-        view="scenebench.benchmarks.rio.view:build_views",
-        layout="scenebench.benchmarks.rio.layout:LAYOUT",
-        extra_commands=(("score", "rio-matching"),),
-    ),
-)
+# name -> where its declaration lives (``benchmarks/<name>/spec.py``). Adding a benchmark = one line here + its package.
+BUILTIN: dict[str, str] = {
+    "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
+    "3dbench": "scenebench.benchmarks.bench3d.spec:SPEC",
+    "rio": "scenebench.benchmarks.rio.spec:SPEC",
+}
+
+
+def builtin_specs() -> tuple[BenchmarkSpec, ...]:
+    """The built-in declarations (each a small module of data: importing them imports no benchmark code)."""
+    from scenebench.registry import load_object
+
+    return tuple(load_object(path) for path in BUILTIN.values())
+
+
+def package_of(spec: BenchmarkSpec) -> str:
+    """The package a declaration belongs to (``scenebench.benchmarks.rio``): where its scorer lives."""
+    return spec.scorer.partition(":")[0].rpartition(".")[0]
+
 
 ENTRY_POINT_GROUP = "scenebench.benchmarks"
 _REGISTERED: list[BenchmarkSpec] = []
@@ -95,7 +79,7 @@ def register(spec: BenchmarkSpec) -> None:
     known = {s.name: s for s in specs()}
     if spec.name in known:
         if known[spec.name] != spec:
-            raise ScenebenchError(f"benchmark '{spec.name}' is already declared (commands: {known[spec.name].commands})")
+            raise ScenebenchError(f"benchmark '{spec.name}' is already declared (scorer: {known[spec.name].scorer})")
         return
     _REGISTERED.append(spec)
 
@@ -117,7 +101,7 @@ def _entry_point_specs() -> tuple[BenchmarkSpec, ...]:
 def specs(*, plugins: bool = True) -> tuple[BenchmarkSpec, ...]:
     """Every declaration: built-in, then registered, then (``plugins``) installed entry points.
     A built-in or registered name wins over an entry point of the same name."""
-    own = (*SPECS, *_REGISTERED)
+    own = (*builtin_specs(), *_REGISTERED)
     if not plugins:
         return own
     taken = {s.name for s in own}
@@ -129,11 +113,25 @@ def names() -> list[str]:
 
 
 def get_spec(name: str) -> BenchmarkSpec:
+    if name in BUILTIN:  # one declaration imported, not all of them
+        from scenebench.registry import load_object
+
+        spec: BenchmarkSpec = load_object(BUILTIN[name])
+        return spec
     for plugins in (False, True):  # entry points are read only for a name that is not built in
         found = [s for s in specs(plugins=plugins) if s.name == name]
         if found:
             return found[0]
     raise ScenebenchError(f"unknown benchmark '{name}'; known: {', '.join(names())}")
+
+
+def find_spec(name: str) -> BenchmarkSpec | None:
+    """The declaration of ``name``, or ``None`` (a results file of a benchmark not installed here,
+    or of a sub-benchmark like ``rio-matching``)."""
+    try:
+        return get_spec(name)
+    except ScenebenchError:
+        return None
 
 
 def _declared(field: str) -> dict[str, str]:
@@ -146,17 +144,29 @@ def table(field: str) -> Registry:
     return Registry(_KINDS.get(field, field), declared=functools.partial(_declared, field))
 
 
+GENERIC_COMMANDS = "scenebench.commands.benchmark"
+
+
 def command_modules(*, plugins: bool = True) -> list[str]:
-    return [s.commands for s in specs(plugins=plugins)]
+    """The modules whose ``register(groups)`` adds benchmark commands: the generic builder, then the
+    hand-written command modules of benchmarks declared without inputs (legacy plugins)."""
+    legacy = [s.commands for s in specs(plugins=plugins) if not s.generic() and s.commands]
+    return [GENERIC_COMMANDS, *dict.fromkeys(legacy)]
 
 
 def command_index(*, plugins: bool = True) -> dict[tuple[str, str], str]:
-    """``(group, command) -> module`` for ``score``/``validate`` of each benchmark: the CLI imports only
-    that module for such a command line (start-up is part of every scoring run)."""
-    all_specs = specs(plugins=plugins)
-    pairs = ((s, (group, s.name)) for s in all_specs for group in ("score", "validate"))
-    extra = ((s, pair) for s in all_specs for pair in s.extra_commands)
-    return {pair: s.commands for s, pair in (*pairs, *extra)}
+    """``(group, command) -> what registers it`` for each benchmark's commands: the CLI imports only
+    that for such a command line (start-up is part of every scoring run). A generic command is
+    ``"scenebench.commands.benchmark#NAME"`` (the builder, for that one benchmark)."""
+    out: dict[tuple[str, str], str] = {}
+    for s in specs(plugins=plugins):
+        where = f"{GENERIC_COMMANDS}#{s.name}" if s.generic() else s.commands
+        if where is None:
+            continue
+        groups = ["score", "validate", "run"] if s.generic() else ["score", "validate"]
+        out.update({(g, s.name): where for g in groups})
+        out.update({(g, c): where for g, c, _ in s.extra_commands})
+    return out
 
 
 BENCHMARKS = table("info")

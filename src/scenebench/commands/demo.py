@@ -1,11 +1,12 @@
 """``scenebench demo``: the whole toolkit in one offline command, on a small synthetic benchmark set.
 
-1. generate (or reuse) 4 small procedural houses in the three benchmark formats
-   (``ROOT/data/{3dbench,surprise3d,3rscan}``, 2 test houses, 2 train houses for the blind prior);
-2. run every built-in baseline on every benchmark through ``scenebench run``'s engine (resumable run
-   folders in ``ROOT/runs/<benchmark>-<model>``): oracle, random, baseline:prior, baseline:nearest,
-   baseline:cluster, and on RIO also baseline:fpfh when open3d is installed;
-3. print one comparison table (each benchmark's headline metrics per model), write the HTML report
+1. generate (or reuse) 4 small procedural houses in every benchmark's format
+   (``ROOT/data/<its data_folder>``, 2 test houses, 2 train houses for the blind prior);
+2. run every built-in baseline on every declared benchmark with a run source through ``scenebench
+   run``'s engine (resumable run folders in ``ROOT/runs/<benchmark>-<model>``): oracle, random,
+   baseline:prior, baseline:nearest, baseline:cluster, and the models a benchmark declares for
+   itself when their extra is installed;
+3. print one comparison table (each benchmark's declared headline numbers per model), write the HTML report
    (``ROOT/report.html``) and say what to run next.
 
 A second ``scenebench demo`` reuses everything already computed. The oracle row must read 100
@@ -27,16 +28,19 @@ DEFAULT_ROOT = Path("scenebench-demo")
 DEMO_HOUSES = 4
 DEMO_SEED = 0
 MODELS = ["oracle", "random", "baseline:prior", "baseline:nearest", "baseline:cluster"]
-# benchmark -> (data subfolder, headline metrics shown in the table: (results key path, column title))
-BENCHMARKS: dict[str, tuple[str, list[tuple[tuple[str, ...], str]]]] = {
-    "3dbench": ("3dbench", [(("overall", "mean_primary"), "3DBench")]),
-    "surprise3d": ("surprise3d", [(("overall", "mIoU"), "S3D mIoU"), (("overall", "A50"), "S3D A50")]),
-    "rio": ("3rscan", [(("overall", "recall_10cm_10deg"), "RIO R@10"), (("overall", "MTE"), "RIO MTE")]),
-}
-COLUMN_NOTE = (
-    "3DBench: mean of the tasks' primary metrics (%); S3D: SURPRISE3D mask mIoU and A50 (%); "
-    "RIO R@10: Recall(0.1 m, 10°) (%); RIO MTE: median translation error (m). Protocol: strict."
-)
+
+
+def demo_benchmarks() -> list[Any]:
+    """The declared benchmarks the demo runs: those with a run source, a folder in generated data
+    and headline numbers (:class:`~scenebench.benchmarks.base.BenchmarkSpec`), in catalog order."""
+    from scenebench.benchmarks.catalog import specs
+
+    return [s for s in specs() if s.source and s.data_folder and s.headline]
+
+
+def column_note() -> str:
+    notes = [f"{h.title}: {h.note}" for s in demo_benchmarks() for h in s.headline if h.note]
+    return "; ".join(notes) + ". Protocol: strict."
 
 
 @dataclass
@@ -51,8 +55,10 @@ class DemoResult:
 
 
 def models_for(benchmark: str) -> list[str]:
-    extra = ["baseline:fpfh"] if benchmark == "rio" and available("open3d") else []
-    return MODELS + extra
+    """The shared baselines, then the built-in models the benchmark declares for itself whose extra is installed."""
+    from scenebench.benchmarks.catalog import get_spec
+
+    return MODELS + [m for m, extra in get_spec(benchmark).extra_models if available(extra)]
 
 
 def generate_data(root: Path, progress: bool) -> Path:
@@ -88,11 +94,12 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
     root = Path(root)
     out = DemoResult(root)
     console.print(
-        Text.assemble(("scenebench demo", "bold"), f": synthetic houses -> three benchmarks -> built-in baselines (folder {root})")
+        Text.assemble(("scenebench demo", "bold"), f": synthetic houses -> every benchmark -> built-in baselines (folder {root})")
     )
     data = generate_data(root, progress)
-    for bench, (sub, cols) in BENCHMARKS.items():
-        source = make_source(bench, data=str(data / sub))
+    for spec in demo_benchmarks():
+        bench = spec.name
+        source = make_source(bench, data=str(data / spec.data_folder))
         for model in models_for(bench):
             run_dir = root / "runs" / f"{bench}-{model.replace(':', '-')}"
             t = time.perf_counter()
@@ -106,13 +113,13 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
             out.runs[(bench, model)] = run_dir
             out.predicted[(bench, model)] = outcome.predicted_now
             out.results[(bench, model)] = res
-            out.scores[(bench, model)] = {title: _pick(res.metrics, path) for path, title in cols}
+            out.scores[(bench, model)] = {h.title: _pick(res.metrics, h.path) for h in spec.headline}
             console.print(f"  {bench:10s} {model:18s} {res.counts.n_samples:4d} samples  {time.perf_counter() - t:5.1f} s")
     console.print(comparison_table(out))
-    if not available("open3d"):
-        console.print(
-            "RIO's FPFH + RANSAC + ICP baseline (baseline:fpfh) was left out: it needs open3d (pip install 'scenebench[open3d]')."
-        )
+    for spec in demo_benchmarks():
+        for model, extra in spec.extra_models:
+            if not available(extra):
+                console.print(f"{spec.name}: {model} was left out: it needs the {extra} extra (pip install 'scenebench[{extra}]').")
     if report:
         out.report = write_report(out, console)
     out.seconds = time.perf_counter() - t0
@@ -126,9 +133,9 @@ def comparison_table(out: DemoResult) -> Any:
 
     from scenebench.report.console import fmt
 
-    t = Table(title="Built-in baselines on the demo data", title_justify="left", caption=COLUMN_NOTE, caption_justify="left")
+    t = Table(title="Built-in baselines on the demo data", title_justify="left", caption=column_note(), caption_justify="left")
     t.add_column("model", no_wrap=True)
-    columns = [(bench, title) for bench, (_, cols) in BENCHMARKS.items() for _, title in cols]
+    columns = [(s.name, h.title) for s in demo_benchmarks() for h in s.headline]
     for _, title in columns:
         t.add_column(title, justify="right", no_wrap=True)
     models = list(dict.fromkeys(m for _, m in out.runs))
@@ -153,29 +160,32 @@ def write_report(out: DemoResult, console: Any) -> Path | None:
 
 
 def print_next_steps(out: DemoResult, data: Path, console: Any) -> None:
-    b3d, s3d = data / "3dbench", data / "surprise3d"
     from rich.text import Text
 
+    benches = demo_benchmarks()
+    first = benches[0]
+    folder = data / first.data_folder
     console.print(Text.assemble("\n", ("What next", "bold")))
     say = lambda text: console.print(text, soft_wrap=True, highlight=False)  # noqa: E731 - commands stay copyable
+    run = f"scenebench run {first.name} --data {folder}"
     say(f"  open the report:          {out.report or 'scenebench report RUN_DIR --html report.html'}")
-    say(f"  your own model:           scenebench run 3dbench --data {b3d} --model plugin:my_pkg.my_model:MyModel --out runs/mine")
+    say(f"  your own model:           {run} --model plugin:my_pkg.my_model:MyModel --out runs/mine")
     say("                            (a complete template: docs/model-template.md)")
-    say(f"  any chat LLM as a model:  scenebench run 3dbench --data {b3d} --model openai:MODEL --base-url http://127.0.0.1:PORT/v1")
-    say(f"  {'a vision LLM:':26s}scenebench run surprise3d --data {s3d} --model openai-vision:MODEL --base-url http://127.0.0.1:PORT/v1")
+    say(f"  any chat LLM as a model:  {run} --model openai:MODEL --base-url http://127.0.0.1:PORT/v1")
+    say(f"  {'a vision LLM:':26s}{run} --model openai-vision:MODEL --base-url http://127.0.0.1:PORT/v1")
     say("                            (set-of-marks views of each scene; hosted or local servers: docs/vision-models.md)")
-    say(
-        f"  score saved predictions:  scenebench score surprise3d --annotations {s3d / 'surprise-3d-val.json'} --scenes {s3d / 'scenes'} --predictions preds.jsonl"
-    )
+    inputs = " ".join(f"{i.cli_flags()[0]} {i.name.upper()}" for i in first.inputs)
+    say(f"  score saved predictions:  scenebench score {first.name} {inputs}   (every benchmark: scenebench score --help)")
+    say("  in Python:                import scenebench; scenebench.score(...)   (docs/api.md)")
     say("  more data:                scenebench generate --houses 100 --out data/synth")
-    say(f"  on a Ray cluster:         scenebench run surprise3d --data {s3d} --model baseline:prior --backend ray --address auto")
+    say(f"  on a Ray cluster:         {run} --model baseline:prior --backend ray --address auto")
 
 
 def demo_command(
     folder: Path = typer.Option(Path("scenebench-demo"), "--folder", help="Where the demo keeps its data, runs and report (reused)."),
     report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
 ) -> None:
-    """Generate a small synthetic benchmark set, run the built-in baselines on all three benchmarks, compare them."""
+    """Generate a small synthetic benchmark set, run the built-in baselines on every benchmark, compare them."""
     run_demo(folder, report=report)
 
 

@@ -24,7 +24,7 @@ def report_command(
         300,
         "--max-views",
         min=0,
-        help="At most this many samples per run get an embedded 3D view, besides RIO's moved instances (which all get one, within --max-view-mb).",
+        help="At most this many samples per run get an embedded 3D view, besides the samples their benchmark declares a report must show (which all get one, within --max-view-mb).",
     ),
     max_view_mb: float = typer.Option(
         60.0,

@@ -2,9 +2,10 @@
 
 A benchmark scorer (:class:`Scorer`) yields :class:`SampleScore` batches, one per scene, so a
 scene's points are loaded once; :func:`summarize_scores` turns the records into the metrics, counts
-and scene-clustered intervals of the shared results schema. A :class:`ScoringJob` is what a
-benchmark hands the one shared driver (:func:`scenebench.runtime.scoring.score_job`), which stores
-records as they are computed, resumes, and saves ``results.json``.
+and scene-clustered intervals of the shared results schema. A benchmark hands its scorer to the one
+shared driver in a :class:`scenebench.benchmarks.base.ScoringJob`
+(:func:`scenebench.runtime.scoring.score_job`), which stores records as they are computed, resumes,
+and saves ``results.json``.
 
 This module sits at the bottom layer (metrics): benchmarks build on it without importing the
 runtime.
@@ -300,29 +301,6 @@ def _one_cluster(cluster: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> n
     return out
 
 
-@dataclass
-class ScoringJob:
-    """Everything the shared driver needs to score one benchmark into a run folder.
-
-    ``meta`` is the ``run.json`` a ``scenebench score`` run is opened with (benchmark, protocol,
-    settings, inputs, fingerprint); ``summarize(records, run)`` turns the complete records into the
-    results; ``check_inputs`` reads (and so validates) the predictions before a run folder is made,
-    unless the folder already holds every score; ``on_stop(run)`` runs after scoring, also when it
-    fails (e.g. to save a judge's usage); ``on_open(scorer)`` runs once the folder is open.
-    """
-
-    benchmark: str
-    protocol: str
-    scorer: Scorer
-    # Called with a list of SampleScore, or with ScoreColumns when the scorer yields columns and the run scored every sample now.
-    summarize: Callable[[list[SampleScore] | ScoreColumns, Any], Results]
-    meta: dict[str, Any] = field(default_factory=dict)
-    label: str = ""
-    check_inputs: Callable[[], Any] | None = None
-    on_open: Callable[[Any], None] | None = None
-    on_stop: Callable[[Any], Any] | None = None
-
-
 @contextlib.contextmanager
 def gc_paused(*, freeze: bool = False) -> Iterator[None]:
     """No cyclic garbage collection inside.
@@ -363,12 +341,13 @@ def unfrozen_on_error() -> Iterator[None]:
         raise
 
 
-def with_gc_paused(job: ScoringJob) -> ScoringJob:
-    """``job`` with cyclic GC paused while it scores (from ``on_open`` to ``on_stop``, also when
+def with_gc_paused(job: Any) -> Any:
+    """``job`` (a :class:`scenebench.benchmarks.base.ScoringJob`, which this layer cannot import) with cyclic GC paused while it scores (from ``on_open`` to ``on_stop``, also when
     scoring fails) and while it summarises. Between the two, the inputs and records are frozen: they
     live until the results are built, and the collections in between need not walk them."""
     was = [gc.isenabled()]
-    open_, stop_, summarize_ = job.on_open, job.on_stop, job.summarize
+    open_, stop_ = job.hooks.on_open, job.hooks.on_stop
+    summarize_: Callable[[Any, Any], Results] = job.summarize
 
     def on_open(scorer: Any) -> None:
         if open_ is not None:
@@ -391,4 +370,4 @@ def with_gc_paused(job: ScoringJob) -> ScoringJob:
         finally:
             gc.unfreeze()
 
-    return dataclasses.replace(job, on_open=on_open, on_stop=on_stop, summarize=summarize)
+    return dataclasses.replace(job, hooks=dataclasses.replace(job.hooks, on_open=on_open, on_stop=on_stop), summarize=summarize)

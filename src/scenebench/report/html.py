@@ -27,10 +27,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scenebench import __version__
+from scenebench._version import __version__
+from scenebench.benchmarks.catalog import find_spec
 from scenebench.io.files import atomic_write_text
 from scenebench.report.runs import LoadedRun, load_run, load_runs
-from scenebench.report.tables import TEXT_METRIC_FALLBACK, by_benchmark, identity_warnings, is_identity_run
+from scenebench.report.tables import TEXT_METRIC_FALLBACK, baseline_warnings, by_benchmark, is_baseline_run
 from scenebench.report.views import ViewOptions, build_views
 
 ASSETS = ("charts.js", "viewer.js", "report.js")
@@ -88,10 +89,6 @@ def _fields(run: LoadedRun) -> list[str]:
     return primary + sorted((f for f in out if f not in primary), key=lambda f: (f not in scores, distinct[f] <= 2))
 
 
-# Per-benchmark primary metric (results.extra.primary_metric gives 3DBench's per task).
-PRIMARY_METRIC = {"surprise3d": "mIoU", "rio": "recall_10cm_10deg"}
-
-
 def _metric_field(run: LoadedRun, metric: str, task: str | None = None) -> str | None:
     by_task = (run.results.extra.get("metric_info_by_task") or {}).get(task or "", {})
     info = by_task.get(metric) or run.results.metric_info.get(metric) or {}
@@ -107,8 +104,8 @@ def _primary_fields(run: LoadedRun) -> list[str]:
             f = _metric_field(run, metric, task)
             if f and f not in out:
                 out.append(f)
-    elif run.benchmark in PRIMARY_METRIC:
-        f = _metric_field(run, PRIMARY_METRIC[run.benchmark])
+    elif (spec := find_spec(run.benchmark)) is not None and spec.primary_metric:  # declared by the benchmark
+        f = _metric_field(run, spec.primary_metric)
         if f:
             out.append(f)
     return out
@@ -171,9 +168,13 @@ def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str
 
 
 def must_view(run: LoadedRun) -> list[str]:
-    """Samples that always get a view (within the size cap): RIO's moved instances, the ones
-    re-localization is about."""
-    return [s.sample_id for s in run.scores if s.status != "excluded" and s.groups.get("motion") == "moved"]
+    """Samples that always get a view (within the size cap): those the benchmark declares a report
+    must show (:class:`~scenebench.benchmarks.base.ShowSamples`)."""
+    spec = find_spec(run.benchmark)
+    rules = spec.show_samples if spec is not None else ()
+    if not rules:
+        return []
+    return [s.sample_id for s in run.scores if s.status != "excluded" and any(s.groups.get(r.group) == r.value for r in rules)]
 
 
 def cap_views_by_size(vs: Any, order: Sequence[str], max_bytes: int) -> int:
@@ -228,7 +229,7 @@ def build_payload(
         "runs": [],
         "scenes": {},
         "views": {},
-        "bench_notes": {b: identity_warnings(rs) for b, rs in by_benchmark(runs).items()},
+        "bench_notes": {b: baseline_warnings(rs) for b, rs in by_benchmark(runs).items()},
         # the run the histogram and sample browser open on: the first that is not the oracle
         # (whose histogram is a single bar at 100%)
         "default_run": next((i for i, r in enumerate(runs) if not is_oracle(r)), 0),
@@ -270,7 +271,7 @@ def build_payload(
                 "chart_primary": primaries[run.benchmark],
                 "int_metrics": integer_metrics(run),
                 "oracle": is_oracle(run),
-                "identity": is_identity_run(run),
+                "baseline": is_baseline_run(run),
                 "fields": _fields(run),
                 "group_keys": group_keys,
                 "view_notes": vs.notes if vs is not None else ["3D views not requested"],
@@ -372,8 +373,8 @@ def write_html_report(
     """Write the self-contained HTML report of one or more finished runs to ``out_path``; return the path.
 
     ``max_views`` caps how many samples per run get an embedded 3D view (file size); the others are
-    listed and browsable without one. RIO's moved instances all get a view; ``max_view_bytes``
-    caps the size of one run's views and scenes (moved instances first, then the worst-scored). Raises :class:`~scenebench.errors.InputError` when a folder
+    listed and browsable without one. The samples a benchmark declares a report must show (RIO's moved instances) all get a view; ``max_view_bytes``
+    caps the size of one run's views and scenes (those first, then the worst-scored). Raises :class:`~scenebench.errors.InputError` when a folder
     holds no results.
     """
     if isinstance(runs, (str, Path, LoadedRun)):

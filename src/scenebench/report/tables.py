@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scenebench.benchmarks.base import BaselineWarning
+from scenebench.benchmarks.catalog import find_spec
 from scenebench.report.layouts import Layout, layout_for
 from scenebench.report.runs import LoadedRun
 
@@ -279,46 +281,51 @@ def tables_by_benchmark(runs: Sequence[LoadedRun]) -> list[Table]:
     out: list[Table] = []
     for rs in by_benchmark(runs).values():
         ts = tables_for(rs)
-        notes = identity_warnings(rs)
+        notes = baseline_warnings(rs)
         if ts and notes:
             ts[0].notes = notes + ts[0].notes
         out += ts
     return out
 
 
-# Models that predict "nothing moved" (the identity pose) on RIO.
-IDENTITY_MODELS = frozenset({"baseline:prior", "identity"})
-RIO_RECALLS = ("recall_10cm_10deg", "recall_20cm_20deg")
+def _declared_warnings(benchmark: str) -> tuple[BaselineWarning, ...]:
+    spec = find_spec(benchmark)
+    return spec.warnings if spec is not None else ()
 
 
-def is_identity_run(run: LoadedRun) -> bool:
+def _model(run: LoadedRun) -> str | None:
     model = run.meta.get("model") or (run.results.settings or {}).get("model")
-    return run.benchmark == "rio" and isinstance(model, str) and model in IDENTITY_MODELS
+    return model if isinstance(model, str) else None
 
 
-def identity_warnings(runs: Sequence[LoadedRun]) -> list[str]:
-    """RIO: most instances do not move, so predicting the identity pose scores well on "all
-    instances" while re-localizing nothing. When an identity run beats a model on all instances
-    but not on the moved ones, the overall number ranks them wrongly: say so."""
-    ident = [r for r in runs if is_identity_run(r)]
+def is_baseline_run(run: LoadedRun) -> bool:
+    """A run of a model the benchmark's declared warnings compare others with (RIO: the identity pose)."""
+    return any(_model(run) in w.models for w in _declared_warnings(run.benchmark))
+
+
+def baseline_warnings(runs: Sequence[LoadedRun]) -> list[str]:
+    """The comparisons the runs' benchmark declares a report must flag
+    (:class:`~scenebench.benchmarks.base.BaselineWarning`): a run of a baseline model that beats
+    another run overall on a metric while losing on the declared subset ranks them wrongly."""
     out = []
-    for base in ident:
-        for r in runs:
-            if r is base or is_identity_run(r):
-                continue
-            for m in RIO_RECALLS:
-                a_all = (base.results.metrics.get("overall") or {}).get(m)
-                b_all = (r.results.metrics.get("overall") or {}).get(m)
-                a_mov = ((base.results.metrics.get("by_motion") or {}).get("moved") or {}).get(m)
-                b_mov = ((r.results.metrics.get("by_motion") or {}).get("moved") or {}).get(m)
-                if None in (a_all, b_all, a_mov, b_mov):
+    for rule in dict.fromkeys(w for r in runs for w in _declared_warnings(r.benchmark)):  # declared order
+        base_runs = [r for r in runs if _model(r) in rule.models and rule in _declared_warnings(r.benchmark)]
+        for base in base_runs:
+            for r in runs:
+                if r is base or r.benchmark != base.benchmark or _model(r) in rule.models:
                     continue
-                if a_all > b_all and b_mov > a_mov:
-                    out.append(
-                        f"{base.label} (identity pose: nothing moved) beats {r.label} on all instances ({m} {a_all:.1f} vs {b_all:.1f}) "
-                        f"but not on moved ones ({a_mov:.1f} vs {b_mov:.1f}): the overall number rewards predicting no motion; rank by the moved column"
-                    )
-                    break
+                for m in rule.metrics:
+                    a_all = (base.results.metrics.get("overall") or {}).get(m)
+                    b_all = (r.results.metrics.get("overall") or {}).get(m)
+                    a_sub = ((base.results.metrics.get(f"by_{rule.group}") or {}).get(rule.value) or {}).get(m)
+                    b_sub = ((r.results.metrics.get(f"by_{rule.group}") or {}).get(rule.value) or {}).get(m)
+                    if None in (a_all, b_all, a_sub, b_sub):
+                        continue
+                    if a_all > b_all and b_sub > a_sub:
+                        out.append(
+                            rule.text.format(base=base.label, other=r.label, metric=m, a_all=a_all, b_all=b_all, a_sub=a_sub, b_sub=b_sub)
+                        )
+                        break
     return out
 
 

@@ -1,7 +1,7 @@
 """What every ``scenebench run BENCHMARK`` command does, once: check, build the source, run, score.
 
-The commands (``scenebench.commands.run`` and each benchmark's own ``cli.py``, e.g. ``run rio``)
-only parse their options and call :func:`execute`. The protocol and the model options are checked
+The commands (built from each benchmark's declaration by :mod:`scenebench.commands.benchmark`)
+only parse their options and call :func:`execute` with a :class:`RunOptions`. The protocol and the model options are checked
 before any data is read.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,48 +48,56 @@ def make_backend(backend: str, address: str | None, scenes_per_task: int, max_re
     raise InputError(None, f"got {backend!r}", field="--backend", expected="local or ray")
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """What every ``scenebench run BENCHMARK`` takes besides the benchmark's own data options."""
+
+    model: str
+    out: Path | None = None
+    tasks: list[str] | None = None
+    limit: int | None = None
+    seed: int = 0
+    protocol: str = "strict"
+    backend: str = "local"
+    address: str | None = None
+    scenes_per_task: int = 1
+    max_retries: int = 3
+    base_url: str | None = None
+    model_args: list[str] | None = None
+    overwrite: bool = False
+    progress: bool = True
+
+
 def execute(
     benchmark: str,
     source_kwargs: dict[str, Any],
+    options: RunOptions,
     *,
-    model: str,
-    out: Path | None,
-    tasks: list[str] | None,
-    limit: int | None,
-    seed: int,
-    protocol: str,
-    backend: str,
-    address: str | None,
-    scenes_per_task: int,
-    max_retries: int,
-    base_url: str | None,
-    model_args: list[str] | None,
-    overwrite: bool,
-    progress: bool,
     score_options: dict[str, Any] | None = None,
     echo: Callable[[str], Any] = print,
 ) -> Any:
     """Check, build the run source, predict (resumably, local or Ray) and score; print how much was reused."""
-    checked = check_protocol(protocol)
-    options = parse_model_args(model_args)
-    if base_url:
-        options["base_url"] = base_url
-    check_model_options(model, options)  # a misspelled --model-arg fails before any data is read
-    safe = model.replace(":", "-").replace("/", "-")
-    run_dir = out or default_run_dir(f"{benchmark}-{safe}", DEFAULT_RUNS_ROOT)
+    o = options
+    checked = check_protocol(o.protocol)
+    model_options = parse_model_args(o.model_args)
+    if o.base_url:
+        model_options["base_url"] = o.base_url
+    check_model_options(o.model, model_options)  # a misspelled --model-arg fails before any data is read
+    safe = o.model.replace(":", "-").replace("/", "-")
+    run_dir = o.out or default_run_dir(f"{benchmark}-{safe}", DEFAULT_RUNS_ROOT)
     source = make_source(benchmark, **source_kwargs)
     outcome = run_benchmark(
         source,
-        model,
+        o.model,
         run_dir,
-        model_options=options,
-        tasks=tasks,
-        limit=limit,
-        seed=seed,
+        model_options=model_options,
+        tasks=o.tasks,
+        limit=o.limit,
+        seed=o.seed,
         protocol=checked,
-        backend=make_backend(backend, address, scenes_per_task, max_retries),
-        overwrite=overwrite,
-        progress=progress,
+        backend=make_backend(o.backend, o.address, o.scenes_per_task, o.max_retries),
+        overwrite=o.overwrite,
+        progress=o.progress,
         score_options=score_options,
     )
     echo(f"predictions: {outcome.predicted_now} new, {outcome.reused} reused from the run folder")

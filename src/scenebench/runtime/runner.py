@@ -201,7 +201,7 @@ def run_benchmark(
     """The whole ``scenebench run BENCHMARK``: predict (resumably), write the prediction file, score.
 
     ``source`` comes from :func:`scenebench.models.sources.base.make_source`; ``score_options`` go to
-    its scorer (3DBench: ``judge``).
+    its scoring job (the options its declaration sends there, ``Option(to="score")``).
     """
     protocol = check_protocol(protocol)
     spec = ModelSpec(model_name, {"seed": seed, **dict(model_options or {})})
@@ -218,14 +218,9 @@ def run_benchmark(
     outcome = RunOutcome(run, preds, new, reused, diagnostics=model_diagnostics(run, samples))
     outcome.predictions_path = source.write_predictions(preds, samples, run.path)
     if score:
-        opts = dict(score_options or {})
-        judge = opts.get("judge")
-        judge_id = (
-            None if judge is None else {"model_id": getattr(judge, "model_id", None), "prompts": getattr(judge, "prompt_versions", None)}
-        )
-        _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, "judge": judge_id})
         with unfrozen_on_error():  # a scoring job freezes its inputs until its summary: see gc_paused
-            job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **opts)
+            job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **dict(score_options or {}))
+            _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, **job.score_key})
             outcome.results = add_run_info(score_job(job, run, progress=progress), run, diagnostics=outcome.diagnostics)
     return outcome
 
@@ -303,7 +298,8 @@ def diagnostics_lines(diagnostics: Mapping[str, Any], *, max_failures: int = 10)
 
 
 def _forget_stale_scores(run: RunDir, predictions_path: Path, samples: Sequence[ModelSample], scoring: Mapping[str, Any]) -> None:
-    """Stored scores are reused only if computed from this prediction file, sample set, protocol and judge."""
+    """Stored scores are reused only if computed from this prediction file, sample set, protocol and the
+    job's ``score_key`` (what else its scores depend on)."""
     from scenebench.io.files import sha256_file
 
     key = {

@@ -1,8 +1,10 @@
 """The one scoring driver every benchmark uses: RunDir -> :func:`score_into_run` -> Results.
 
 A benchmark declares ``prepare_scoring(*, protocol, **options) -> ScoringJob``
-(:mod:`scenebench.benchmarks.catalog`); :func:`score_benchmark` checks the protocol, prepares the
-job, opens (or resumes) the run folder and calls :func:`score_job`, which the run loop
+(:class:`scenebench.benchmarks.base.BenchmarkSpec`); :func:`score_benchmark` checks the protocol,
+prepares the job, builds the run meta and fingerprint from the job's settings and inputs
+(:class:`~scenebench.benchmarks.base.RunMeta`), opens (or resumes) the run folder and calls
+:func:`score_job`, which the run loop
 (``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
 scene's points are loaded once) or :class:`ScoreColumns` (many samples as columns, stored one row
 per flush: RIO); :func:`score_into_run` writes each batch to the run's store as soon
@@ -19,17 +21,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from scenebench.benchmarks.base import RunMeta, Scorer, ScoringJob
 from scenebench.benchmarks.catalog import get_spec
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import prefetch_fingerprints
-from scenebench.metrics.records import SampleScore, ScoreColumns, Scorer, ScoringJob, Summary, count, summarize_scores, unfrozen_on_error
+from scenebench.metrics.records import SampleScore, ScoreColumns, Summary, count, summarize_scores, unfrozen_on_error
 from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import ColumnField
+from scenebench.runtime.store import SCORE_KIND, ColumnField
 
-SCORE_KIND = "score"
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
 # which the rerun scores again.
@@ -131,16 +133,17 @@ def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
 
 def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results:
     """The one scoring driver: store every record as computed (resumable), summarise, save ``results.json``."""
-    if job.on_open is not None:
-        job.on_open(job.scorer)
+    hooks = job.hooks
+    if hooks.on_open is not None:
+        hooks.on_open(job.scorer)
     try:
         records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
     finally:
-        if job.on_stop is not None:
-            job.on_stop(run)
+        if hooks.on_stop is not None:
+            hooks.on_stop(run)
     res = job.summarize(records, run)
     res.save(run.results_json)
-    return res
+    return res.in_run(run.path)  # Results.samples() reads the per-sample scores from there
 
 
 def score_benchmark(
@@ -174,15 +177,17 @@ def score_prepared(
     :func:`score_job` itself, like ``run``, wrap it in :func:`unfrozen_on_error` as this does)."""
     with unfrozen_on_error():
         run = RunDir(out or default_run_dir(job.benchmark))
-        if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
+        meta = job.meta().to_json()  # the driver, not the benchmark, decides what identifies a run
+        if job.hooks.check_inputs is not None and not holds_all_scores(run, meta, job.scorer.sample_ids()):
             # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
-            job.check_inputs()
-        run.open(job.meta, overwrite=overwrite)
+            job.hooks.check_inputs()
+        run.open(meta, overwrite=overwrite)
         return score_job(job, run, progress=progress), run
 
 
 __all__ = [
     "SCORE_KIND",
+    "RunMeta",
     "SampleScore",
     "ScoreColumns",
     "Scorer",

@@ -26,6 +26,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+SCORE_KIND = "score"  # the per-sample score records of a run (runtime.scoring writes them)
+
 # What json.dumps(body, ensure_ascii=False, allow_nan=True) gives, without building an encoder per record.
 _json_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
 

@@ -6,6 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from scenebench.benchmarks.base import JobHooks, ScoringJob
 from scenebench.benchmarks.bench3d.loader import Bench, load_bench
 from scenebench.benchmarks.bench3d.predictions import Answers, expected_ids, read_answers
 from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate, task_columns
@@ -13,9 +14,8 @@ from scenebench.benchmarks.bench3d.specs import task_specs
 from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
 from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
-from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import metric_info
-from scenebench.metrics.records import SampleScore, ScoringJob, count, gc_paused, summarize_scores, with_gc_paused
+from scenebench.metrics.records import SampleScore, count, gc_paused, summarize_scores, with_gc_paused
 from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
 
@@ -101,19 +101,10 @@ def prepare_scoring(
         "judge": judge_id,
         **{k: str(v) for k, v in (("houses", houses), ("objects_gt", objects_gt)) if v is not None},
     }
-    meta = {
-        "benchmark": "3dbench",
-        "protocol": checked,
-        "settings": knobs,
-        "inputs": inputs,
-        "fingerprint": fingerprint({"inputs": {k: v["sha256"] for k, v in inputs.items()}, "knobs": knobs, "protocol": checked}),
-    }
-    return job_for(bench, answers, settings, judge, inputs, knobs, meta=meta)
+    return job_for(bench, answers, settings, judge, inputs, knobs)
 
 
-def job_for(
-    bench: Bench, answers: Answers, settings: Settings, judge: Any | None, inputs: dict, knobs: dict, meta: dict[str, Any] | None = None
-) -> ScoringJob:
+def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | None, inputs: dict, knobs: dict) -> ScoringJob:
     """A scoring job over ``bench`` (also used by ``scenebench run 3dbench``); judge usage is saved per invocation."""
     with gc_paused():
         scorer = Bench3DScorer(bench, answers, settings, judge)
@@ -125,7 +116,19 @@ def job_for(
         usage = total_judge_usage(run, judge)
         return build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
 
-    job = ScoringJob("3dbench", settings.protocol, scorer, summarize, meta=dict(meta or {}), label="scoring 3dbench", on_stop=stop)
+    # the judge decides text scores: stored scores made with another judge are not reused by `run`
+    score_key = {"judge": None if judge is None else {"model_id": judge.model_id, "prompts": judge.prompt_versions}}
+    job = ScoringJob(
+        "3dbench",
+        settings.protocol,
+        scorer,
+        summarize,
+        knobs,
+        inputs,
+        label="scoring 3dbench",
+        hooks=JobHooks(on_stop=stop),
+        score_key=score_key,
+    )
     return with_gc_paused(job)
 
 

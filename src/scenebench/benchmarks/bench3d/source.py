@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_text, file_fingerprint
-from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import (
     BoxesPrediction,

@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import sha256_file
-from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Ratio
-from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
+from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.results import Results
 
 N_NEGATIVES = 50
@@ -185,8 +185,6 @@ def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int
         "descriptors": str(Path(descriptors)),
         "pairs": {n: {f: sha256_file(folder / f) for f in ("reference.npy", "rescan.npy")} for n, folder in pairs},
     }
-    meta = {"benchmark": "rio-matching", "protocol": "strict", "settings": settings, "inputs": inputs}
-    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": inputs})
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         summary = summarize_scores(records, SPECS, n_resamples=n_resamples, seed=seed)
@@ -205,9 +203,10 @@ def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int
             },
         )
 
-    return ScoringJob(
-        "rio-matching", "strict", MatchingScorer(pairs, seed, n_negatives), summarize, meta=meta, label="scoring rio-matching"
-    )
+    scorer = MatchingScorer(pairs, seed, n_negatives)
+    # the pairs' digests are the inputs already (the descriptors folder is a path: left out)
+    digests = {"pairs": inputs["pairs"]}
+    return ScoringJob("rio-matching", "strict", scorer, summarize, settings, inputs, label="scoring rio-matching", digests=digests)
 
 
 def score_matching(

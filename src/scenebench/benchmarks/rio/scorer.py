@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.base import ScoringJob
 from scenebench.geometry.poses import symmetry_class_name
 from scenebench.io.files import file_fingerprint, prefetch_fingerprints
-from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, gc_paused, summarize_scores, with_gc_paused
+from scenebench.metrics.records import SampleScore, ScoreColumns, gc_paused, summarize_scores, with_gc_paused
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
@@ -475,8 +475,6 @@ def prepare_scoring(
     if loaded.objects_path.exists():
         inputs["objects"] = file_fingerprint(loaded.objects_path)
     inputs["scan_files"] = loaded.scan_files_fingerprint(rescans)  # semseg.v2.json + PLY: they move centroids
-    meta = {"benchmark": "rio", "protocol": checked, "settings": settings, "inputs": inputs}
-    meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
     with gc_paused(freeze=True):
@@ -499,7 +497,7 @@ def prepare_scoring(
         )
 
     # the records of 200,000 samples triggered dozens of full collections (~1 s): see with_gc_paused
-    return with_gc_paused(ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio"))
+    return with_gc_paused(ScoringJob("rio", checked, scorer, summarize, settings, inputs, label="scoring rio"))
 
 
 def score_rio(

@@ -54,3 +54,10 @@ def validate_rio(
         preds = read_pose_predictions(predictions, data.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
         out["predictions"] = {"records_in_split": len(preds.poses), "ignored_other_split": preds.ignored_other_split}
     return out
+
+
+def validate_command(data: Path, predictions: Path | None = None, *, split: str, scope: str, units: str, geometry: bool = False) -> None:
+    """``scenebench validate rio``: the summary of :func:`validate_rio` as JSON."""
+    import json
+
+    print(json.dumps(validate_rio(data, split=split, predictions=predictions, geometry=geometry, units=units, scope=scope), indent=2))

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.base import JobHooks, ScoringJob
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import file_fingerprint
-from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean
-from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
+from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.metrics.segmentation import OFFICIAL_EPS, box_detection, gt_aabbs, official_mean_f32, points_in_boxes, score_scene
 from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
@@ -218,22 +218,6 @@ def input_fingerprints(annotations: Annotations, scenes_dir: str | Path, predict
     }
 
 
-def run_meta(protocol: str, settings: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
-    # Paths are left out of the fingerprint: moving the same files must not invalidate a run.
-    sums = {
-        "annotations": inputs["annotations"]["sha256"],
-        "predictions": inputs["predictions"]["sha256"],
-        "scenes": {k: v["sha256"] for k, v in inputs["scenes"].items()},
-    }
-    return {
-        "benchmark": BENCHMARK,
-        "protocol": protocol,
-        "settings": settings,
-        "inputs": inputs,
-        "fingerprint": fingerprint({"protocol": protocol, "settings": settings, "inputs": sums}),
-    }
-
-
 def build_results(
     records: Sequence[SampleScore],
     *,
@@ -349,16 +333,8 @@ def prepare_scoring(
             records, annotations=ann, protocol=checked, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
         )
 
-    return ScoringJob(
-        BENCHMARK,
-        checked,
-        scorer,
-        summarize,
-        meta=run_meta(checked, settings, inputs),
-        label="scoring surprise3d",
-        check_inputs=scorer.predictions,
-        on_open=scorer_hook,
-    )  # type: ignore[arg-type]
+    hooks = JobHooks(check_inputs=scorer.predictions, on_open=scorer_hook)  # type: ignore[arg-type]
+    return ScoringJob(BENCHMARK, checked, scorer, summarize, settings, inputs, label="scoring surprise3d", hooks=hooks)
 
 
 def score_run(

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_text, file_fingerprint, read_json
-from scenebench.metrics.records import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import BoxPrediction, MaskPrediction, Prediction, TextPrediction
 from scenebench.models.sources.base import instance_objects
@@ -205,4 +205,4 @@ class Surprise3DSource:
         def summarize(records: list[Any], run: Any) -> Any:
             return build_results(records, annotations=ann, protocol=protocol, settings=settings, inputs=inputs)
 
-        return ScoringJob(self.benchmark, protocol, scorer, summarize, label="scoring surprise3d")
+        return ScoringJob(self.benchmark, protocol, scorer, summarize, settings, inputs, label="scoring surprise3d")

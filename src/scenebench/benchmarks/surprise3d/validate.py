@@ -119,3 +119,13 @@ def print_ids(annotations: Path) -> None:
     out.write("sample_id\tindex\tscene_id\tquestion_type\n")
     for s in ann.samples:
         out.write(f"{s.sample_id}\t{s.index}\t{s.scene_id}\t{s.question_type}\n")
+
+
+def validate_command(
+    annotations: Path, scenes: Path | None = None, predictions: Path | None = None, *, score_threshold: float, list_ids: bool = False
+) -> None:
+    """``scenebench validate surprise3d``: the ids (``list_ids``) or the checks of :func:`validate`."""
+    if list_ids:
+        print_ids(annotations)
+        return
+    validate(annotations, scenes, predictions, score_threshold=score_threshold)

@@ -172,7 +172,7 @@
     }
     const body = el('tbody');
     for (const r of rs) {
-      const tr = el('tr', { cls: (r.identity ? 'identity' : '') + (r.oracle ? ' oracle' : '') }, el('td', { text: r.label, title: r.path }), el('td', { cls: 'num', text: String(r.counts.n_samples) }));
+      const tr = el('tr', { cls: (r.baseline ? 'identity' : '') + (r.oracle ? ' oracle' : '') }, el('td', { text: r.label, title: r.path }), el('td', { cls: 'num', text: String(r.counts.n_samples) }));
       for (const m of names) for (const p of parts) {
         const vals = p.key === 'overall' ? (r.metrics.overall || {}) : ((r.metrics['by_' + p.key] || {})[p.value] || {});
         const ci = ciOf(r, p.key, p.value, m);

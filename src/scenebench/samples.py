@@ -1,0 +1,89 @@
+"""Per-sample scores of a run folder as one table (``Results.samples()``, ``scenebench export``).
+
+One row per scored sample, in the order the samples were scored: ``sample_id``, ``scene_id``,
+``status``, then one column per breakdown key (``question_type``, ``task``...), one per per-sample
+value (``iou``, ``hit_10``...; a value that shares a breakdown key's name is ``value_<name>``;
+null where a sample has none, e.g. an excluded one), and ``detail``: the sample's detail record as
+JSON text. The values are those the metrics are computed from; the numbers themselves (and which
+protocol produced them) are in the run's ``results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from scenebench.errors import InputError
+from scenebench.runtime.store import SCORE_KIND, SampleStore
+
+Format = Literal["parquet", "csv", "jsonl"]
+FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")
+
+
+def sample_rows(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The rows of :func:`sample_table` as plain dicts."""
+    folder = Path(run_dir)
+    store_path = folder / "samples.sqlite"
+    if not store_path.is_file():
+        raise InputError(folder, "holds no samples.sqlite", expected="a run folder written by scenebench score or run")
+    with SampleStore(store_path) as store:
+        records = [body for _, body in store.iter(SCORE_KIND)]
+    groups = list(dict.fromkeys(g for r in records for g in r.get("groups", {})))
+    values = list(dict.fromkeys(v for r in records for v in r.get("values", {})))
+    value_col = {v: f"value_{v}" if v in groups or v in ("sample_id", "scene_id", "status", "detail") else v for v in values}
+    rows = []
+    for r in records:
+        row: dict[str, Any] = {"sample_id": r["sample_id"], "scene_id": r["scene_id"], "status": r["status"]}
+        row.update({g: _text(r.get("groups", {}).get(g)) for g in groups})
+        vals = r.get("values", {})
+        row.update({value_col[v]: _number(vals.get(v)) for v in values})
+        row["detail"] = json.dumps(r.get("detail", {}), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
+        rows.append(row)
+    return rows
+
+
+def _text(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _number(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def sample_table(run_dir: str | Path) -> Any:
+    """The per-sample scores of ``run_dir`` as a ``pyarrow.Table`` (``.to_pandas()`` with pandas installed)."""
+    import pyarrow as pa
+
+    rows = sample_rows(run_dir)
+    if not rows:
+        return pa.table({"sample_id": pa.array([], pa.string())})
+    return pa.Table.from_pylist(rows)
+
+
+def export_samples(run_dir: str | Path, out: str | Path, fmt: Format) -> Path:
+    """Write the per-sample scores of ``run_dir`` to ``out`` as Parquet, CSV or JSON Lines (atomically)."""
+    if fmt not in FORMATS:
+        raise InputError(None, f"got {fmt!r}", field="--format", expected=" or ".join(FORMATS))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        if fmt == "jsonl":
+            with open(tmp, "w", encoding="utf-8") as f:
+                for row in sample_rows(run_dir):
+                    f.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        elif fmt == "csv":
+            import pyarrow.csv as pcsv
+
+            pcsv.write_csv(sample_table(run_dir), tmp)
+        else:
+            import pyarrow.parquet as pq
+
+            pq.write_table(sample_table(run_dir), tmp)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
