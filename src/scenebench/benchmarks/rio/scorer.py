@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.geometry.poses import symmetry_class_name
 from scenebench.io.files import file_fingerprint, prefetch_fingerprints
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
@@ -45,7 +44,7 @@ from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, gc
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
-from .loader import GroundTruthInstance, GroundTruthTable, Rescan, ThreeRScan, check_scope
+from .loader import GroundTruthTable, Rescan, ThreeRScan, check_scope
 from .predictions import PosePredictions, read_pose_predictions
 from .writer import INDEX_NAME, OBJECTS_NAME
 
@@ -94,16 +93,9 @@ class RioScorer:
         self.preds = predictions
         self.rescans = rescans
         self.protocol = protocol
-        self._gt: dict[str, list[GroundTruthInstance]] = {}
         self._table: GroundTruthTable | None = None
         self._ids: list[str] | None = None
         self._rows: _RowColumns | None = None
-
-    def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
-        if rescan.scan_id not in self._gt:
-            gts = self.data.ground_truth(rescan, self.scope)
-            self._gt[rescan.scan_id] = gts if self.only is None else [g for g in gts if g.sample_id in self.only]
-        return self._gt[rescan.scan_id]
 
     @property
     def table(self) -> GroundTruthTable:
@@ -147,50 +139,6 @@ class RioScorer:
         if rows:
             yield self.score_rows(rows, spans, ids)
 
-    def score_rescan(self, gts: list[GroundTruthInstance]) -> list[SampleScore]:
-        """Score one rescan's instances given as objects (the reference the batched path is tested against)."""
-        out: dict[str, SampleScore] = {}
-        scored = [g for g in gts if g.excluded is None and (g.rescan, g.instance) in self.preds.poses]
-        if scored:
-            T_pred = np.stack([self.preds.poses[(g.rescan, g.instance)] for g in scored])
-            T_cand = np.concatenate([np.stack(g.candidates) for g in scored])
-            owner = np.repeat(np.arange(len(scored)), [len(g.candidates) for g in scored])
-            centroid = np.stack([g.centroid for g in scored])
-            order = np.array([g.symmetry_order for g in scored])
-            if self.protocol == "strict":
-                # Interchangeable instances: one-to-one, no two predictions credited with one object.
-                r_all, t_all = candidate_errors(T_pred[owner], T_cand, centroid[owner], order[owner], "strict")
-                location = np.concatenate([[g.instance, *g.partners] for g in scored])
-                chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
-                r_err, t_err = r_all[chosen], t_all[chosen]
-            else:
-                r_err, t_err, chosen = best_candidate_errors(T_pred, T_cand, owner, centroid, order, "official")
-            starts = np.r_[0, np.cumsum([len(g.candidates) for g in scored])]
-            hits = {f: recall_hit(r_err, t_err, rd, tm) for f, tm, rd in THRESHOLDS}
-            for i, g in enumerate(scored):
-                detail: dict[str, Any] = {"line": self.preds.lines[(g.rescan, g.instance)], "centroid_from": g.centroid_source}
-                j = int(chosen[i] - starts[i])
-                if j > 0:
-                    detail["matched_partner"] = g.partners[j - 1]
-                out[g.sample_id] = SampleScore(
-                    g.sample_id,
-                    g.scene,
-                    "scored",
-                    {"r_err": float(r_err[i]), "t_err": float(t_err[i]), **{f: float(h[i]) for f, h in hits.items()}},
-                    self._groups(g),
-                    detail,
-                )
-        for g in gts:
-            if g.sample_id in out:
-                continue
-            if g.excluded is not None:
-                out[g.sample_id] = SampleScore(g.sample_id, g.scene, "excluded", {}, self._groups(g), {"reason": g.excluded})
-                continue
-            err = math.inf if self.protocol == "strict" else math.nan
-            vals = {"r_err": err, "t_err": err, **{f: 0.0 for f, _, _ in THRESHOLDS}}
-            out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
-        return [out[g.sample_id] for g in gts]
-
     def _row_columns(self) -> _RowColumns:
         """What :meth:`score_rows` needs of every table row, as arrays (built once, one pass)."""
         if self._rows is None:
@@ -220,7 +168,7 @@ class RioScorer:
 
     def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> ScoreColumns:
         """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
-        call, as columns: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable
+        call, as columns (tests hold a per-rescan reference it must equal). Interchangeable
         instances compete only within their rescan (locations are numbered per rescan, in instance order)."""
         t = self.table
         R = self._row_columns()
@@ -302,15 +250,6 @@ class RioScorer:
             {"line": line.tolist(), "centroid_from": source.tolist(), "matched_partner": partner, "reason": reason.tolist()},
         )
 
-    @staticmethod
-    def _groups(g: GroundTruthInstance) -> dict[str, str]:
-        return {
-            "motion": _motion(g),
-            "label": g.label or "unknown",
-            "symmetry": symmetry_class_name(g.symmetry_order),
-            "scene": g.scene,
-        }
-
 
 @dataclass
 class _RowColumns:
@@ -353,12 +292,6 @@ def _locations(span: np.ndarray, instance: list[int], partners: list[list[int]],
 def _transposed(T: np.ndarray) -> bool:
     """True for a column-major 4x4 (np.stack keeps that layout when every input has it)."""
     return bool(T.flags.f_contiguous and not T.flags.c_contiguous)
-
-
-def _motion(g: GroundTruthInstance) -> str:
-    if g.excluded is None:
-        return "moved" if g.moved else "static"
-    return "nonrigid" if g.excluded.startswith("nonrigid") else "unannotated"  # listed, never scored
 
 
 def _finite_or_none(metrics: dict[str, Any], intervals: dict[str, Any], where: str, warnings: list[str]) -> None:
