@@ -12,9 +12,6 @@ runtime.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import gc
 import itertools
 import math
 import operator
@@ -321,74 +318,3 @@ class ScoringJob:
     check_inputs: Callable[[], Any] | None = None
     on_open: Callable[[Any], None] | None = None
     on_stop: Callable[[Any], Any] | None = None
-
-
-@contextlib.contextmanager
-def gc_paused(*, freeze: bool = False) -> Iterator[None]:
-    """No cyclic garbage collection inside.
-
-    Reading a benchmark's inputs, scoring and summarising build hundreds of thousands to millions
-    of small dicts, lists and tuples, none of them cyclic, and every full collection walked all of
-    them again (~0.3 CPU-s of 8,000 3DBench answers; about half the decoding of a 2,000-rescan RIO
-    split). ``freeze``: what was built inside stays alive, so it is frozen on the way out and the
-    next collections skip it (the summary of :func:`with_gc_paused` unfreezes; so does
-    :func:`unfrozen_on_error` when the job fails before its summary). A block that fails freezes nothing.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    except BaseException:
-        # what a failed block built is garbage: nothing to freeze (a frozen cycle is never collected)
-        if was:
-            gc.enable()
-        raise
-    if freeze:
-        gc.freeze()
-    if was:
-        gc.enable()
-
-
-@contextlib.contextmanager
-def unfrozen_on_error() -> Iterator[None]:
-    """Unfreeze, when the block fails, what it froze: a scoring job freezes its inputs and records
-    until its summary unfreezes them (:func:`gc_paused`, :func:`with_gc_paused`), and a job that
-    fails before its summary would leave them out of every collection of the caller's process
-    (a notebook scoring again and again). The job may have been prepared (and frozen) before the
-    block began, so ``gc`` cannot tell its objects from others: all are unfrozen, as the summary does."""
-    try:
-        yield
-    except BaseException:
-        gc.unfreeze()
-        raise
-
-
-def with_gc_paused(job: ScoringJob) -> ScoringJob:
-    """``job`` with cyclic GC paused while it scores (from ``on_open`` to ``on_stop``, also when
-    scoring fails) and while it summarises. Between the two, the inputs and records are frozen: they
-    live until the results are built, and the collections in between need not walk them."""
-    was = [gc.isenabled()]
-    open_, stop_, summarize_ = job.on_open, job.on_stop, job.summarize
-
-    def on_open(scorer: Any) -> None:
-        if open_ is not None:
-            open_(scorer)
-        was[0] = gc.isenabled()
-        gc.disable()
-
-    def on_stop(run: Any) -> Any:
-        try:
-            return stop_(run) if stop_ is not None else None
-        finally:
-            gc.freeze()
-            if was[0]:
-                gc.enable()
-
-    def summarize(records: list[SampleScore] | ScoreColumns, run: Any) -> Results:
-        try:
-            with gc_paused():
-                return summarize_(records, run)
-        finally:
-            gc.unfreeze()
-
-    return dataclasses.replace(job, on_open=on_open, on_stop=on_stop, summarize=summarize)

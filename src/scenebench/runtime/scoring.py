@@ -22,7 +22,7 @@ from typing import Any
 from scenebench.benchmarks.catalog import get_spec
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import prefetch_fingerprints
-from scenebench.metrics.records import SampleScore, ScoreColumns, Scorer, ScoringJob, Summary, count, summarize_scores, unfrozen_on_error
+from scenebench.metrics.records import SampleScore, ScoreColumns, Scorer, ScoringJob, Summary, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
@@ -161,8 +161,7 @@ def score_benchmark(
     # Input files are hashed for the run's fingerprint; start that now, beside the parsing.
     prefetch_fingerprints(v for v in options.values() if isinstance(v, Path))
     prepare = load_object(get_spec(benchmark).scorer)
-    with unfrozen_on_error():  # RIO's loading freezes in two steps: the second may fail
-        job: ScoringJob = prepare(protocol=checked, **options)
+    job: ScoringJob = prepare(protocol=checked, **options)
     res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
     return res, run, job
 
@@ -170,15 +169,13 @@ def score_benchmark(
 def score_prepared(
     job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True
 ) -> tuple[Results, RunDir]:
-    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job` (callers of
-    :func:`score_job` itself, like ``run``, wrap it in :func:`unfrozen_on_error` as this does)."""
-    with unfrozen_on_error():
-        run = RunDir(out or default_run_dir(job.benchmark))
-        if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
-            # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
-            job.check_inputs()
-        run.open(job.meta, overwrite=overwrite)
-        return score_job(job, run, progress=progress), run
+    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
+    run = RunDir(out or default_run_dir(job.benchmark))
+    if job.check_inputs is not None and not holds_all_scores(run, job.meta, job.scorer.sample_ids()):
+        # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
+        job.check_inputs()
+    run.open(job.meta, overwrite=overwrite)
+    return score_job(job, run, progress=progress), run
 
 
 __all__ = [

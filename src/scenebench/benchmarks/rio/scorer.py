@@ -40,7 +40,7 @@ from scenebench.io.files import file_fingerprint, prefetch_fingerprints
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, gc_paused, summarize_scores, with_gc_paused
+from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
@@ -391,10 +391,9 @@ def prepare_scoring(
     check_scope(scope)
     # The index and objects.json (~180 MB on a large split) are hashed on another core while they are parsed.
     prefetch_fingerprints([Path(data) / INDEX_NAME, Path(data) / OBJECTS_NAME])
-    with gc_paused(freeze=True):  # the inputs live on: see gc_paused
-        loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
-        rescans = loaded.split_rescans(split)
-        preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
+    rescans = loaded.split_rescans(split)
+    preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
     settings = scoring_settings(
         split=split,
         scope=scope,
@@ -412,8 +411,7 @@ def prepare_scoring(
     meta["fingerprint"] = fingerprint({"settings": settings, "inputs": {k: v["sha256"] for k, v in inputs.items()}, "protocol": checked})
 
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
-    with gc_paused(freeze=True):
-        scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
+    scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
 
     def summarize(records: list[SampleScore] | ScoreColumns, _run: Any) -> Results:
         return build_results(
@@ -431,8 +429,7 @@ def prepare_scoring(
             },
         )
 
-    # the records of 200,000 samples triggered dozens of full collections (~1 s): see with_gc_paused
-    return with_gc_paused(ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio"))
+    return ScoringJob("rio", checked, scorer, summarize, meta=meta, label="scoring rio")
 
 
 def score_rio(
