@@ -40,7 +40,7 @@ from scenebench.io.files import file_fingerprint, prefetch_fingerprints
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoreColumns, ScoringJob, summarize_scores
+from scenebench.metrics.records import SampleScore, ScoringJob, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
@@ -118,7 +118,7 @@ class RioScorer:
             return [i for i in self._ids if i in self.only]
         return list(self._ids)
 
-    def iter_scores(self, skip: set[str]) -> Iterator[ScoreColumns]:
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
         t = self.table
         self.sample_ids()
         ids: list[str] = self._ids  # type: ignore[assignment]
@@ -166,9 +166,9 @@ class RioScorer:
             )
         return self._rows
 
-    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> ScoreColumns:
+    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> list[SampleScore]:
         """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
-        call, as columns (tests hold a per-rescan reference it must equal). Interchangeable
+        call (tests hold a per-rescan reference it must equal). Interchangeable
         instances compete only within their rescan (locations are numbered per rescan, in instance order)."""
         t = self.table
         R = self._row_columns()
@@ -240,15 +240,19 @@ class RioScorer:
         is_excluded = np.not_equal(excluded, None)
         status[is_excluded] = "excluded"
         reason[is_excluded] = excluded[is_excluded]
-        return ScoreColumns(
-            [ids[i] for i in rows],
-            R.scene[rows_a].tolist(),
-            status.tolist(),
-            {"r_err": r_col, "t_err": t_col, **hit_col},
-            ~is_excluded,
-            {g: c[rows_a].tolist() for g, c in R.groups.items()},
-            {"line": line.tolist(), "centroid_from": source.tolist(), "matched_partner": partner, "reason": reason.tolist()},
-        )
+        names = ("r_err", "t_err", *hit_col)
+        values = zip(r_col.tolist(), t_col.tolist(), *(h.tolist() for h in hit_col.values()))
+        groups = zip(*(c[rows_a].tolist() for c in R.groups.values()))
+        out: list[SampleScore] = []
+        for i, scene, st, vals, grp, ln, src, pt, why in zip(
+            rows, R.scene[rows_a].tolist(), status.tolist(), values, groups, line.tolist(), source.tolist(), partner, reason.tolist()
+        ):
+            detail: dict[str, Any] = {}
+            for key, v in (("line", ln), ("centroid_from", src), ("matched_partner", pt), ("reason", why)):
+                if v is not None:
+                    detail[key] = v
+            out.append(SampleScore(ids[i], scene, st, {} if st == "excluded" else dict(zip(names, vals)), dict(zip(R.groups, grp)), detail))
+        return out
 
 
 @dataclass
@@ -320,7 +324,7 @@ def sanitize_summary(summary: Any) -> list[str]:
 
 
 def build_results(
-    records: list[SampleScore] | ScoreColumns,
+    records: list[SampleScore],
     *,
     protocol: str,
     settings: Mapping[str, Any],
@@ -332,17 +336,8 @@ def build_results(
     with np.errstate(invalid="ignore"):  # bootstrap quantiles of +inf medians: handled below
         summary = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
     warnings = sanitize_summary(summary)
-    if isinstance(records, ScoreColumns):
-        reasons = records.detail.get("reason", [None] * len(records))
-        excluded = [
-            {"sample_id": sid, "reason": why if why is not None else ""}
-            for sid, st, why in zip(records.sample_id, records.status, reasons)
-            if st == "excluded"
-        ]
-        partners = sum(1 for x in records.detail.get("matched_partner", ()) if x is not None)
-    else:
-        excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
-        partners = sum(1 for r in records if "matched_partner" in r.detail)
+    excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
+    partners = sum(1 for r in records if "matched_partner" in r.detail)
     return Results(
         benchmark="rio",
         protocol=protocol,  # type: ignore[arg-type]
@@ -413,7 +408,7 @@ def prepare_scoring(
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
     scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
 
-    def summarize(records: list[SampleScore] | ScoreColumns, _run: Any) -> Results:
+    def summarize(records: list[SampleScore], _run: Any) -> Results:
         return build_results(
             records,
             protocol=checked,
