@@ -130,7 +130,17 @@ def _is_disk_full(exc: BaseException) -> bool:
     )
 
 
-def _write_traceback_log(exc: BaseException) -> Path | None:
+def _run_folder_of(args: list[str]) -> Path | None:
+    """The run folder the command line names (``--out``/``-o``) once the command has opened it (it
+    holds ``run.json``), else None: where a traceback log belongs."""
+    for k, a in enumerate(args):
+        value = a.split("=", 1)[1] if a.startswith("--out=") else args[k + 1] if a in ("--out", "-o") and k + 1 < len(args) else None
+        if value and (Path(value) / "run.json").is_file():
+            return Path(value)
+    return None
+
+
+def _write_traceback_log(exc: BaseException, args: list[str]) -> Path | None:
     """Write the full traceback beside the run it belongs to (``RUN/logs/``), else in the temp folder."""
     import datetime as _dt
     import os
@@ -138,12 +148,11 @@ def _write_traceback_log(exc: BaseException) -> Path | None:
     import traceback
 
     from scenebench.redact import redact_argv
-    from scenebench.runtime.rundir import active_run_dir
 
     text = "".join(traceback.format_exception(exc))
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     name = f"error-{stamp}-{os.getpid()}.log"
-    run = active_run_dir()
+    run = _run_folder_of(args)
     folders = ([run / "logs"] if run is not None else []) + [Path(tempfile.gettempdir()) / "scenebench-logs"]
     for folder in folders:
         try:
@@ -222,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
                 "free some space and rerun the same command to resume"
             )
             sys.exit(1)
-        log = _write_traceback_log(exc)
+        log = _write_traceback_log(exc, args)
         first = " ".join(str(exc).split())[:300]
         tail = f"; full traceback in {log}" if log else ""
         _say_error(f"unexpected {type(exc).__name__}: {first} (a bug in scenebench or a plugin{tail})")

@@ -20,7 +20,6 @@ from typing import Any
 
 from scenebench.benchmarks.catalog import get_spec
 from scenebench.errors import ScenebenchError
-from scenebench.io.files import prefetch_fingerprints
 from scenebench.metrics.records import SampleScore, Scorer, ScoringJob, Summary, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
@@ -123,8 +122,6 @@ def score_benchmark(
     ground truth and returns a :class:`ScoringJob`. The protocol is checked before anything is read.
     """
     checked = check_protocol(protocol)
-    # Input files are hashed for the run's fingerprint; start that now, beside the parsing.
-    prefetch_fingerprints(v for v in options.values() if isinstance(v, Path))
     prepare = load_object(get_spec(benchmark).scorer)
     job: ScoringJob = prepare(protocol=checked, **options)
     res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)

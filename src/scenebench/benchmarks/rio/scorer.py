@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.io.files import file_fingerprint, prefetch_fingerprints
+from scenebench.io.files import file_fingerprint
 from scenebench.io.fingerprints import fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
@@ -46,7 +46,6 @@ from scenebench.results import Results
 
 from .loader import GroundTruthTable, Rescan, ThreeRScan, check_scope
 from .predictions import PosePredictions, read_pose_predictions
-from .writer import INDEX_NAME, OBJECTS_NAME
 
 THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, degrees (inclusive)
 PRIMARY = "recall_10cm_10deg"
@@ -384,8 +383,6 @@ def prepare_scoring(
     """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
     checked = check_protocol(protocol)
     check_scope(scope)
-    # The index and objects.json (~180 MB on a large split) are hashed on another core while they are parsed.
-    prefetch_fingerprints([Path(data) / INDEX_NAME, Path(data) / OBJECTS_NAME])
     loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
     rescans = loaded.split_rescans(split)
     preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
