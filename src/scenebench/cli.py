@@ -4,7 +4,7 @@ Command modules are imported when a command line needs them (``scenebench score 
 imports only the SURPRISE3D command module; ``--help`` and other commands import all of them) and
 must stay light at import time (typer and the standard library only; numpy, torch, open3d, ray and
 friends are imported inside the command functions), so ``scenebench --help`` is fast and works
-without any extra installed. ``scenebench.cli.app`` is the application with every command.
+without any extra installed. :func:`build_app` builds the application (with every command by default).
 """
 
 from __future__ import annotations
@@ -20,23 +20,14 @@ from scenebench import __version__
 from scenebench.benchmarks.catalog import command_index, command_modules
 from scenebench.errors import ScenebenchError
 
-_app = typer.Typer(
-    name="scenebench",
-    help="Trustworthy evaluation and scalable benchmark data for 3D scene understanding.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-score_app = typer.Typer(help="Score a saved predictions file against a benchmark.", no_args_is_help=True)
-validate_app = typer.Typer(help="Check benchmark data and predictions; scores nothing.", no_args_is_help=True)
-run_app = typer.Typer(help="Run a model over a benchmark (resumable), then score it.", no_args_is_help=True)
-judge_app = typer.Typer(help="LLM judges: a local server, agreement between judges.", no_args_is_help=True)
-_app.add_typer(score_app, name="score")
-_app.add_typer(validate_app, name="validate")
-_app.add_typer(run_app, name="run")
-_app.add_typer(judge_app, name="judge")
-
-GROUPS = {"app": _app, "score": score_app, "validate": validate_app, "run": run_app, "judge": judge_app}
+# The groups a command module's ``register(groups)`` receives, with the help of each sub-command group.
+GROUPS = ("app", "score", "validate", "run", "judge")
+_GROUP_HELP = {
+    "score": "Score a saved predictions file against a benchmark.",
+    "validate": "Check benchmark data and predictions; scores nothing.",
+    "run": "Run a model over a benchmark (resumable), then score it.",
+    "judge": "LLM judges: a local server, agreement between judges.",
+}
 
 # Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then each
 # benchmark's own (declared in scenebench.benchmarks.catalog), then judges and synth.
@@ -61,15 +52,6 @@ def all_command_modules() -> list[str]:
 # ``scenebench score|validate BENCHMARK ...`` imports only the module of that command (start-up time is
 # part of every scoring run: benchmarks/bench_e2e.py); anything else (help, other commands) imports all.
 COMMAND_INDEX = command_index(plugins=False)
-_registered: set[str] = set()
-
-
-def register(modules: list[str]) -> None:
-    """Import command modules and add their commands (each module once)."""
-    for mod in modules:
-        if mod not in _registered:
-            importlib.import_module(mod).register(GROUPS)
-            _registered.add(mod)
 
 
 def modules_for(argv: list[str]) -> list[str]:
@@ -78,25 +60,36 @@ def modules_for(argv: list[str]) -> list[str]:
     return [mod] if mod else all_command_modules()
 
 
-def __getattr__(name: str) -> typer.Typer:
-    """``scenebench.cli.app``: the application with every command registered (tests, plugins)."""
-    if name == "app":
-        register(all_command_modules())
-        return _app
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"scenebench {__version__}")
         raise typer.Exit()
 
 
-@_app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """scenebench: evaluate 3D scene-understanding models on SURPRISE3D, RIO/3RScan and 3DBench."""
+
+
+def build_app(modules: list[str] | None = None) -> typer.Typer:
+    """A new application with the commands of ``modules`` (default: every command module, plugins'
+    included); each call builds its own, so nothing is registered into shared objects."""
+    app = typer.Typer(
+        name="scenebench",
+        help="Trustworthy evaluation and scalable benchmark data for 3D scene understanding.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    groups = {"app": app}
+    for name, text in _GROUP_HELP.items():
+        groups[name] = typer.Typer(help=text, no_args_is_help=True)
+        app.add_typer(groups[name], name=name)
+    for mod in dict.fromkeys(all_command_modules() if modules is None else modules):
+        importlib.import_module(mod).register(groups)
+    return app
 
 
 INTERRUPTED = "interrupted: everything computed so far is saved in the run folder; rerun the same command to resume"
@@ -204,8 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     tune_gc()
     try:
-        register(modules_for(args))
-        rv = _app(args=args, standalone_mode=False)
+        rv = build_app(modules_for(args))(args=args, standalone_mode=False)
     except ScenebenchError as exc:
         _say_error(str(exc))
         sys.exit(2)

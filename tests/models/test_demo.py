@@ -6,7 +6,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 from scenebench.commands.demo import BENCHMARKS, models_for, run_demo
 
 

@@ -1,7 +1,6 @@
 """The scorer drops each scene's predictions once scored (memory for the rest of the run): a pass
 still scores every sample, and another pass reads the predictions file again, with the same records."""
 
-
 from scenebench.benchmarks.surprise3d.annotations import load_annotations
 from scenebench.benchmarks.surprise3d.scorer import Surprise3DScorer
 
