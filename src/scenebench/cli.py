@@ -175,13 +175,17 @@ def _usage_error(exc: Exception) -> int:
     return int(getattr(exc, "exit_code", 2) or 2)
 
 
-def tune_gc() -> None:
+def tune_gc(args: list[str]) -> None:
     """The one place scenebench sets the collector, for a command's process (library callers keep
     theirs): a command decodes millions of small containers that are not cyclic and live until it
-    ends (3RScan indexes, records), and each full collection walked all of them again. Young
-    cycles are still collected; the oldest generation only after ~10^9 allocations."""
+    ends (3RScan indexes, records), and each collection walked them again. ``score`` and
+    ``validate`` read, compute and exit: no cyclic collection at all. Longer commands (``run``, a
+    judge server) still collect young cycles; the oldest generation only after ~10^9 allocations."""
     gc.freeze()  # what start-up imported lives as long as the process
-    gc.set_threshold(50_000, 20, 1_000)
+    if args[:1] in (["score"], ["validate"]):
+        gc.disable()
+    else:
+        gc.set_threshold(50_000, 20, 1_000)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -195,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     - Anything else (a bug): one line plus the path of a log file with the full traceback, exit 1.
     """
     args = sys.argv[1:] if argv is None else list(argv)
-    tune_gc()
+    tune_gc(args)
     try:
         rv = build_app(modules_for(args))(args=args, standalone_mode=False)
     except ScenebenchError as exc:

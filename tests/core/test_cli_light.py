@@ -80,3 +80,12 @@ def test_scoring_code_imports_neither_scipy_nor_rich_nor_pydantic():
     src = str(Path(__file__).resolve().parents[2] / "src")  # this checkout, not an installed copy
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": src})
     assert out.stdout.strip() == ""
+
+
+def test_tune_gc_disables_collection_for_scoring_only():
+    code = "import gc, sys\nfrom scenebench.cli import tune_gc\ntune_gc(sys.argv[1:])\nprint(gc.isenabled(), gc.get_threshold()[0])\n"
+    got = {
+        cmd: subprocess.run([sys.executable, "-c", code, cmd, "x"], capture_output=True, text=True, check=True).stdout.split()
+        for cmd in ("score", "validate", "run")
+    }
+    assert got == {"score": ["False", "700"], "validate": ["False", "700"], "run": ["True", "50000"]}

@@ -242,15 +242,18 @@ class RioScorer:
         names = ("r_err", "t_err", *hit_col)
         values = zip(r_col.tolist(), t_col.tolist(), *(h.tolist() for h in hit_col.values()))
         groups = zip(*(c[rows_a].tolist() for c in R.groups.values()))
+        keys = tuple(R.groups)
         out: list[SampleScore] = []
         for i, scene, st, vals, grp, ln, src, pt, why in zip(
             rows, R.scene[rows_a].tolist(), status.tolist(), values, groups, line.tolist(), source.tolist(), partner, reason.tolist()
         ):
-            detail: dict[str, Any] = {}
-            for key, v in (("line", ln), ("centroid_from", src), ("matched_partner", pt), ("reason", why)):
-                if v is not None:
-                    detail[key] = v
-            out.append(SampleScore(ids[i], scene, st, {} if st == "excluded" else dict(zip(names, vals)), dict(zip(R.groups, grp)), detail))
+            if st == "scored":  # a line and a centroid source, no reason
+                detail: dict[str, Any] = (
+                    {"line": ln, "centroid_from": src} if pt is None else {"line": ln, "centroid_from": src, "matched_partner": pt}
+                )
+            else:  # missing or excluded: a reason only
+                detail = {"reason": why}
+            out.append(SampleScore(ids[i], scene, st, {} if st == "excluded" else dict(zip(names, vals)), dict(zip(keys, grp)), detail))
         return out
 
 
