@@ -1,6 +1,5 @@
 """The batched RIO path (ground truth as columns, batches of whole rescans) against the per-rescan
-reference (:meth:`ThreeRScan.ground_truth` and :func:`score_rescan` below, the scorer written
-object by object) on random indexes with interchangeable partners, non-rigid, removed and
+reference (:func:`ref_ground_truth` and :func:`score_rescan` below, written object by object) on random indexes with interchangeable partners, non-rigid, removed and
 unannotated instances, static and moved ones."""
 
 import json
