@@ -4,11 +4,12 @@ Command modules are imported when a command line needs them (``scenebench score 
 builds only SURPRISE3D's commands from its declaration; ``--help`` and other commands import all of them) and
 must stay light at import time (typer and the standard library only; numpy, torch, open3d, ray and
 friends are imported inside the command functions), so ``scenebench --help`` is fast and works
-without any extra installed. ``scenebench.cli.app`` is the application with every command.
+without any extra installed. :func:`build_app` builds the application (with every command by default).
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from pathlib import Path
@@ -19,23 +20,14 @@ from scenebench._version import __version__
 from scenebench.benchmarks.catalog import BUILTIN, GENERIC_COMMANDS, command_index, command_modules
 from scenebench.errors import ScenebenchError
 
-_app = typer.Typer(
-    name="scenebench",
-    help="Trustworthy evaluation and scalable benchmark data for 3D scene understanding.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-score_app = typer.Typer(help="Score a saved predictions file against a benchmark.", no_args_is_help=True)
-validate_app = typer.Typer(help="Check benchmark data and predictions; scores nothing.", no_args_is_help=True)
-run_app = typer.Typer(help="Run a model over a benchmark (resumable), then score it.", no_args_is_help=True)
-judge_app = typer.Typer(help="LLM judges: a local server, agreement between judges.", no_args_is_help=True)
-_app.add_typer(score_app, name="score")
-_app.add_typer(validate_app, name="validate")
-_app.add_typer(run_app, name="run")
-_app.add_typer(judge_app, name="judge")
-
-GROUPS = {"app": _app, "score": score_app, "validate": validate_app, "run": run_app, "judge": judge_app}
+# The groups a command module's ``register(groups)`` receives, with the help of each sub-command group.
+GROUPS = ("app", "score", "validate", "run", "judge")
+_GROUP_HELP = {
+    "score": "Score a saved predictions file against a benchmark.",
+    "validate": "Check benchmark data and predictions; scores nothing.",
+    "run": "Run a model over a benchmark (resumable), then score it.",
+    "judge": "LLM judges: a local server, agreement between judges.",
+}
 
 # Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then the
 # benchmarks' (built from their declarations in scenebench.benchmarks.catalog), then judges and synth.
@@ -67,11 +59,10 @@ def modules_for(argv: list[str]) -> list[str]:
     return all_command_modules()
 
 
-def register(modules: list[str], groups: dict[str, typer.Typer] | None = None) -> None:
-    """Import command modules and add their commands to ``groups`` (default: this CLI's). An entry
+def register(modules: list[str], groups: dict[str, typer.Typer]) -> None:
+    """Import command modules and add their commands to ``groups``. An entry
     ``"module#NAME"`` registers only benchmark NAME's commands of that module. A command already
     in its group is not added again, so registering twice is harmless."""
-    groups = GROUPS if groups is None else groups
     for entry in modules:
         mod, _, name = entry.partition("#")
         module = importlib.import_module(mod)
@@ -85,15 +76,7 @@ def register(modules: list[str], groups: dict[str, typer.Typer] | None = None) -
 
 def application() -> typer.Typer:
     """The application with every command registered (tests, plugins, docs)."""
-    register(all_command_modules())
-    return _app
-
-
-def __getattr__(name: str) -> typer.Typer:
-    """``scenebench.cli.app``: :func:`application` (kept for the callers of 0.2)."""
-    if name == "app":
-        return application()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return build_app()
 
 
 def _version(value: bool) -> None:
@@ -102,11 +85,29 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@_app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """scenebench: evaluate 3D scene-understanding models on SURPRISE3D, RIO/3RScan and 3DBench."""
+
+
+def build_app(modules: list[str] | None = None) -> typer.Typer:
+    """A new application with the commands of ``modules`` (default: every command module, plugins'
+    included); each call builds its own, so nothing is registered into shared objects."""
+    app = typer.Typer(
+        name="scenebench",
+        help="Trustworthy evaluation and scalable benchmark data for 3D scene understanding.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    groups = {"app": app}
+    for name, text in _GROUP_HELP.items():
+        groups[name] = typer.Typer(help=text, no_args_is_help=True)
+        app.add_typer(groups[name], name=name)
+    register(list(dict.fromkeys(all_command_modules() if modules is None else modules)), groups)
+    return app
 
 
 INTERRUPTED = "interrupted: everything computed so far is saved in the run folder; rerun the same command to resume"
@@ -140,7 +141,17 @@ def _is_disk_full(exc: BaseException) -> bool:
     )
 
 
-def _write_traceback_log(exc: BaseException) -> Path | None:
+def _run_folder_of(args: list[str]) -> Path | None:
+    """The run folder the command line names (``--out``/``-o``) once the command has opened it (it
+    holds ``run.json``), else None: where a traceback log belongs."""
+    for k, a in enumerate(args):
+        value = a.split("=", 1)[1] if a.startswith("--out=") else args[k + 1] if a in ("--out", "-o") and k + 1 < len(args) else None
+        if value and (Path(value) / "run.json").is_file():
+            return Path(value)
+    return None
+
+
+def _write_traceback_log(exc: BaseException, args: list[str]) -> Path | None:
     """Write the full traceback beside the run it belongs to (``RUN/logs/``), else in the temp folder."""
     import datetime as _dt
     import os
@@ -148,12 +159,11 @@ def _write_traceback_log(exc: BaseException) -> Path | None:
     import traceback
 
     from scenebench.redact import redact_argv
-    from scenebench.runtime.rundir import active_run_dir
 
     text = "".join(traceback.format_exception(exc))
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     name = f"error-{stamp}-{os.getpid()}.log"
-    run = active_run_dir()
+    run = _run_folder_of(args)
     folders = ([run / "logs"] if run is not None else []) + [Path(tempfile.gettempdir()) / "scenebench-logs"]
     for folder in folders:
         try:
@@ -183,6 +193,19 @@ def _usage_error(exc: Exception) -> int:
     return int(getattr(exc, "exit_code", 2) or 2)
 
 
+def tune_gc(args: list[str]) -> None:
+    """The one place scenebench sets the collector, for a command's process (library callers keep
+    theirs): a command decodes millions of small containers that are not cyclic and live until it
+    ends (3RScan indexes, records), and each collection walked them again. ``score`` and
+    ``validate`` read, compute and exit: no cyclic collection at all. Longer commands (``run``, a
+    judge server) still collect young cycles; the oldest generation only after ~10^9 allocations."""
+    gc.freeze()  # what start-up imported lives as long as the process
+    if args[:1] in (["score"], ["validate"]):
+        gc.disable()
+    else:
+        gc.set_threshold(50_000, 20, 1_000)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point.
 
@@ -194,9 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     - Anything else (a bug): one line plus the path of a log file with the full traceback, exit 1.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    tune_gc(args)
     try:
-        register(modules_for(args))
-        rv = _app(args=args, standalone_mode=False)
+        rv = build_app(modules_for(args))(args=args, standalone_mode=False)
     except ScenebenchError as exc:
         _say_error(str(exc))
         sys.exit(2)
@@ -222,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
                 "free some space and rerun the same command to resume"
             )
             sys.exit(1)
-        log = _write_traceback_log(exc)
+        log = _write_traceback_log(exc, args)
         first = " ".join(str(exc).split())[:300]
         tail = f"; full traceback in {log}" if log else ""
         _say_error(f"unexpected {type(exc).__name__}: {first} (a bug in scenebench or a plugin{tail})")

@@ -174,7 +174,9 @@ def test_aggregate_leaves_out_unavailable_tasks():
 def test_validate_reports_bad_point_clouds(tmp_path):
     from typer.testing import CliRunner
 
-    from scenebench.cli import app
+    from scenebench.cli import build_app
+
+    app = build_app()
 
     bench = make_bench(tmp_path / "b", ["counting"])
     (bench / "pcl" / "461.npy").unlink()

@@ -8,7 +8,9 @@ from typer.testing import CliRunner
 
 from scenebench.benchmarks.bench3d.run import score_3dbench
 from scenebench.benchmarks.bench3d.tasks import TASKS
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 from scenebench.errors import InputError
 from scenebench.judges.api import JudgeVerdict
 from scenebench.results import Results

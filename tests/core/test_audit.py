@@ -51,7 +51,9 @@ def test_flags_probes_more_than_the_margin_above_chance():
 def test_audit_end_to_end_on_generated_houses(tmp_path):
     from typer.testing import CliRunner
 
-    from scenebench.cli import app
+    from scenebench.cli import build_app
+
+    app = build_app()
     from scenebench.report.runs import GT_MARK, load_run
     from scenebench.synth.pipeline import GenerateSettings, run
 

@@ -5,7 +5,10 @@ HEAVY = ["torch", "open3d", "ray", "openai", "xllamacpp", "trimesh", "pyarrow", 
 
 
 def test_help_does_not_import_heavy_libraries():
-    code = "import sys\nfrom scenebench.cli import app\nheavy = [m for m in %r if m in sys.modules]\nprint(','.join(heavy))\n" % HEAVY
+    code = (
+        "import sys\nfrom scenebench.cli import build_app\nbuild_app()\nheavy = [m for m in %r if m in sys.modules]\nprint(','.join(heavy))\n"
+        % HEAVY
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"importing the CLI pulled in: {out.stdout.strip()}"
 
@@ -53,8 +56,10 @@ def test_score_command_imports_only_its_own_command_module():
     assert "--predictions" in out.stdout
 
 
-def test_app_attribute_has_every_command():
-    from scenebench.cli import app
+def test_the_default_app_has_every_command():
+    from scenebench.cli import build_app
+
+    app = build_app()
 
     names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
     assert {"demo", "list", "report", "compare", "generate", "score", "validate", "run", "judge"} <= names
@@ -82,3 +87,12 @@ def test_scoring_code_imports_neither_scipy_nor_rich_nor_pydantic():
     src = str(Path(__file__).resolve().parents[2] / "src")  # this checkout, not an installed copy
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": src})
     assert out.stdout.strip() == ""
+
+
+def test_tune_gc_disables_collection_for_scoring_only():
+    code = "import gc, sys\nfrom scenebench.cli import tune_gc\ntune_gc(sys.argv[1:])\nprint(gc.isenabled(), gc.get_threshold()[0])\n"
+    got = {
+        cmd: subprocess.run([sys.executable, "-c", code, cmd, "x"], capture_output=True, text=True, check=True).stdout.split()
+        for cmd in ("score", "validate", "run")
+    }
+    assert got == {"score": ["False", "700"], "validate": ["False", "700"], "run": ["True", "50000"]}

@@ -169,41 +169,11 @@ def test_sha256_file_is_the_digest_of_the_bytes(tmp_path):
     assert sha256_file(tmp_path / "empty") == hashlib.sha256(b"").hexdigest()
 
 
-def test_prefetched_fingerprint_is_the_file_one_and_a_changed_file_is_hashed_again(tmp_path):
+def test_file_fingerprint_is_the_sha256_of_the_bytes_read(tmp_path):
     import hashlib
-    import os
 
     from scenebench.io import files
 
-    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a = tmp_path / "a.jsonl"
     a.write_bytes(b'{"x": 1}\n' * 100_000)
-    b.write_bytes(b"first")
-    files.prefetch_fingerprints([a, b, tmp_path / "missing.json", tmp_path])  # a folder and a missing path: skipped
-    assert str(tmp_path / "missing.json") not in files._PREFETCHED and str(tmp_path) not in files._PREFETCHED
-    fa = files.file_fingerprint(a)
-    assert fa == {"path": str(a), "sha256": hashlib.sha256(a.read_bytes()).hexdigest(), "bytes": a.stat().st_size}
-    assert str(a) not in files._PREFETCHED  # taken once
-
-    # b rewritten after its hash started (new size and mtime): the digest is that of the new bytes.
-    files._PREFETCHED[str(b)][3].join()
-    b.write_bytes(b"second, longer")
-    os.utime(b, ns=(1, 1))
-    assert files.file_fingerprint(b)["sha256"] == hashlib.sha256(b"second, longer").hexdigest()
-
-
-def test_prefetch_error_falls_back_to_hashing_at_use(tmp_path, monkeypatch):
-    import hashlib
-
-    from scenebench.io import files
-
-    p = tmp_path / "p.bin"
-    p.write_bytes(b"abc")
-
-    def boom(path):
-        raise OSError("read failed")
-
-    monkeypatch.setattr(files, "sha256_file", boom)
-    files.prefetch_fingerprints([p])
-    files._PREFETCHED[str(p)][3].join()
-    monkeypatch.undo()
-    assert files.file_fingerprint(p)["sha256"] == hashlib.sha256(b"abc").hexdigest()
+    assert files.file_fingerprint(a) == {"path": str(a), "sha256": hashlib.sha256(a.read_bytes()).hexdigest(), "bytes": a.stat().st_size}

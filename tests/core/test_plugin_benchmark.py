@@ -116,15 +116,13 @@ TOY_FILES = {
 
 @pytest.fixture
 def toy_package(tmp_path, monkeypatch):
-    """The toy package on sys.path; the CLI's command groups and the catalog restored afterwards."""
+    """The toy package on sys.path; the catalog restored afterwards."""
     pkg = tmp_path / "plugins" / "toybench"
     pkg.mkdir(parents=True)
     for name, text in TOY_FILES.items():
         (pkg / name).write_text(textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(pkg.parent))
     monkeypatch.setattr(catalog, "_REGISTERED", [])
-    for group in cli.GROUPS.values():
-        monkeypatch.setattr(group, "registered_commands", list(group.registered_commands))
     data = tmp_path / "truth.json"
     truth = {f"q{i}": {"room": f"room{i % 3}", "answer": i % 4} for i in range(12)}
     data.write_text(json.dumps(truth))

@@ -48,24 +48,13 @@ def _timed(args, env=None) -> float:
 
 
 def _rows(run: Path) -> dict[tuple[str, str], tuple[int, str]]:
-    """Every stored record: (kind, sample id) -> (seq, JSON body), batches stored as columns
-    (RIO's) expanded to their samples (seq .. seq + n - 1)."""
-    from scenebench.runtime.store import _decode_columns, _encode
-
+    """Every stored record: (kind, sample id) -> (seq, JSON body)."""
     db = run / "samples.sqlite"
     if not db.exists():
         return {}
     con = sqlite3.connect(db)
     try:
-        out = {(k, s): (q, b) for k, s, q, b in con.execute("SELECT kind, sample_id, seq, body FROM records")}
-        try:
-            batches = con.execute("SELECT kind, seq, n, ids, body FROM batches").fetchall()
-        except sqlite3.OperationalError:  # no batch stored
-            batches = []
-        for kind, seq, n, ids, body in batches:
-            for i, (sid, rec) in enumerate(zip(json.loads(ids), _decode_columns(n, body))):
-                out[(kind, sid)] = (seq + i, _encode(rec))
-        return out
+        return {(k, s): (q, b) for k, s, q, b in con.execute("SELECT kind, sample_id, seq, body FROM records")}
     except sqlite3.OperationalError:  # killed before the table was created
         return {}
     finally:

@@ -6,8 +6,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from scenebench.cli import app
+from scenebench.cli import build_app
 from scenebench.commands.demo import demo_benchmarks, models_for, run_demo
+
+app = build_app()
 
 
 @pytest.mark.slow

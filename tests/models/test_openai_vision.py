@@ -295,7 +295,9 @@ def test_rio_and_bad_settings_are_clear_errors(tmp_path):
 def test_cli_run_surprise3d_and_3dbench_with_model_args(s3d, b3d, server, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from scenebench.cli import app
+    from scenebench.cli import build_app
+
+    app = build_app()
 
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     server.answers["Where are the novels kept?"] = "Mark 1"  # the bookshelf: the largest segment

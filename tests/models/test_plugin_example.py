@@ -6,7 +6,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 

@@ -7,7 +7,9 @@ import sys
 from fixtures import make_surprise3d
 from typer.testing import CliRunner
 
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 from scenebench.runtime.execute import parse_model_args
 
 

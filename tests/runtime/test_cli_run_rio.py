@@ -8,7 +8,9 @@ import pytest
 from fixtures import make_rio
 from typer.testing import CliRunner
 
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,6 @@
 """The scorer drops each scene's predictions once scored (memory for the rest of the run): a pass
 still scores every sample, and another pass reads the predictions file again, with the same records."""
 
-import numpy as np
-
-import scenebench.benchmarks.surprise3d.predictions as P
 from scenebench.benchmarks.surprise3d.annotations import load_annotations
 from scenebench.benchmarks.surprise3d.scorer import Surprise3DScorer
 
@@ -28,15 +25,3 @@ def test_two_passes_give_the_same_records(dataset):
     # resumed: the samples already stored are skipped, the others scored as before
     done = {r["sample_id"] for r in first[:3]}
     assert _records(scorer, done) == [r for r in first if r["sample_id"] not in done]
-
-
-def test_arena_blocks_hold_the_same_indices(dataset, monkeypatch):
-    # tiny blocks: every line starts a new block or, when large, gets an array of its own
-    ann = load_annotations(dataset.annotations)
-    rng = np.random.default_rng(3)
-    rows = [{"index": s.index, "mask_indices": np.unique(rng.integers(0, 400, int(rng.integers(0, 40)))).tolist()} for s in ann.samples]
-    path = dataset.write_preds(rows)
-    want = {k: (v.indices.tolist(), v.limit) for k, v in P.read_predictions(path, ann).by_sample.items()}
-    monkeypatch.setattr(P._Arena, "ITEMS", 64)
-    got = {k: (v.indices.tolist(), v.limit) for k, v in P.read_predictions(path, ann).by_sample.items()}
-    assert got == want

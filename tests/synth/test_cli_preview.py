@@ -11,7 +11,9 @@ import zlib
 import numpy as np
 from typer.testing import CliRunner
 
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 from scenebench.io.png import png_bytes
 
 

@@ -9,7 +9,9 @@ from typer.testing import CliRunner
 
 from scenebench.benchmarks.rio.loader import ThreeRScan
 from scenebench.benchmarks.rio.scorer import score_rio
-from scenebench.cli import app
+from scenebench.cli import build_app
+
+app = build_app()
 
 
 def test_rio_oracle_scores_100(tiny_run, tmp_path):

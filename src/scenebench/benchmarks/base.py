@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from scenebench.metrics.records import SampleScore, ScoreColumns
+    from scenebench.metrics.records import SampleScore
     from scenebench.results import Results
 
 Role = Literal["truth", "predictions", "data"]
@@ -207,13 +207,12 @@ class Scorer(Protocol):
     def sample_ids(self) -> list[str]:
         """Every ground-truth sample id, in order: the denominator."""
 
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore] | ScoreColumns]:
-        """Yield batches (one per scene, or columns of many) of scores for samples not in ``skip``."""
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        """Yield batches (one per scene) of scores for samples not in ``skip``."""
 
 
 class Summarize(Protocol):
-    """Turns the complete records (``ScoreColumns`` when the scorer yields columns and the run
-    scored every sample now, else a list of ``SampleScore``) into the run's results."""
+    """Turns the complete records (a list of ``SampleScore``) into the run's results."""
 
     def __call__(self, records: Any, run: Any) -> Results: ...
 

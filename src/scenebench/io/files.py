@@ -12,10 +12,8 @@ import json
 import math
 import os
 import re
-import stat as stat_module
 import tempfile
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -83,64 +81,9 @@ def sha256_file(path: str | Path) -> str:
 
 
 def file_fingerprint(path: str | Path) -> dict[str, Any]:
-    """Checksum record of one input file for results.json (and the run folder's resume check).
-
-    A hash started by :func:`prefetch_fingerprints` for the same unchanged file is used."""
+    """Checksum record of one input file for results.json (and the run folder's resume check)."""
     p = Path(path)
-    st = p.stat()
-    digest = _take_prefetched(p, st)
-    return {"path": str(p), "sha256": digest if digest is not None else sha256_file(p), "bytes": st.st_size}
-
-
-# Hashes started ahead of use: path -> (size, mtime_ns, inode, thread, [digest or exception]).
-_PREFETCHED: dict[str, tuple[int, int, int, threading.Thread, list[Any]]] = {}
-_PREFETCH_LOCK = threading.Lock()
-
-
-def prefetch_fingerprints(paths: Iterable[str | Path]) -> None:
-    """Start hashing these files on background threads; :func:`file_fingerprint` takes the result.
-
-    Hashing a large input (hundreds of MB for a RIO split) costs a few tenths of a second that
-    would otherwise come before scoring; ``hashlib`` and file reads release the GIL, so on a second
-    core the hash runs beside the parsing of the same inputs. Paths that are not regular files are
-    skipped (their loaders give the clear error). A file that changes before its fingerprint is
-    taken (size, mtime or inode) is hashed again, so the digest is always that of the file read."""
-    for path in paths:
-        p = Path(path)
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        if not stat_module.S_ISREG(st.st_mode):
-            continue
-        key = str(p)
-        with _PREFETCH_LOCK:
-            if key in _PREFETCHED:
-                continue
-            box: list[Any] = []
-            thread = threading.Thread(target=_hash_into, args=(p, box), name=f"sha256 {p.name}", daemon=True)
-            _PREFETCHED[key] = (st.st_size, st.st_mtime_ns, st.st_ino, thread, box)
-        thread.start()
-
-
-def _hash_into(path: Path, box: list[Any]) -> None:
-    try:
-        box.append(sha256_file(path))
-    except BaseException as exc:  # noqa: BLE001 - handed to the caller, which hashes again itself
-        box.append(exc)
-
-
-def _take_prefetched(path: Path, st: os.stat_result) -> str | None:
-    """The prefetched digest of ``path`` if its hash finished well and the file is unchanged, else None."""
-    with _PREFETCH_LOCK:
-        entry = _PREFETCHED.pop(str(path), None)
-    if entry is None:
-        return None
-    size, mtime_ns, ino, thread, box = entry
-    thread.join()
-    if (size, mtime_ns, ino) != (st.st_size, st.st_mtime_ns, st.st_ino) or not box or not isinstance(box[0], str):
-        return None
-    return str(box[0])
+    return {"path": str(p), "sha256": sha256_file(p), "bytes": p.stat().st_size}
 
 
 def path_id_problem(value: str) -> str | None:

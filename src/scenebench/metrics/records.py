@@ -13,21 +13,16 @@ runtime.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import gc
-import itertools
 import math
-import operator
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from scenebench.metrics.aggregate import MetricSpec, field_matrix, fields_of, metric_info, summarize_columns, summarize_one_cluster_groups
-from scenebench.results import ConfidenceIntervals, Counts, Results
+from scenebench.results import ConfidenceIntervals, Counts
 
 Status = Literal["scored", "missing", "invalid", "excluded"]
 
@@ -67,106 +62,6 @@ class SampleScore:
         return cls(d["sample_id"], d["scene_id"], d["status"], vals, dict(d.get("groups", {})), dict(d.get("detail", {})))
 
 
-@dataclass
-class ScoreColumns:
-    """The records of many samples as columns: what a scorer that computes whole batches at once
-    yields instead of one :class:`SampleScore` per sample (RIO: 200,000 of them, each with three
-    dicts, cost more than the scoring). The driver stores a batch as one row and the summary reads
-    the columns; anything else sees :class:`SampleScore` records, built on demand (iteration,
-    indexing, :meth:`records`), equal to the ones the scorer would have built.
-
-    ``values[f][i]`` is sample i's value ``f`` when ``valued[i]`` (others have no values, e.g.
-    excluded samples); ``groups[g][i]`` its breakdown key ``g``; ``detail[k][i]`` its detail ``k``,
-    ``None`` when it has none (a detail value cannot itself be ``None``). Keys are in record order.
-    """
-
-    sample_id: list[str]
-    scene_id: list[str]
-    status: list[str]
-    values: dict[str, np.ndarray]
-    valued: np.ndarray
-    groups: dict[str, list[str]] = field(default_factory=dict)
-    detail: dict[str, list[Any]] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.sample_id)
-
-    def __getitem__(self, i: int) -> SampleScore:
-        vals = {k: float(v[i]) for k, v in self.values.items()} if self.valued[i] else {}
-        return SampleScore(
-            self.sample_id[i],
-            self.scene_id[i],
-            self.status[i],  # type: ignore[arg-type]
-            vals,
-            {g: v[i] for g, v in self.groups.items()},
-            {k: v[i] for k, v in self.detail.items() if v[i] is not None},
-        )
-
-    def __iter__(self) -> Iterator[SampleScore]:
-        return (self[i] for i in range(len(self)))
-
-    def records(self) -> list[SampleScore]:
-        return list(self)
-
-    def take(self, rows: Sequence[int] | np.ndarray) -> ScoreColumns:
-        """The samples ``rows``, in that order."""
-        ix = np.asarray(rows, dtype=np.intp)
-        li = ix.tolist()
-        return ScoreColumns(
-            [self.sample_id[i] for i in li],
-            [self.scene_id[i] for i in li],
-            [self.status[i] for i in li],
-            {k: v[ix] for k, v in self.values.items()},
-            self.valued[ix],
-            {g: [v[i] for i in li] for g, v in self.groups.items()},
-            {k: [v[i] for i in li] for k, v in self.detail.items()},
-        )
-
-    @staticmethod
-    def concat(parts: Sequence[ScoreColumns]) -> ScoreColumns:
-        """One batch of the samples of ``parts`` (which share their keys), in order."""
-        if not parts:
-            raise ValueError("no batches to concatenate")
-        first = parts[0]
-
-        def cat(get: Callable[[ScoreColumns], list[Any]]) -> list[Any]:
-            return list(itertools.chain.from_iterable(map(get, parts)))
-
-        return ScoreColumns(
-            cat(lambda p: p.sample_id),
-            cat(lambda p: p.scene_id),
-            cat(lambda p: p.status),
-            {k: np.concatenate([p.values[k] for p in parts]) for k in first.values},
-            np.concatenate([p.valued for p in parts]),
-            {g: cat(lambda p, g=g: p.groups[g]) for g in first.groups},  # type: ignore[misc]
-            {k: cat(lambda p, k=k: p.detail[k]) for k in first.detail},  # type: ignore[misc]
-        )
-
-    def store_fields(self) -> list[Any]:
-        """The columns as :class:`scenebench.runtime.store.ColumnField` arguments ``(path, kind,
-        data, present)``, in the key order of :meth:`SampleScore.to_json` (the store builds them:
-        this module does not import the runtime)."""
-        valued = np.asarray(self.valued, dtype=bool)
-        some = None if valued.all() else valued
-        out: list[Any] = [
-            (("sample_id",), "json", self.sample_id, None),
-            (("scene_id",), "json", self.scene_id, None),
-            (("status",), "json", self.status, None),
-            (("values",), "dict", None, None),
-        ]
-        out += [(("values", k), "float", v if some is None else v[some], some) for k, v in self.values.items()]
-        out.append((("groups",), "dict", None, None))
-        out += [(("groups", g), "json", v, None) for g, v in self.groups.items()]
-        out.append((("detail",), "dict", None, None))
-        for k, v in self.detail.items():
-            has = np.fromiter(map(operator.is_not, v, itertools.repeat(None)), dtype=bool, count=len(v))
-            if has.all():
-                out.append((("detail", k), "json", v, None))
-            elif has.any():
-                out.append((("detail", k), "json", list(itertools.compress(v, has.tolist())), has))
-        return out
-
-
 class Scorer(Protocol):
     benchmark: str
     protocol: str
@@ -174,21 +69,12 @@ class Scorer(Protocol):
     def sample_ids(self) -> list[str]:
         """Every ground-truth sample id, in order: the denominator."""
 
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore] | ScoreColumns]:
-        """Yield batches (one per scene, or columns of many) of scores for samples not in ``skip``."""
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        """Yield batches (one per scene, or of many scenes at once) of scores for samples not in ``skip``."""
 
 
 def count(records: Sequence[SampleScore]) -> Counts:
-    if isinstance(records, ScoreColumns):
-        return _count_statuses(records.status)
-    c = Counter(r.status for r in records)
-    return Counts(
-        n_samples=len(records),
-        n_scored=c["scored"],
-        n_missing=c["missing"],
-        n_invalid=c["invalid"],
-        n_excluded=c["excluded"],
-    )
+    return _count_statuses([r.status for r in records])
 
 
 def _count_statuses(statuses: Sequence[str]) -> Counts:
@@ -217,26 +103,15 @@ def summarize_scores(
 ) -> Summary:
     """Overall and per-group metrics with scene-clustered CIs. Excluded samples enter no metric.
 
-    ``records`` may be :class:`ScoreColumns` (read as columns, no record built). Group values
-    whose samples all come from one scene (RIO's per-scene breakdown: 2,000 of them) are
-    summarised together in one pass (:func:`summarize_one_cluster_groups`, the same numbers).
+    Group values whose samples all come from one scene (RIO's per-scene breakdown: 2,000 of them)
+    are summarised together in one pass (:func:`summarize_one_cluster_groups`, the same numbers).
     """
     # The per-sample columns and scene names are built once; each subset (overall, every group
     # value) takes its rows of them, in record order (what building them per subset gave).
-    fields = fields_of(specs)
-    if isinstance(records, ScoreColumns):
-        n = len(records)
-        columns = {
-            f: np.where(records.valued, records.values[f], math.nan) if f in records.values else np.full(n, math.nan) for f in fields
-        }
-        scene_list: Sequence[str] = records.scene_id
-        statuses: Sequence[str] = records.status
-        group_cols = {g: records.groups.get(g) for g in groups}
-    else:
-        columns = field_matrix([r.values for r in records], fields)
-        scene_list = [r.scene_id for r in records]
-        statuses = [r.status for r in records]
-        group_cols = {g: [str(r.groups.get(g, "unknown")) for r in records] for g in groups}
+    columns = field_matrix([r.values for r in records], fields_of(specs))
+    scene_list = [r.scene_id for r in records]
+    statuses = [r.status for r in records]
+    group_cols = {g: [str(r.groups.get(g, "unknown")) for r in records] for g in groups}
     # Clusters as the ranks of the scene names (np.unique's order): every subset's np.unique and
     # equality tests give what the names give, sorting integers instead of 200,000 strings per subset.
     scenes = np.unique(np.asarray(scene_list, dtype=object).astype(str), return_inverse=True)[1].reshape(-1)
@@ -254,7 +129,7 @@ def summarize_scores(
     counts_by_group: dict[str, dict[str, Counts]] = {}
     for g in groups:
         col = group_cols[g]
-        code, names = _codes(["unknown"] * n if col is None else col)
+        code, names = _codes(col)
         n_vals = len(names)
         # Rows of each value, ascending (a stable sort by value), the excluded ones left out.
         order = np.argsort(code[kept], kind="stable")
@@ -299,75 +174,3 @@ def _one_cluster(cluster: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> n
         s = starts[nonempty]
         out[nonempty] = np.minimum.reduceat(cluster, s) == np.maximum.reduceat(cluster, s)
     return out
-
-
-@contextlib.contextmanager
-def gc_paused(*, freeze: bool = False) -> Iterator[None]:
-    """No cyclic garbage collection inside.
-
-    Reading a benchmark's inputs, scoring and summarising build hundreds of thousands to millions
-    of small dicts, lists and tuples, none of them cyclic, and every full collection walked all of
-    them again (~0.3 CPU-s of 8,000 3DBench answers; about half the decoding of a 2,000-rescan RIO
-    split). ``freeze``: what was built inside stays alive, so it is frozen on the way out and the
-    next collections skip it (the summary of :func:`with_gc_paused` unfreezes; so does
-    :func:`unfrozen_on_error` when the job fails before its summary). A block that fails freezes nothing.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    except BaseException:
-        # what a failed block built is garbage: nothing to freeze (a frozen cycle is never collected)
-        if was:
-            gc.enable()
-        raise
-    if freeze:
-        gc.freeze()
-    if was:
-        gc.enable()
-
-
-@contextlib.contextmanager
-def unfrozen_on_error() -> Iterator[None]:
-    """Unfreeze, when the block fails, what it froze: a scoring job freezes its inputs and records
-    until its summary unfreezes them (:func:`gc_paused`, :func:`with_gc_paused`), and a job that
-    fails before its summary would leave them out of every collection of the caller's process
-    (a notebook scoring again and again). The job may have been prepared (and frozen) before the
-    block began, so ``gc`` cannot tell its objects from others: all are unfrozen, as the summary does."""
-    try:
-        yield
-    except BaseException:
-        gc.unfreeze()
-        raise
-
-
-def with_gc_paused(job: Any) -> Any:
-    """``job`` (a :class:`scenebench.benchmarks.base.ScoringJob`, which this layer cannot import) with cyclic GC paused while it scores (from ``on_open`` to ``on_stop``, also when
-    scoring fails) and while it summarises. Between the two, the inputs and records are frozen: they
-    live until the results are built, and the collections in between need not walk them."""
-    was = [gc.isenabled()]
-    open_, stop_ = job.hooks.on_open, job.hooks.on_stop
-    summarize_: Callable[[Any, Any], Results] = job.summarize
-
-    def on_open(scorer: Any) -> None:
-        if open_ is not None:
-            open_(scorer)
-        was[0] = gc.isenabled()
-        gc.disable()
-
-    def on_stop(run: Any) -> Any:
-        try:
-            return stop_(run) if stop_ is not None else None
-        finally:
-            gc.freeze()
-            if was[0]:
-                gc.enable()
-
-    def summarize(records: list[SampleScore] | ScoreColumns, run: Any) -> Results:
-        try:
-            with gc_paused():
-                return summarize_(records, run)
-        finally:
-            gc.unfreeze()
-
-    return dataclasses.replace(job, hooks=dataclasses.replace(job.hooks, on_open=on_open, on_stop=on_stop), summarize=summarize)

@@ -35,13 +35,7 @@ __all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
 DEFAULT_RUNS_ROOT = Path("runs")
 LOCK_NAME = ".lock"
 
-_ACTIVE: list[Path] = []  # run folders opened by this process, latest last (for the CLI's error log)
 _LOCKS: dict[str, tuple[int, int]] = {}  # resolved folder -> (fd, inode of its lock file) held by this process
-
-
-def active_run_dir() -> Path | None:
-    """The run folder this process opened last (where the CLI writes a traceback log), or None."""
-    return _ACTIVE[-1] if _ACTIVE else None
 
 
 class RunLockedError(ScenebenchError):
@@ -134,7 +128,6 @@ class RunDir:
         """
         self.path.mkdir(parents=True, exist_ok=True)
         lock_run_folder(self.path)
-        _ACTIVE.append(self.path)
         if overwrite:
             self.reset()
         elif self.exists():

@@ -26,7 +26,6 @@ from typing import Any
 
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
-from scenebench.metrics.records import unfrozen_on_error
 from scenebench.models.base import ModelSample, model_settings
 from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predict_units, seeded_rng, uses_ground_truth_perception
 from scenebench.models.predictions import Prediction, prediction_from_json
@@ -218,10 +217,9 @@ def run_benchmark(
     outcome = RunOutcome(run, preds, new, reused, diagnostics=model_diagnostics(run, samples))
     outcome.predictions_path = source.write_predictions(preds, samples, run.path)
     if score:
-        with unfrozen_on_error():  # a scoring job freezes its inputs until its summary: see gc_paused
-            job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **dict(score_options or {}))
-            _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, **job.score_key})
-            outcome.results = add_run_info(score_job(job, run, progress=progress), run, diagnostics=outcome.diagnostics)
+        job = source.scoring_job(outcome.predictions_path, samples, protocol=protocol, **dict(score_options or {}))
+        _forget_stale_scores(run, outcome.predictions_path, samples, {"protocol": protocol, **job.score_key})
+        outcome.results = add_run_info(score_job(job, run, progress=progress), run, diagnostics=outcome.diagnostics)
     return outcome
 
 

@@ -6,8 +6,7 @@ prepares the job, builds the run meta and fingerprint from the job's settings an
 (:class:`~scenebench.benchmarks.base.RunMeta`), opens (or resumes) the run folder and calls
 :func:`score_job`, which the run loop
 (``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
-scene's points are loaded once) or :class:`ScoreColumns` (many samples as columns, stored one row
-per flush: RIO); :func:`score_into_run` writes each batch to the run's store as soon
+scene's points are loaded once, or several scenes at once: RIO); :func:`score_into_run` writes each batch to the run's store as soon
 as it is computed (batches scored within :data:`FLUSH_SECONDS` share one transaction), skips
 samples already stored when a run is resumed, shows progress, and hands the complete list to the
 job's ``summarize``; the driver saves ``results.json``.
@@ -24,13 +23,12 @@ from typing import Any
 from scenebench.benchmarks.base import RunMeta, Scorer, ScoringJob
 from scenebench.benchmarks.catalog import get_spec
 from scenebench.errors import ScenebenchError
-from scenebench.io.files import prefetch_fingerprints
-from scenebench.metrics.records import SampleScore, ScoreColumns, Summary, count, summarize_scores, unfrozen_on_error
+from scenebench.metrics.records import SampleScore, Summary, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import SCORE_KIND, ColumnField
+from scenebench.runtime.store import SCORE_KIND
 
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
@@ -38,13 +36,8 @@ from scenebench.runtime.store import SCORE_KIND, ColumnField
 FLUSH_SECONDS = 0.2
 
 
-def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label: str | None = None) -> list[SampleScore] | ScoreColumns:
-    """Score every sample not yet stored in ``run``; return all records in ground-truth order.
-
-    A scorer may yield :class:`ScoreColumns` batches: they are stored one row per flush
-    (:meth:`SampleStore.put_columns`) and, when the run scored every sample now, returned as one
-    :class:`ScoreColumns` (the summary reads its columns); otherwise a list of :class:`SampleScore`.
-    """
+def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label: str | None = None) -> list[SampleScore]:
+    """Score every sample not yet stored in ``run``; return all records in ground-truth order."""
     from scenebench.progress import progress_bar
 
     ids = scorer.sample_ids()
@@ -52,35 +45,20 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
         done = store.ids(SCORE_KIND)
         todo = len([i for i in ids if i not in done])
         fresh: dict[str, SampleScore] = {}
-        fresh_cols: list[ScoreColumns] = []
-        pending: list[list[SampleScore] | ScoreColumns] = []
+        pending: list[SampleScore] = []
         last = -math.inf
 
         def flush() -> None:
             nonlocal pending, last
-            batches, pending = pending, []
-            k = 0
-            while k < len(batches):  # runs of one kind, in the order they were scored
-                j = k
-                cols = isinstance(batches[k], ScoreColumns)
-                while j < len(batches) and isinstance(batches[j], ScoreColumns) == cols:
-                    j += 1
-                if cols:
-                    c = ScoreColumns.concat(batches[k:j])  # type: ignore[arg-type]
-                    store.put_columns(SCORE_KIND, c.sample_id, [ColumnField(*f) for f in c.store_fields()])
-                else:
-                    store.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for b in batches[k:j] for r in b])
-                k = j
+            batch, pending = pending, []
+            store.put_many(SCORE_KIND, [(r.sample_id, r.to_json()) for r in batch])
             last = time.monotonic()
 
         with progress_bar(total=todo, label=label or f"scoring {scorer.benchmark}", enabled=progress) as advance:
             try:
                 for batch in scorer.iter_scores(skip=done):
-                    pending.append(batch)
-                    if isinstance(batch, ScoreColumns):
-                        fresh_cols.append(batch)
-                    else:
-                        fresh.update((r.sample_id, r) for r in batch)
+                    pending.extend(batch)
+                    fresh.update((r.sample_id, r) for r in batch)
                     advance(len(batch))
                     if time.monotonic() - last >= FLUSH_SECONDS:
                         flush()
@@ -89,24 +67,11 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
                     flush()
                 raise
             flush()
-        if fresh_cols and not done and not fresh:
-            return _in_order(ScoreColumns.concat(fresh_cols), ids)
-        for c in fresh_cols:
-            fresh.update((r.sample_id, r) for r in c)
         # Records scored now are used as they are; only those of an earlier (resumed) run are read back.
         stored = {sid: SampleScore.from_json(body) for sid, body in store.iter(SCORE_KIND) if sid not in fresh} if done else {}
         stored.update(fresh)
     _check_complete([i for i in ids if i not in stored])
     return [stored[i] for i in ids]
-
-
-def _in_order(cols: ScoreColumns, ids: list[str]) -> ScoreColumns:
-    """``cols`` in ground-truth order (``ids``); an error when a sample has no record."""
-    if cols.sample_id == ids:
-        return cols
-    where = {sid: k for k, sid in enumerate(cols.sample_id)}
-    _check_complete([i for i in ids if i not in where])
-    return cols.take([where[i] for i in ids])
 
 
 def _check_complete(missing: list[str]) -> None:
@@ -161,11 +126,8 @@ def score_benchmark(
     ground truth and returns a :class:`ScoringJob`. The protocol is checked before anything is read.
     """
     checked = check_protocol(protocol)
-    # Input files are hashed for the run's fingerprint; start that now, beside the parsing.
-    prefetch_fingerprints(v for v in options.values() if isinstance(v, Path))
     prepare = load_object(get_spec(benchmark).scorer)
-    with unfrozen_on_error():  # RIO's loading freezes in two steps: the second may fail
-        job: ScoringJob = prepare(protocol=checked, **options)
+    job: ScoringJob = prepare(protocol=checked, **options)
     res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
     return res, run, job
 
@@ -173,23 +135,20 @@ def score_benchmark(
 def score_prepared(
     job: ScoringJob, out: str | Path | None = None, *, overwrite: bool = False, progress: bool = True
 ) -> tuple[Results, RunDir]:
-    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job` (callers of
-    :func:`score_job` itself, like ``run``, wrap it in :func:`unfrozen_on_error` as this does)."""
-    with unfrozen_on_error():
-        run = RunDir(out or default_run_dir(job.benchmark))
-        meta = job.meta().to_json()  # the driver, not the benchmark, decides what identifies a run
-        if job.hooks.check_inputs is not None and not holds_all_scores(run, meta, job.scorer.sample_ids()):
-            # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
-            job.hooks.check_inputs()
-        run.open(meta, overwrite=overwrite)
-        return score_job(job, run, progress=progress), run
+    """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
+    run = RunDir(out or default_run_dir(job.benchmark))
+    meta = job.meta().to_json()  # the driver, not the benchmark, decides what identifies a run
+    if job.hooks.check_inputs is not None and not holds_all_scores(run, meta, job.scorer.sample_ids()):
+        # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
+        job.hooks.check_inputs()
+    run.open(meta, overwrite=overwrite)
+    return score_job(job, run, progress=progress), run
 
 
 __all__ = [
     "SCORE_KIND",
     "RunMeta",
     "SampleScore",
-    "ScoreColumns",
     "Scorer",
     "ScoringJob",
     "Summary",

@@ -15,7 +15,7 @@ from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
 from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import metric_info
-from scenebench.metrics.records import SampleScore, count, gc_paused, summarize_scores, with_gc_paused
+from scenebench.metrics.records import SampleScore, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
 
@@ -75,17 +75,16 @@ def prepare_scoring(
     (defaults: ``<data>/houses``, ``<data>/GT/Classification.json``; see :mod:`.loader`).
     """
     checked = check_protocol(protocol)
-    with gc_paused():
-        bench, answers = load_inputs(
-            data,
-            predictions,
-            tasks=tasks,
-            circular=circular,
-            allow_missing=allow_missing,
-            limit=limit,
-            houses=houses,
-            objects_gt=objects_gt,
-        )
+    bench, answers = load_inputs(
+        data,
+        predictions,
+        tasks=tasks,
+        circular=circular,
+        allow_missing=allow_missing,
+        limit=limit,
+        houses=houses,
+        objects_gt=objects_gt,
+    )
     settings = Settings(protocol=checked, circular=circular, n_resamples=n_resamples, seed=seed)
     judge_id = None if judge is None else {"model_id": judge.model_id, "prompt_versions": dict(judge.prompt_versions)}
     inputs = {
@@ -106,8 +105,7 @@ def prepare_scoring(
 
 def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | None, inputs: dict, knobs: dict) -> ScoringJob:
     """A scoring job over ``bench`` (also used by ``scenebench run 3dbench``); judge usage is saved per invocation."""
-    with gc_paused():
-        scorer = Bench3DScorer(bench, answers, settings, judge)
+    scorer = Bench3DScorer(bench, answers, settings, judge)
 
     def stop(run: Any) -> None:  # after scoring, also when it fails
         save_judge_usage(run, judge)
@@ -129,7 +127,7 @@ def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | Non
         hooks=JobHooks(on_stop=stop),
         score_key=score_key,
     )
-    return with_gc_paused(job)
+    return job
 
 
 def _refuse_rotation_like_ids(bench: Bench) -> None:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.bench3d import batch_parsing as B
 from scenebench.benchmarks.bench3d import parsing as P
 from scenebench.benchmarks.bench3d.choice import rotate, score_choice
 from scenebench.benchmarks.bench3d.records import Record
@@ -145,114 +144,6 @@ def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], defa
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# label mentions of many answers at once (the rules of label_mentions and box_labels)
-
-_WORD_SPLIT = re.compile(r"([a-z]+)")
-_JOIN_LOWERED = "[)"  # between answers: no letter and two characters long, so words never join across
-
-
-@lru_cache(maxsize=256)
-def _form_keys(candidates: tuple[str, ...]) -> dict[str, str]:
-    """Every word form :func:`_which` reads (``key``, ``key + "s"``, ``key + "es"``) -> the lookup key
-    it names, with :func:`_which`'s precedence: ``_which(f, lookup) == lookup[_form_keys(c)[f]]``
-    for the forms here, and None for every other text."""
-    lookup = _label_lookup(candidates)
-    out: dict[str, str] = {}
-    for key in lookup:
-        for f in (key, key + "s", key + "es"):
-            if f in lookup:
-                out[f] = f
-            elif f[-1:] == "s" and f[:-1] in lookup:
-                out[f] = f[:-1]
-            elif f[-2:] == "es" and f[:-2] in lookup:
-                out[f] = f[:-2]
-    return out
-
-
-@lru_cache(maxsize=256)
-def _key_set(candidates: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_label_lookup(candidates))
-
-
-def _mentions_of_group(lowered: list[str], candidates: tuple[str, ...]) -> tuple[list[int], list[int], list[str]]:
-    """(answer, end offset, lookup key) of every mention in answers whose candidates share one key set.
-
-    The walk of :func:`label_mentions`, over the words of all these answers split once: only words
-    that start some label form are visited (any other word is a one-word step with no mention), and
-    words inside a longer mention are skipped as its step skips them.
-    """
-    pieces = _WORD_SPLIT.split(_JOIN_LOWERED.join(lowered))  # gap, word, gap, word, ..., gap
-    words, gaps = pieces[1::2], pieces[0::2]
-    ends = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))[1::2].tolist()
-    lens = [len(t) + len(_JOIN_LOWERED) for t in lowered]
-    base = np.cumsum(lens) - lens
-    prefixes, forms = _label_prefixes(candidates), _form_keys(candidates)
-    n_words = len(words)
-    found_word: list[int] = []
-    found_key: list[str] = []
-    nxt = 0
-    for i in [i for i, w in enumerate(words) if w in prefixes]:
-        if i < nxt:
-            continue
-        joined = words[i]
-        key = forms.get(joined)
-        last, step = i, 1
-        for n in range(1, min(MAX_LABEL_WORDS, n_words - i)):
-            if gaps[i + n] not in (" ", "_", "-"):  # joinable: one space, "_" or "-" between the words
-                break
-            joined += words[i + n]
-            if joined not in prefixes:
-                break
-            k = forms.get(joined)
-            if k is not None:
-                key, last, step = k, i + n, n + 1  # the longest mention wins
-        if key is not None:
-            found_word.append(last)
-            found_key.append(key)
-        nxt = i + step
-    end_abs = np.array([ends[w] for w in found_word], dtype=np.int64)
-    owner = np.searchsorted(base, end_abs, side="right") - 1
-    return owner.tolist(), (end_abs - base[owner]).tolist(), found_key
-
-
-def box_labels_many(texts: list[str], boxes: B.Boxes, candidates: list[tuple[str, ...]], defaults: list[str | None]) -> list[str | None]:
-    """:func:`box_labels` of every box of many answers (``texts`` normalised; ``candidates`` and
-    ``defaults`` per answer), in the order of ``boxes``."""
-    lowered = [t.lower() for t in texts]
-    by_keys: dict[frozenset[str], list[int]] = {}
-    for k, c in enumerate(candidates):
-        by_keys.setdefault(_key_set(c), []).append(k)
-    m_owner: list[int] = []
-    m_end: list[int] = []
-    m_label: list[str] = []
-    for ks in by_keys.values():
-        own, end, keys = _mentions_of_group([lowered[k] for k in ks], candidates[ks[0]])
-        m_owner += [ks[o] for o in own]
-        m_end += end
-        m_label += [_label_lookup(candidates[ks[o]])[key] for o, key in zip(own, keys)]
-    order = np.lexsort((np.array(m_end, dtype=np.int64), np.array(m_owner, dtype=np.int64)))
-    width = max([len(t) for t in texts] + [len(t) for t in lowered] + [0]) + 2
-    m_key = (np.array(m_owner, dtype=np.int64) * width + np.array(m_end, dtype=np.int64))[order]
-    m_end_sorted = np.array(m_end, dtype=np.int64)[order]
-    m_owner_sorted = np.array(m_owner, dtype=np.int64)[order]
-    own, start = boxes.owner, boxes.start
-    # the last mention ending before the box, after the previous box of the answer
-    k = np.searchsorted(m_key, own * width + start, side="right") - 1
-    kk = np.maximum(k, 0)
-    prev_end = np.zeros(len(own), dtype=np.int64)
-    if len(own):
-        same = np.concatenate(([False], own[1:] == own[:-1]))
-        prev_end[same] = np.maximum(boxes.end[:-1][same[1:]], 0)
-    ok = (
-        (start >= 0) & (k >= 0) & (m_owner_sorted[kk] == own) & (m_end_sorted[kk] >= prev_end)
-        if len(m_key)
-        else np.zeros(len(own), dtype=bool)
-    )
-    labels_sorted = [m_label[i] for i in order.tolist()]
-    return [labels_sorted[i] if hit else defaults[o] for i, hit, o in zip(kk.tolist(), ok.tolist(), own.tolist())]
-
-
 def missing_values(kind: str, protocol: str) -> dict[str, float]:
     """What a missing answer is worth: 0 on every rate, NaN where the field is undefined."""
     nan = math.nan
@@ -287,22 +178,11 @@ def score_choice_record(
 
 
 def _boxes_of(items: list[tuple[Record, str]], protocol: str) -> list[list[list[float]]]:
-    """:func:`P.parse_boxes` of every answer (strict: all at once, :func:`.batch_parsing.box_spans_many`)."""
-    if protocol == "official":
-        return [P.parse_boxes(text, protocol) for _, text in items]
-    boxes = B.box_spans_many([text for _, text in items])
-    out: list[list[list[float]]] = [[] for _ in items]
-    for k, v in zip(boxes.owner.tolist(), boxes.values.tolist()):
-        out[k].append(v)
-    return out
+    return [P.parse_boxes(text, protocol) for _, text in items]
 
 
 def _points_of(items: list[tuple[Record, str]], protocol: str) -> list[list[float] | None]:
-    """:func:`P.parse_point` of every answer (strict: all at once, :func:`.batch_parsing.points_many`)."""
-    if protocol == "official":
-        return [P.parse_point(text, protocol) for _, text in items]
-    found, points = B.points_many([text for _, text in items])
-    return [p if f else None for f, p in zip(found.tolist(), points.tolist())]
+    return [P.parse_point(text, protocol) for _, text in items]
 
 
 def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
@@ -437,8 +317,8 @@ def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> lis
     """Strict detection / room detection of many answers, every step on all answers at once.
 
     The strict rules (their per-answer form is ``ref_score_boxes`` in the tests,
-    ``tests/bench3d/test_batched_rules.py``): boxes read by :func:`.batch_parsing.box_spans_many`,
-    labelled by :func:`box_labels_many`; every (predicted, GT) pair of every answer in one array
+    ``tests/bench3d/test_batched_rules.py``): boxes read and labelled answer by answer
+    (:func:`P.parse_box_spans`, :func:`box_labels`); every (predicted, GT) pair of every answer in one array
     (:func:`pair_rows`), valid when the normalised labels agree and the centre lies in the
     GT box (IoU >= 0.5 for rooms); ``tp`` is the size of a maximum one-to-one matching of the valid
     pairs, the number :func:`L.match_count` returns whatever its tie-breaking cost. Most answers
@@ -447,14 +327,19 @@ def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> lis
     """
     n = len(items)
     gt_labels: list[list[str]] = [rec.gt["labels"] for rec, _ in items]
-    boxes = B.box_spans_many([text for _, text in items])
-    n_pred = boxes.per_answer(n)
+    spans = [P.parse_box_spans(text, "strict") for _, text in items]
+    n_pred = np.array([len(sp) for sp in spans], dtype=np.int64)
+    box_owner = np.repeat(np.arange(n), n_pred)
     gt_norm = [[norm_label(g) for g in labs] for labs in gt_labels]
     defaults = [labs[0] if len(set(gn)) == 1 else None for labs, gn in zip(gt_labels, gt_norm)]
-    labels = box_labels_many(boxes.texts, boxes, [_candidates(tuple(labs)) for labs in gt_labels], defaults)
+    labels = [
+        lab
+        for (_, text), sp, labs, default in zip(items, spans, gt_labels, defaults)
+        for lab in box_labels(text, sp, _candidates(tuple(labs)), default)
+    ]
     m = np.array([len(labs) for labs in gt_labels], dtype=np.int64)
     gt = np.concatenate([np.asarray(rec.gt["boxes"], dtype=float).reshape(-1, 6) for rec, _ in items]) if n else np.zeros((0, 6))
-    pred = boxes.values
+    pred = np.array([s.values for sp in spans for s in sp], dtype=float).reshape(-1, 6)
     if rooms:  # (x, z, y, lx, lz, h) -> (x, y, z, lx, h, lz); IoU needs both in one order
         pred, gt = room_box_to_center_size(pred), room_box_to_center_size(gt)
     pi, gi = pair_rows(n_pred, m)
@@ -463,7 +348,7 @@ def score_boxes_strict_many(items: list[tuple[Record, str]], rooms: bool) -> lis
     gid = np.array([ids.setdefault(g, len(ids)) for gn in gt_norm for g in gn], dtype=np.int64)
     pid = np.array([-1 if lab is None else ids.setdefault(norm_label(lab), len(ids)) for lab in labels], dtype=np.int64)
     valid = (pid[pi] == gid[gi]) & ((ok >= 0.5) if rooms else (ok > 0))
-    tp = _matching_sizes(valid, pi, gi, boxes.owner, np.repeat(np.arange(n), m), n_pred, m)
+    tp = _matching_sizes(valid, pi, gi, box_owner, np.repeat(np.arange(n), m), n_pred, m)
     out: list[Outcome] = []
     at = 0
     for k, (np_, tp_k) in enumerate(zip(n_pred.tolist(), tp)):
@@ -530,16 +415,10 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
 
 
 def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
-    """:func:`score_navigation` of many answers: waypoints read at once (strict:
-    :func:`.batch_parsing.waypoints_many`), nDTW's dynamic programme on all answers at once
+    """:func:`score_navigation` of many answers: nDTW's dynamic programme on all answers at once
     (``N.dtw_many``), strict path loss and path lengths likewise (``N.path_losses``,
     ``N.path_lengths``); success and SPL from those per answer."""
-    if protocol == "official":
-        parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
-    else:
-        owner, pts = B.waypoints_many([text for _, text in items])
-        cuts = np.cumsum(np.bincount(owner, minlength=len(items)))[:-1]
-        parsed = np.split(pts, cuts) if items else []
+    parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
     ok = [k for k, p in enumerate(parsed) if len(p)]
     gts = [items[k][0].gt["positions"] for k in ok]
     with np.errstate(invalid="ignore", over="ignore"):

@@ -161,7 +161,7 @@ class ThreeRScan(RioIndex, ScanFiles):
         ScanFiles.__init__(self)
 
     def ground_truth(self, rescan: Rescan, scope: str = "changed") -> list[GroundTruthInstance]:
-        """The samples of a rescan, sorted by reference instance id.
+        """The samples of a rescan, sorted by reference instance id (its :meth:`ground_truth_table` as objects).
 
         ``scope="changed"`` (the protocol): the changed objects, i.e. the instances listed in
         ``rigid[]`` (scored) and in ``nonrigid`` (listed with ``excluded`` set: no rigid pose).
@@ -172,46 +172,17 @@ class ThreeRScan(RioIndex, ScanFiles):
         is static with the identity as its true pose, and one the rescan's annotation does not
         contain is listed with ``excluded`` set. Removed instances are never samples.
         """
-        check_scope(scope)
-        ref = rescan.scene_id
-        ref_ids = self._reference_ids(ref)
-        present = self.instance_ids(rescan.scan_id)
-        scene = self.scene_by_id[ref]
-        poses: dict[int, np.ndarray] = {}
-        for iid in ref_ids:
-            if iid in rescan.removed or iid in rescan.nonrigid:
-                continue
-            poses[iid] = rescan.rigid[iid].transform if iid in rescan.rigid else np.eye(4)
-        partners = self._partners(scene)
+        t = self.ground_truth_table([rescan], scope)
         out: list[GroundTruthInstance] = []
-        for iid in sorted(ref_ids):
-            if iid in rescan.removed:
+        for i in range(len(t)):
+            head = (t.rescan[i], t.scene[i], t.instance[i], t.label[i])
+            excluded, pose, order = t.excluded[i], t.pose[i], t.symmetry_order[i]
+            if excluded is not None or pose is None:
+                out.append(GroundTruthInstance(*head, np.eye(4), order, False, np.zeros(3), "", [], [], excluded))
                 continue
-            if scope == "changed" and iid not in rescan.rigid and iid not in rescan.nonrigid:
-                continue
-            code = self.symmetry_code(rescan, iid)
-            order = symmetry_order(code, self.symmetry_codes)
-            excluded = None
-            if iid in rescan.nonrigid:
-                excluded = "nonrigid (no rigid ground-truth pose)"
-            elif present is not None and iid not in rescan.rigid and iid not in present:
-                excluded = "not annotated in the rescan and not listed as removed"
-            if excluded:
-                out.append(
-                    GroundTruthInstance(
-                        rescan.scan_id, ref, iid, self.label(ref, iid), np.eye(4), order, False, np.zeros(3), "", [], [], excluded
-                    )
-                )
-                continue
-            pose = poses[iid]
-            centroid, src = self.centroid(ref, iid)
-            cands, pids = [pose], []
-            for j, A in sorted(partners.get(iid, {}).items()):
-                if j in poses:
-                    cands.append(poses[j] @ A)
-                    pids.append(j)
-            moved = not bool(is_identity(pose, rot_tol_deg=STATIC_ROT_DEG, trans_tol_m=STATIC_TRANS_M))
-            out.append(GroundTruthInstance(rescan.scan_id, ref, iid, self.label(ref, iid), pose, order, moved, centroid, src, cands, pids))
+            centroid = np.asarray(t.centroid[i], dtype=float)
+            cands = [pose, *t.partner_poses[i]]
+            out.append(GroundTruthInstance(*head, pose, order, t.moved[i], centroid, t.centroid_source[i], cands, t.partners[i]))
         return out
 
     def _reference_ids(self, ref: str) -> set[int]:
@@ -226,9 +197,8 @@ class ThreeRScan(RioIndex, ScanFiles):
         return ref_ids
 
     def ground_truth_table(self, rescans: Sequence[Rescan], scope: str = "changed") -> GroundTruthTable:
-        """The samples of ``rescans`` as columns: the same samples, values and errors as
-        :meth:`ground_truth` rescan by rescan (tests compare them), with the per-sample work cut to
-        dictionary look-ups: the obb centroids are taken from the semseg records (checked when read),
+        """The samples of ``rescans`` as columns (tests compare them with a reference written object
+        by object): the obb centroids are taken from the semseg records (checked when read),
         ``moved`` is decided for all poses in one array call."""
         check_scope(scope)
         t = GroundTruthTable()

@@ -37,17 +37,15 @@ from typing import Any
 import numpy as np
 
 from scenebench.benchmarks.base import ScoringJob
-from scenebench.geometry.poses import symmetry_class_name
-from scenebench.io.files import file_fingerprint, prefetch_fingerprints
+from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
-from scenebench.metrics.records import SampleScore, ScoreColumns, gc_paused, summarize_scores, with_gc_paused
+from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
-from .loader import GroundTruthInstance, GroundTruthTable, Rescan, ThreeRScan, check_scope
+from .loader import GroundTruthTable, Rescan, ThreeRScan, check_scope
 from .predictions import PosePredictions, read_pose_predictions
-from .writer import INDEX_NAME, OBJECTS_NAME
 
 THRESHOLDS = (("hit_10", 0.1, 10.0), ("hit_20", 0.2, 20.0))  # field, metres, degrees (inclusive)
 PRIMARY = "recall_10cm_10deg"
@@ -94,16 +92,9 @@ class RioScorer:
         self.preds = predictions
         self.rescans = rescans
         self.protocol = protocol
-        self._gt: dict[str, list[GroundTruthInstance]] = {}
         self._table: GroundTruthTable | None = None
         self._ids: list[str] | None = None
         self._rows: _RowColumns | None = None
-
-    def ground_truth(self, rescan: Rescan) -> list[GroundTruthInstance]:
-        if rescan.scan_id not in self._gt:
-            gts = self.data.ground_truth(rescan, self.scope)
-            self._gt[rescan.scan_id] = gts if self.only is None else [g for g in gts if g.sample_id in self.only]
-        return self._gt[rescan.scan_id]
 
     @property
     def table(self) -> GroundTruthTable:
@@ -126,7 +117,7 @@ class RioScorer:
             return [i for i in self._ids if i in self.only]
         return list(self._ids)
 
-    def iter_scores(self, skip: set[str]) -> Iterator[ScoreColumns]:
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
         t = self.table
         self.sample_ids()
         ids: list[str] = self._ids  # type: ignore[assignment]
@@ -146,50 +137,6 @@ class RioScorer:
                 rows, spans = [], []
         if rows:
             yield self.score_rows(rows, spans, ids)
-
-    def score_rescan(self, gts: list[GroundTruthInstance]) -> list[SampleScore]:
-        """Score one rescan's instances given as objects (the reference the batched path is tested against)."""
-        out: dict[str, SampleScore] = {}
-        scored = [g for g in gts if g.excluded is None and (g.rescan, g.instance) in self.preds.poses]
-        if scored:
-            T_pred = np.stack([self.preds.poses[(g.rescan, g.instance)] for g in scored])
-            T_cand = np.concatenate([np.stack(g.candidates) for g in scored])
-            owner = np.repeat(np.arange(len(scored)), [len(g.candidates) for g in scored])
-            centroid = np.stack([g.centroid for g in scored])
-            order = np.array([g.symmetry_order for g in scored])
-            if self.protocol == "strict":
-                # Interchangeable instances: one-to-one, no two predictions credited with one object.
-                r_all, t_all = candidate_errors(T_pred[owner], T_cand, centroid[owner], order[owner], "strict")
-                location = np.concatenate([[g.instance, *g.partners] for g in scored])
-                chosen = assign_one_to_one(r_all, t_all, owner, location, tuple((tm, rd) for _, tm, rd in THRESHOLDS))
-                r_err, t_err = r_all[chosen], t_all[chosen]
-            else:
-                r_err, t_err, chosen = best_candidate_errors(T_pred, T_cand, owner, centroid, order, "official")
-            starts = np.r_[0, np.cumsum([len(g.candidates) for g in scored])]
-            hits = {f: recall_hit(r_err, t_err, rd, tm) for f, tm, rd in THRESHOLDS}
-            for i, g in enumerate(scored):
-                detail: dict[str, Any] = {"line": self.preds.lines[(g.rescan, g.instance)], "centroid_from": g.centroid_source}
-                j = int(chosen[i] - starts[i])
-                if j > 0:
-                    detail["matched_partner"] = g.partners[j - 1]
-                out[g.sample_id] = SampleScore(
-                    g.sample_id,
-                    g.scene,
-                    "scored",
-                    {"r_err": float(r_err[i]), "t_err": float(t_err[i]), **{f: float(h[i]) for f, h in hits.items()}},
-                    self._groups(g),
-                    detail,
-                )
-        for g in gts:
-            if g.sample_id in out:
-                continue
-            if g.excluded is not None:
-                out[g.sample_id] = SampleScore(g.sample_id, g.scene, "excluded", {}, self._groups(g), {"reason": g.excluded})
-                continue
-            err = math.inf if self.protocol == "strict" else math.nan
-            vals = {"r_err": err, "t_err": err, **{f: 0.0 for f, _, _ in THRESHOLDS}}
-            out[g.sample_id] = SampleScore(g.sample_id, g.scene, "missing", vals, self._groups(g), {"reason": "no prediction"})
-        return [out[g.sample_id] for g in gts]
 
     def _row_columns(self) -> _RowColumns:
         """What :meth:`score_rows` needs of every table row, as arrays (built once, one pass)."""
@@ -218,9 +165,9 @@ class RioScorer:
             )
         return self._rows
 
-    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> ScoreColumns:
+    def score_rows(self, rows: list[int], spans: list[tuple[int, int]], ids: list[str]) -> list[SampleScore]:
         """Score the table rows ``rows`` (whole rescans, ``spans`` within ``rows``) in one vectorised
-        call, as columns: the records :meth:`score_rescan` gives rescan by rescan. Interchangeable
+        call (tests hold a per-rescan reference it must equal). Interchangeable
         instances compete only within their rescan (locations are numbered per rescan, in instance order)."""
         t = self.table
         R = self._row_columns()
@@ -292,24 +239,22 @@ class RioScorer:
         is_excluded = np.not_equal(excluded, None)
         status[is_excluded] = "excluded"
         reason[is_excluded] = excluded[is_excluded]
-        return ScoreColumns(
-            [ids[i] for i in rows],
-            R.scene[rows_a].tolist(),
-            status.tolist(),
-            {"r_err": r_col, "t_err": t_col, **hit_col},
-            ~is_excluded,
-            {g: c[rows_a].tolist() for g, c in R.groups.items()},
-            {"line": line.tolist(), "centroid_from": source.tolist(), "matched_partner": partner, "reason": reason.tolist()},
-        )
-
-    @staticmethod
-    def _groups(g: GroundTruthInstance) -> dict[str, str]:
-        return {
-            "motion": _motion(g),
-            "label": g.label or "unknown",
-            "symmetry": symmetry_class_name(g.symmetry_order),
-            "scene": g.scene,
-        }
+        names = ("r_err", "t_err", *hit_col)
+        values = zip(r_col.tolist(), t_col.tolist(), *(h.tolist() for h in hit_col.values()))
+        groups = zip(*(c[rows_a].tolist() for c in R.groups.values()))
+        keys = tuple(R.groups)
+        out: list[SampleScore] = []
+        for i, scene, st, vals, grp, ln, src, pt, why in zip(
+            rows, R.scene[rows_a].tolist(), status.tolist(), values, groups, line.tolist(), source.tolist(), partner, reason.tolist()
+        ):
+            if st == "scored":  # a line and a centroid source, no reason
+                detail: dict[str, Any] = (
+                    {"line": ln, "centroid_from": src} if pt is None else {"line": ln, "centroid_from": src, "matched_partner": pt}
+                )
+            else:  # missing or excluded: a reason only
+                detail = {"reason": why}
+            out.append(SampleScore(ids[i], scene, st, {} if st == "excluded" else dict(zip(names, vals)), dict(zip(keys, grp)), detail))
+        return out
 
 
 @dataclass
@@ -355,12 +300,6 @@ def _transposed(T: np.ndarray) -> bool:
     return bool(T.flags.f_contiguous and not T.flags.c_contiguous)
 
 
-def _motion(g: GroundTruthInstance) -> str:
-    if g.excluded is None:
-        return "moved" if g.moved else "static"
-    return "nonrigid" if g.excluded.startswith("nonrigid") else "unannotated"  # listed, never scored
-
-
 def _finite_or_none(metrics: dict[str, Any], intervals: dict[str, Any], where: str, warnings: list[str]) -> None:
     """Replace unbounded (+inf) medians and intervals by None, saying why (JSON has no infinity)."""
     for name, v in list(metrics.items()):
@@ -387,7 +326,7 @@ def sanitize_summary(summary: Any) -> list[str]:
 
 
 def build_results(
-    records: list[SampleScore] | ScoreColumns,
+    records: list[SampleScore],
     *,
     protocol: str,
     settings: Mapping[str, Any],
@@ -399,17 +338,8 @@ def build_results(
     with np.errstate(invalid="ignore"):  # bootstrap quantiles of +inf medians: handled below
         summary = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
     warnings = sanitize_summary(summary)
-    if isinstance(records, ScoreColumns):
-        reasons = records.detail.get("reason", [None] * len(records))
-        excluded = [
-            {"sample_id": sid, "reason": why if why is not None else ""}
-            for sid, st, why in zip(records.sample_id, records.status, reasons)
-            if st == "excluded"
-        ]
-        partners = sum(1 for x in records.detail.get("matched_partner", ()) if x is not None)
-    else:
-        excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
-        partners = sum(1 for r in records if "matched_partner" in r.detail)
+    excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
+    partners = sum(1 for r in records if "matched_partner" in r.detail)
     return Results(
         benchmark="rio",
         protocol=protocol,  # type: ignore[arg-type]
@@ -456,12 +386,9 @@ def prepare_scoring(
     """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
     checked = check_protocol(protocol)
     check_scope(scope)
-    # The index and objects.json (~180 MB on a large split) are hashed on another core while they are parsed.
-    prefetch_fingerprints([Path(data) / INDEX_NAME, Path(data) / OBJECTS_NAME])
-    with gc_paused(freeze=True):  # the inputs live on: see gc_paused
-        loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
-        rescans = loaded.split_rescans(split)
-        preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
+    rescans = loaded.split_rescans(split)
+    preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
     settings = scoring_settings(
         split=split,
         scope=scope,
@@ -477,10 +404,9 @@ def prepare_scoring(
     inputs["scan_files"] = loaded.scan_files_fingerprint(rescans)  # semseg.v2.json + PLY: they move centroids
 
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
-    with gc_paused(freeze=True):
-        scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
+    scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
 
-    def summarize(records: list[SampleScore] | ScoreColumns, _run: Any) -> Results:
+    def summarize(records: list[SampleScore], _run: Any) -> Results:
         return build_results(
             records,
             protocol=checked,
@@ -496,8 +422,7 @@ def prepare_scoring(
             },
         )
 
-    # the records of 200,000 samples triggered dozens of full collections (~1 s): see with_gc_paused
-    return with_gc_paused(ScoringJob("rio", checked, scorer, summarize, settings, inputs, label="scoring rio"))
+    return ScoringJob("rio", checked, scorer, summarize, settings, inputs, label="scoring rio")
 
 
 def score_rio(

@@ -36,8 +36,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import _parse_jsonl_line, iter_jsonl_decoded, read_jsonl_line
-from scenebench.io.jsonl_ints import PAD, UintArrayReader
+from scenebench.io.files import iter_jsonl_decoded, read_jsonl_line
 
 from .annotations import Annotations
 
@@ -178,8 +177,6 @@ def _compact(idx: np.ndarray) -> np.ndarray:
 
 
 def parse_mask_indices(path: Path, where: str, value: Any) -> Prediction:
-    if isinstance(value, CompactIndices):  # read and compacted with its batch (JSONL)
-        return Prediction("mask_indices", where, limit=value.limit, **_mask_fields(value.indices))
     arr = _int_array(path, where, "mask_indices", value, "a list of point indices (integers >= 0)")
     limit = int(arr.max()) + 1 if arr.size else 0
     return Prediction("mask_indices", where, limit=limit, **_mask_fields(_compact(arr)))
@@ -373,9 +370,9 @@ def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
         line = decoder.decode(raw)
         rec = {f: v for f in plain if (v := getattr(line, f)) is not None}
         for f in raw_ints:
-            text = getattr(line, f)  # a view of ``raw``: nothing is copied until its batch is read
+            text = getattr(line, f)
             if len(text) and not (len(text) == 4 and memoryview(text) == b"null"):
-                rec[f] = _PendingInts(text, raw)
+                rec[f] = _raw_int_array(bytes(text))  # _NotPlainInts: the standard-library path reads the line
         for f, dtype in arrays:
             v = getattr(line, f)
             if v is not None:
@@ -385,146 +382,9 @@ def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
     return decode
 
 
-class _PendingInts:
-    """The raw JSON text of a ``mask_indices`` array (a view of its ``line``), read later with the
-    arrays of the lines around it (:func:`_read_batch`)."""
-
-    __slots__ = ("line", "text")
-
-    def __init__(self, text: Any, line: bytes) -> None:
-        self.text, self.line = text, line
-
-
-@dataclass(frozen=True)
-class CompactIndices:
-    """A ``mask_indices`` list already read and compacted: what :func:`parse_mask_indices` makes
-    of it (sorted unique int32 ``indices``, ``limit`` = largest index + 1)."""
-
-    indices: np.ndarray
-    limit: int
-
-
-class _Arena:
-    """Keeps the sorted indices of many lines in large blocks (views handed out), not one array each.
-
-    Once scored, a scene's predictions are dropped (:class:`~.scorer.Surprise3DScorer`); a block
-    goes back to the system when no view of it is left (a large block is a mapping of its own, and
-    its pages are touched only as they fill), so the memory of the predictions is free again
-    before the results are computed. Thousands of small arrays instead stay in the allocator's
-    heap for the rest of the run.
-    """
-
-    ITEMS = 1 << 20  # int32 per block (4 MB: a mapping of its own, freed as soon as its scenes are scored)
-
-    def __init__(self) -> None:
-        self._block = np.zeros(0, dtype=np.int32)
-        self._used = 0
-
-    def keep(self, seg: np.ndarray) -> np.ndarray:
-        """A copy of ``seg`` (int32) inside the current block."""
-        n = seg.size
-        if n > self.ITEMS // 8:
-            return seg.copy()
-        if self._used + n > self._block.size:
-            self._block = np.empty(self.ITEMS, dtype=np.int32)
-            self._used = 0
-        out = self._block[self._used : self._used + n]
-        out[...] = seg
-        self._used += n
-        return out
-
-
-# Text of the arrays read at once: large enough that the numpy calls of a batch cost little beside
-# their work, small enough that every temporary stays in cache (a few hundred kilobytes).
-_BATCH_BYTES = 1 << 18
-
-
-def _in_batches(path: Path, lines: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
-    """``(lineno, record)`` of ``lines`` in the same order, every pending ``mask_indices`` read.
-
-    Consecutive records with a pending array are gathered (up to :data:`_BATCH_BYTES` of text) and
-    read together; any other record first sends on the ones gathered before it. When reading ahead
-    fails (a damaged line), the records before that line still come first, then the error: the
-    caller meets every problem in file order, as with one line at a time.
-    """
-    batch: list[tuple[int, dict[str, Any]]] = []
-    size = 0
-    reader, arena = UintArrayReader(), _Arena()
-    while True:
-        try:
-            item = next(lines, None)
-        except Exception:
-            yield from _read_batch(path, batch, reader, arena)
-            raise
-        if item is None:
-            break
-        rec = item[1]
-        pending = rec.get("mask_indices") if isinstance(rec, dict) else None
-        if not isinstance(pending, _PendingInts):
-            yield from _read_batch(path, batch, reader, arena)
-            batch, size = [], 0
-            yield item
-            continue
-        batch.append(item)
-        size += len(pending.text)
-        if size >= _BATCH_BYTES:
-            yield from _read_batch(path, batch, reader, arena)
-            batch, size = [], 0
-    yield from _read_batch(path, batch, reader, arena)
-
-
-def _read_batch(path: Path, batch: list[tuple[int, dict[str, Any]]], reader: UintArrayReader, arena: _Arena) -> Iterator[tuple[int, Any]]:
-    """The records of ``batch`` with their ``mask_indices`` as :class:`CompactIndices`, all read by
-    one :func:`~scenebench.io.jsonl_ints.parse_uint_arrays` call. A batch it does not read (a
-    negative or long number, floats, ...) goes line by line through what the per-line decoder did
-    before batches: ``_raw_int_array``, else the standard-library record of the line."""
-    if not batch:
-        return
-    pend = [rec["mask_indices"] for _, rec in batch]
-    compact = _compact_batch([p.text for p in pend], reader, arena)
-    for (lineno, rec), p, got in zip(batch, pend, compact):
-        if got is None:
-            try:
-                rec["mask_indices"] = _raw_int_array(bytes(p.text))
-            except Exception:  # noqa: BLE001 - as the per-line decoder's refusal: the standard-library path
-                rec = _parse_jsonl_line(path, p.line, lineno)
-        else:
-            rec["mask_indices"] = got
-        yield lineno, rec
-
-
-def _compact_batch(texts: list[Any], reader: UintArrayReader, arena: _Arena) -> list[CompactIndices | None]:
-    """:class:`CompactIndices` of each raw array text (``None`` for all when the batch is not plain)."""
-    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum([len(t) for t in texts], out=bounds[1:])
-    got = reader.read(b"".join([*texts, PAD]), bounds)
-    if got is None:
-        return [None] * len(texts)
-    values, counts = got
-    ends = np.cumsum(counts)
-    starts = ends - counts
-    # arrays not strictly increasing (a step down or a repeat inside them) are sorted as before
-    steps = np.flatnonzero(values[1:] <= values[:-1]) + 1
-    inside = steps[starts[np.minimum(np.searchsorted(starts, steps), starts.size - 1)] != steps]  # not an array's first value
-    unsorted = set(np.searchsorted(ends, inside, side="right").tolist())
-    last = values[np.maximum(ends - 1, 0)].astype(np.int64) if values.size else np.zeros(counts.size, dtype=np.int64)
-    out: list[CompactIndices | None] = []
-    for k, (a, b, top) in enumerate(zip(starts.tolist(), ends.tolist(), last.tolist())):
-        seg = values[a:b]
-        if a == b:
-            out.append(CompactIndices(seg.copy(), 0))
-        elif k in unsorted:
-            out.append(CompactIndices(_compact(seg), int(seg.max()) + 1))
-        elif (b - a) * 32 > top + 1:  # dense: packed into bits at once (_mask_fields), not kept
-            out.append(CompactIndices(seg, top + 1))
-        else:
-            out.append(CompactIndices(arena.keep(seg), top + 1))
-    return out
-
-
 def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
-        for lineno, rec in _in_batches(path, iter_jsonl_decoded(path, _fast_decoder())):
+        for lineno, rec in iter_jsonl_decoded(path, _fast_decoder()):
             yield f"line {lineno}", rec
     except InputError as exc:
         if exc.reason.startswith("non-finite") and exc.where and exc.where.startswith("line "):

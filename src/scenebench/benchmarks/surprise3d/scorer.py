@@ -186,8 +186,7 @@ class Surprise3DScorer:
 
     def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
         """One batch per scene. A scene's predictions are dropped once its batch is taken, and all of
-        them at the end: their memory (returned to the system, see ``predictions._Arena``) then
-        holds the records, the store and the results that come after (the peak of a run is at its
+        them at the end: their memory then holds the records, the store and the results that come after (the peak of a run is at its
         end). Another pass reads the predictions file again."""
         if self._released:
             self._preds, self._released = None, False

@@ -1,6 +1,6 @@
-"""mask_indices read in batches of lines (scenebench.io.jsonl_ints) against the standard-library
+"""mask_indices read by the fast decoder (its raw text parsed by numpy) against the standard-library
 path: the same predictions for every file, the same first error (file, line, field) for every
-refused one, whatever the batch size and wherever the unusual lines fall."""
+refused one, wherever the unusual lines fall."""
 
 import json
 
@@ -12,8 +12,7 @@ from scenebench.benchmarks.surprise3d.annotations import load_annotations
 
 from .test_fast_decoding import _outcome, _slow_only
 
-# Lines the batch reader leaves to the per-line path (the whole batch then goes that way), and lines
-# that are not mask_indices at all (they end a batch).
+# Lines the fast decoder leaves to the standard-library path, and lines that are not mask_indices at all.
 UNUSUAL = [
     '{"index": %d, "mask_indices": [3, -0, 1]}',
     '{"index": %d, "mask_indices": [3, 12345678]}',
@@ -42,9 +41,8 @@ def _plain(rng: np.random.Generator, index: int) -> str:
     return '{"index": %d, "mask_indices": [%s]}' % (index, sep.join(map(str, vals.tolist())))
 
 
-@pytest.mark.parametrize("batch_bytes", [1, 200, 1 << 30])
 @pytest.mark.parametrize("seed", range(12))
-def test_batches_give_what_the_standard_library_path_gives(dataset, monkeypatch, batch_bytes, seed):
+def test_fast_reading_gives_what_the_standard_library_path_gives(dataset, monkeypatch, seed):
     ann = load_annotations(dataset.annotations)
     rng = np.random.default_rng(seed)
     lines = []
@@ -55,16 +53,13 @@ def test_batches_give_what_the_standard_library_path_gives(dataset, monkeypatch,
             lines.append(_plain(rng, index))
     path = dataset.root / "batched.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(P, "_BATCH_BYTES", batch_bytes)
     fast = _outcome(path, ann)
     monkeypatch.setattr(P, "_fast_decoder", lambda: _slow_only)
     assert fast == _outcome(path, ann)
 
 
-def test_a_damaged_line_read_ahead_does_not_hide_an_earlier_error(dataset, monkeypatch):
-    # line 2 names an unknown sample, line 4 is not JSON: the reader has read line 4 ahead when it
-    # reads line 2's batch, yet line 2's error comes first, as one line at a time
-    monkeypatch.setattr(P, "_BATCH_BYTES", 1 << 30)
+def test_a_damaged_later_line_does_not_hide_an_earlier_error(dataset):
+    # line 2 names an unknown sample, line 4 is not JSON: line 2's error comes first
     rows = [
         json.dumps({"index": 0, "mask_indices": [1, 2]}),
         json.dumps({"sample_id": "nope", "mask_indices": [1]}),
@@ -80,7 +75,7 @@ def test_a_damaged_line_read_ahead_does_not_hide_an_earlier_error(dataset, monke
     assert kind == "error" and "line 3" in msg
 
 
-def test_batched_indices_are_compact_int32(dataset):
+def test_read_indices_are_compact_int32(dataset):
     rows = [{"index": 0, "mask_indices": [9, 3, 3, 250]}, {"index": 1, "mask_indices": []}, {"index": 3, "mask_indices": [0, 1, 5]}]
     got = P.read_predictions(dataset.write_preds(rows), load_annotations(dataset.annotations)).by_sample
     preds = [got[dataset.ids[i]] for i in (0, 1, 3)]
