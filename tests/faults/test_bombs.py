@@ -7,6 +7,7 @@ before the fixes each of these inflated its payload whole (a 1 GiB ``data.pkl``:
 from __future__ import annotations
 
 import io
+import json
 import random
 import shutil
 import sys
@@ -113,3 +114,56 @@ def test_score_surprise3d_with_a_bomb_scene_is_one_line_and_bounded(fuzz_ctx, tm
     cmd += ["-p", str(s3d / "predictions.jsonl"), "--out", str(tmp_path / "run"), "--bootstrap", "0", "--no-progress"]
     rc, _mb, out = _rss(cmd)
     assert rc == 2 and f"{sid}.npz" in out and "sampled_instance_anno_id" in out and "Traceback" not in out, out
+
+
+# ------------------------------------------------------------------------------------------------
+# Item 2: one huge JSONL line.
+
+
+def _huge_line(path, size: int):
+    """A JSONL file whose second line is ``size`` bytes with no newline (sparse: a few bytes on disk)."""
+    with open(path, "wb") as fh:
+        fh.write(b'{"index": 0, "mask_indices": [1]}\n{"index": 1, "note": "')
+        fh.truncate(size)
+    return path
+
+
+def test_score_surprise3d_with_a_huge_predictions_line_is_one_line_and_bounded(fuzz_ctx, tmp_path):
+    s3d = fuzz_ctx.s3d
+    p = _huge_line(tmp_path / "p.jsonl", 600 << 20)
+    cmd = [sys.executable, "-m", "scenebench", "score", "surprise3d", "-a", str(s3d / "annotations.json"), "-s", str(s3d / "scenes")]
+    cmd += ["-p", str(p), "--out", str(tmp_path / "run"), "--bootstrap", "0", "--no-progress"]
+    rc, _mb, out = _rss(cmd)
+    assert rc == 2 and "p.jsonl: line 2: record of more than" in out and "Traceback" not in out, out
+
+
+@pytest.mark.parametrize("reader", ["iter_jsonl", "iter_jsonl_decoded", "iter_jsonl_offsets"])
+def test_long_lines_below_the_limit_are_read_whole_and_the_next_line_follows(tmp_path, monkeypatch, reader):
+    import scenebench.io.files as F
+
+    monkeypatch.setattr(F, "_LINE_PROBE_BYTES", 64)  # lines past 64 bytes take the measuring path
+    monkeypatch.setattr(F, "_SCAN_CHUNK", 16)
+    monkeypatch.setattr(F, "MAX_JSONL_LINE_BYTES", 1000)
+    recs = [{"n": i, "pad": "x" * size} for i, size in enumerate([1, 100, 500, 1000 - 17])]  # the last line is 1000 bytes
+    lines = [(json.dumps(r, separators=(",", ":")) + "\n").encode() for r in recs]
+    assert len(lines[-1]) == 1000
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b"".join(lines) + b'{"last": 1}')  # and a final line without a newline
+    rows = list(getattr(F, reader)(p) if reader != "iter_jsonl_decoded" else F.iter_jsonl_decoded(p, F._dict_decoder()))
+    assert [r[-1] for r in rows] == [*recs, {"last": 1}]
+    if reader == "iter_jsonl_offsets":
+        assert [r[1] for r in rows] == [sum(map(len, lines[:i])) for i in range(len(lines) + 1)]
+    p.write_bytes(b"".join(lines[:2]) + b'{"pad": "' + b"y" * 1000 + b'"}\n' + lines[0])
+    with pytest.raises(InputError, match=r"line 3: record of more than 1,000 bytes is too large \(expected at most 1,000 bytes per line\)"):
+        list(F.iter_jsonl(p))
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "1" + "0" * 400 + ".0"])
+def test_iter_jsonl_refuses_numbers_beyond_float_range(tmp_path, number):
+    from scenebench.io.files import iter_jsonl
+
+    p = tmp_path / "a.jsonl"
+    p.write_text('{"a": 1}\n{"t": [0, ' + number + "]}\n")
+    with pytest.raises(InputError, match=r"line 2: field 't': non-finite number") as ei:
+        list(iter_jsonl(p))
+    assert str(p) in str(ei.value)
