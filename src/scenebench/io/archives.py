@@ -9,7 +9,12 @@ the member):
 - symbolic links (Unix mode ``S_IFLNK`` in ``external_attr``), which could point outside the target;
 - two members that land on the same path;
 - zip bombs: more than ``max_members`` members, a declared total uncompressed size above
-  ``max_total_bytes``, or one member whose uncompressed/compressed ratio exceeds ``max_ratio``.
+  ``max_total_bytes``, one member declaring more than ``max_member_bytes``, or one member whose
+  uncompressed/compressed ratio exceeds ``max_ratio`` (members declaring at most
+  ``ratio_floor_bytes`` are exempt from the ratio: a small member that compresses well is no bomb).
+
+:data:`ARRAY_LIMITS` are the limits of array archives (``.npz``, zip ``.pth``,
+:mod:`scenebench.io.arrays`): no member over 4 GiB, none over 64 MiB compressing more than 200:1.
 
 Declared sizes can lie, so :func:`read_member` and :func:`extract` also count the bytes actually
 inflated and stop at the declared size (and the limits) rather than trusting the header.
@@ -37,9 +42,13 @@ class ArchiveLimits:
     max_total_bytes: int = 16 << 30
     max_member_bytes: int = 1 << 30
     max_ratio: float = 200.0  # depth PNGs compress ~3-10x; a bomb compresses ~1000x
+    ratio_floor_bytes: int = 0
 
 
 DEFAULT_LIMITS = ArchiveLimits()
+# torch.save stores members uncompressed (ratio 1) and numpy.savez_compressed deflates arrays
+# ~2-50x; an instance-id array of one repeated value can pass 200x, so small members are exempt.
+ARRAY_LIMITS = ArchiveLimits(max_members=10_000, max_total_bytes=16 << 30, max_member_bytes=4 << 30, ratio_floor_bytes=64 << 20)
 
 
 def _safe_name(archive: Path, name: str) -> PurePosixPath:
@@ -63,7 +72,7 @@ def check_members(archive: str | Path, limits: ArchiveLimits = DEFAULT_LIMITS) -
     try:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:  # (an unknown zip version)
         raise InputError(path, f"not a readable zip archive: {exc}") from None
     if len(infos) > limits.max_members:
         raise InputError(path, f"{len(infos)} members", expected=f"at most {limits.max_members}")
@@ -88,7 +97,7 @@ def check_members(archive: str | Path, limits: ArchiveLimits = DEFAULT_LIMITS) -
                 field=info.filename[:120],
                 expected=f"at most {limits.max_member_bytes:,}",
             )
-        if info.file_size > 0 and info.file_size / max(info.compress_size, 1) > limits.max_ratio:
+        if info.file_size > limits.ratio_floor_bytes and info.file_size / max(info.compress_size, 1) > limits.max_ratio:
             raise InputError(
                 path,
                 f"member compresses {info.file_size / max(info.compress_size, 1):,.0f}:1 (zip bomb?)",
@@ -104,19 +113,31 @@ def check_members(archive: str | Path, limits: ArchiveLimits = DEFAULT_LIMITS) -
     return out
 
 
-def _bounded_chunks(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: ArchiveLimits) -> Iterator[bytes]:
-    """Inflate one member, refusing more bytes than it declares (headers can lie)."""
+def _bounded_chunks(
+    path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: ArchiveLimits, first: int | None = None
+) -> Iterator[bytes]:
+    """Inflate one member (its first ``first`` bytes only, when given), refusing more bytes than
+    it declares (headers can lie)."""
     budget = min(info.file_size, limits.max_member_bytes)
+    want = budget if first is None else min(first, budget)
     n = 0
     try:
         with zf.open(info) as fh:
-            while chunk := fh.read(_CHUNK):
+            while (first is None or n < want) and (chunk := fh.read(_CHUNK if first is None else min(_CHUNK, want - n))):
                 n += len(chunk)
                 if n > budget:
                     raise InputError(path, "member inflates beyond its declared size", field=info.filename[:120])
                 yield chunk
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:  # CRC mismatch, truncated data, bad method
         raise InputError(path, f"damaged member: {exc}", field=info.filename[:120]) from None
+
+
+def read_info(
+    archive: str | Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: ArchiveLimits = DEFAULT_LIMITS, first: int | None = None
+) -> bytes:
+    """The bytes of a member of the open ``zf`` that :func:`check_members` returned (its first
+    ``first`` bytes only, when given), inflated under the same bound as :func:`read_member`."""
+    return b"".join(_bounded_chunks(Path(archive), zf, info, limits, first))
 
 
 def read_member(archive: str | Path, name: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> bytes:

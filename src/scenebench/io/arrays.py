@@ -9,12 +9,13 @@ name (see :func:`read_pth`). Errors name the file and the key and keep their cau
 from __future__ import annotations
 
 import collections
+import functools
 import io
 import pickle
 import tokenize
 import zipfile
 import zlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -22,6 +23,7 @@ from typing import Any, BinaryIO, Literal
 import numpy as np
 
 from scenebench.errors import InputError
+from scenebench.io.archives import ARRAY_LIMITS, check_members, read_info
 
 # numpy parses an .npy header with ast.literal_eval (SyntaxError, TokenError on damage) and allocates
 # the declared shape before reading (MemoryError when a tiny file claims a huge array).
@@ -66,9 +68,15 @@ class ArrayHeader:
         return len(self.shape)
 
 
-def _npz_header(z: Any, key: str) -> np.ndarray | ArrayHeader:
+class _ShortMember(Exception):
+    """An ``.npy`` member whose header declares more data than the member holds."""
+
+
+def _npz_header(z: Any, key: str, info: zipfile.ZipInfo | None) -> np.ndarray | ArrayHeader:
     """The header of member ``key`` of an open ``NpzFile``; the whole member when its header is not
-    a version 1/2 ``.npy`` one (numpy's own reading, and its errors, decide then)."""
+    a version 1/2 ``.npy`` one (numpy's own reading, and its errors, decide then; the member's
+    declared size is within :data:`~scenebench.io.archives.ARRAY_LIMITS`). A header declaring more
+    bytes than the member's declared size is refused before any data is inflated."""
     from numpy.lib import format as npy
 
     name = key if key in z.zip.namelist() else f"{key}.npy"
@@ -78,34 +86,62 @@ def _npz_header(z: Any, key: str) -> np.ndarray | ArrayHeader:
             return z[key]  # type: ignore[no-any-return]
         read = npy.read_array_header_1_0 if head[-2] == 1 else npy.read_array_header_2_0
         shape, _fortran, dtype = read(f)
+        header_bytes = f.tell()
     if dtype.hasobject:  # the same refusal as numpy's reading with allow_pickle=False
         raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
-    return ArrayHeader(tuple(int(n) for n in shape), dtype)
+    shape = tuple(int(n) for n in shape)
+    need = dtype.itemsize
+    for n in shape:
+        need *= n
+    if info is not None and need > info.file_size - header_bytes:
+        raise _ShortMember(
+            f"its header declares shape {shape} of {dtype} ({need:,} bytes), the member holds {max(info.file_size - header_bytes, 0):,}"
+        )
+    return ArrayHeader(shape, dtype)
 
 
-def load_npz(path: str | Path, only: Collection[str] | None = None) -> dict[str, Any]:
+def _member(p: Path, k: str, read: Callable[[], Any]) -> Any:
+    """``read()`` of member ``k``, its failures as an InputError naming the file and the key."""
+    try:
+        return read()
+    except _ShortMember as exc:
+        raise InputError(p, f"unreadable array: {exc}", field=k) from None
+    except ValueError as exc:
+        if "pickle" in str(exc).lower():
+            raise InputError(p, "holds Python objects (pickled); refused for safety", field=k) from None
+        raise InputError(p, f"unreadable array: {exc}", field=k) from None
+    except (*_DAMAGED_HEADER, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise InputError(p, f"unreadable array: {_damage(exc)}", field=k) from None
+    except (zlib.error, NotImplementedError) as exc:  # damaged deflate data, unknown compression
+        raise InputError(p, f"unreadable array: {exc}", field=k) from None
+
+
+def load_npz(
+    path: str | Path, only: Collection[str] | None = None, check_headers: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
     """Every array of a ``.npz`` archive; with ``only``, the members not in it give only their
     :class:`ArrayHeader` (shape and dtype from the header, data not read: their values are not
-    checked, nor is their CRC)."""
+    checked, nor is their CRC).
+
+    Bounded memory: the archive passes :func:`~scenebench.io.archives.check_members` with
+    :data:`~scenebench.io.archives.ARRAY_LIMITS` (declared sizes and compression ratios) and every
+    member's ``.npy`` header is read, and compared with the member's declared size, before any
+    array data is inflated; ``check_headers`` then sees every member's header (the caller's shape
+    checks across arrays) before any data is read."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "array file does not exist")
+    infos = {i.filename: i for i in check_members(p, ARRAY_LIMITS)} if zipfile.is_zipfile(p) else {}
     try:
         with np.load(p, allow_pickle=False) as z:
             if not hasattr(z, "files"):
                 raise InputError(p, "is a single array, not an archive", expected="a .npz archive")
-            out: dict[str, Any] = {}
+            out = {k: _member(p, k, functools.partial(_npz_header, z, k, infos.get(k, infos.get(f"{k}.npy")))) for k in z.files}
+            if check_headers is not None:
+                check_headers(out)
             for k in z.files:
-                try:
-                    out[k] = z[k] if only is None or k in only else _npz_header(z, k)
-                except ValueError as exc:
-                    if "pickle" in str(exc).lower():
-                        raise InputError(p, "holds Python objects (pickled); refused for safety", field=k) from None
-                    raise InputError(p, f"unreadable array: {exc}", field=k) from None
-                except (*_DAMAGED_HEADER, OSError, EOFError, zipfile.BadZipFile) as exc:
-                    raise InputError(p, f"unreadable array: {_damage(exc)}", field=k) from None
-                except (zlib.error, NotImplementedError) as exc:  # damaged deflate data, unknown compression
-                    raise InputError(p, f"unreadable array: {exc}", field=k) from None
+                if isinstance(out[k], ArrayHeader) and (only is None or k in only):
+                    out[k] = _member(p, k, functools.partial(z.__getitem__, k))
             return out
     except InputError:
         raise
@@ -288,6 +324,11 @@ def _materialise(obj: Any, arrays: dict[str, np.ndarray], path: Path, depth: int
     if isinstance(obj, _Tensor):
         base = arrays[obj.storage.key]
         item = base.itemsize
+        numel = 1
+        for s in obj.size:
+            numel *= s
+        if numel > base.size:  # a stride-0 view: copying it out would allocate more than the file holds
+            raise InputError(path, f"a tensor of {numel:,} elements over storage '{obj.storage.key}' of {base.size:,}")
         if obj.size and all(obj.size):
             last = obj.offset + sum((s - 1) * st for s, st in zip(obj.size, obj.stride))
             if last >= base.size:
@@ -329,25 +370,34 @@ def _unpickle(fh: BinaryIO, path: Path, what: str) -> tuple[Any, _RestrictedUnpi
 
 
 def _load_pth_zip(p: Path) -> Any:
+    """The zip format. Bounded memory: members pass the archive checks (declared sizes, ratios)
+    before any is inflated, and a storage is checked against its member's declared size before
+    it is read (only the bytes the pickle declares are inflated)."""
+    infos = {i.filename: i for i in check_members(p, ARRAY_LIMITS)}
     try:
         with zipfile.ZipFile(p) as zf:
-            names = zf.namelist()
+            names = list(infos)
             pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") <= 1]
             if len(pkl) != 1:
                 raise InputError(p, f"zip holds {len(pkl)} data.pkl records", expected="one <name>/data.pkl as torch.save writes")
             prefix = pkl[0][: -len("data.pkl")]
             byteorder = "little"
-            if f"{prefix}byteorder" in names:
-                byteorder = zf.read(f"{prefix}byteorder").decode("ascii", "replace").strip()
+            if f"{prefix}byteorder" in infos:
+                byteorder = read_info(p, zf, infos[f"{prefix}byteorder"], ARRAY_LIMITS, first=16).decode("ascii", "replace").strip()
                 if byteorder not in ("little", "big"):
                     raise InputError(p, f"byteorder record says {byteorder!r}", expected="little or big")
-            obj, up = _unpickle(io.BytesIO(zf.read(pkl[0])), p, pkl[0])
+            obj, up = _unpickle(io.BytesIO(read_info(p, zf, infos[pkl[0]], ARRAY_LIMITS)), p, pkl[0])
             arrays = {}
             for key, ref in up.storages.items():
                 rec = f"{prefix}data/{key}"
-                if rec not in names:
+                if rec not in infos:
                     raise InputError(p, f"storage record {rec} is missing", field=key)
-                arrays[key] = _storage_array(ref, zf.read(rec), byteorder, p)
+                need = ref.numel * ref.stype.itemsize
+                if infos[rec].file_size < need:
+                    raise InputError(
+                        p, f"storage '{ref.key}' holds {infos[rec].file_size} bytes, the pickle says {ref.numel} elements ({need} bytes)"
+                    )
+                arrays[key] = _storage_array(ref, read_info(p, zf, infos[rec], ARRAY_LIMITS, first=need), byteorder, p)
     except InputError:
         raise
     except (

@@ -20,6 +20,10 @@ from typing import Any, BinaryIO
 from scenebench.errors import InputError
 
 MAX_JSONL_LINE_BYTES = 512 * 1024 * 1024  # one record larger than this is refused, not read
+# Lines up to this length are read in one readline; a longer one is measured first (read in chunks
+# and dropped), so a line past MAX_JSONL_LINE_BYTES is refused holding at most this much of it.
+_LINE_PROBE_BYTES = 64 * 1024 * 1024
+_SCAN_CHUNK = 1 << 20
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -222,9 +226,13 @@ class _NonFinite:
         self.token = token
 
 
-def _checked_float(text: str) -> float | _NonFinite:
+def _checked_float(text: str, seen: list[str] | None = None) -> float | _NonFinite:
     x = float(text)
-    return x if math.isfinite(x) else _NonFinite(text)
+    if math.isfinite(x):
+        return x
+    if seen is not None:
+        seen.append(text)
+    return _NonFinite(text)
 
 
 def _find_non_finite(doc: Any, path: str = "$") -> tuple[str, str] | None:
@@ -245,6 +253,42 @@ def _find_non_finite(doc: Any, path: str = "$") -> tuple[str, str] | None:
         elif isinstance(x, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(x))))
     return None
+
+
+def jsonl_lines(fh: BinaryIO, path: str | Path) -> Iterator[bytes]:
+    """The lines of a file opened in binary mode, as ``for raw in fh`` gives them, refusing a line
+    longer than :data:`MAX_JSONL_LINE_BYTES` (an :class:`InputError` naming the file and line)
+    without holding it: a line longer than 64 MiB is measured in 1 MiB chunks first and read
+    only when it is within the limit (so ``fh`` must be seekable then)."""
+    lineno = 0
+    while raw := fh.readline(_LINE_PROBE_BYTES):
+        lineno += 1
+        if len(raw) == _LINE_PROBE_BYTES and not raw.endswith(b"\n"):
+            raw = _long_line(fh, Path(path), len(raw), lineno)
+        yield raw
+
+
+def _long_line(fh: BinaryIO, path: Path, head: int, lineno: int) -> bytes:
+    """The rest of a line whose first ``head`` bytes were just read, measured before it is read."""
+    start = fh.tell() - head
+    size = head
+    while True:
+        chunk = fh.read(_SCAN_CHUNK)
+        if not chunk:
+            break
+        nl = chunk.find(b"\n")
+        size += len(chunk) if nl < 0 else nl + 1
+        if size > MAX_JSONL_LINE_BYTES:
+            raise InputError(
+                path,
+                f"record of {size:,} bytes is too large" if nl >= 0 else f"record of more than {MAX_JSONL_LINE_BYTES:,} bytes is too large",
+                where=f"line {lineno}",
+                expected=f"at most {MAX_JSONL_LINE_BYTES:,} bytes per line",
+            )
+        if nl >= 0:
+            break
+    fh.seek(start)
+    return fh.read(size)
 
 
 def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -268,10 +312,8 @@ def iter_jsonl_offsets(path: str | Path, *, allow_empty: bool = False) -> Iterat
     n = 0
     offset = 0
     with open(p, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in enumerate(jsonl_lines(fh, p), start=1):
             start, offset = offset, offset + len(raw)
-            if len(raw) > MAX_JSONL_LINE_BYTES:
-                raise InputError(p, f"record of {len(raw)} bytes is too large", where=f"line {lineno}")
             if not raw.strip():
                 continue
             rec = _parse_jsonl_line(p, raw, lineno)
@@ -299,9 +341,7 @@ def iter_jsonl_decoded(path: str | Path, decode: Callable[[bytes], Any], *, allo
     n = 0
     # A 64 KiB buffer: lines of large prediction files are read in a third of the default's time.
     with open(p, "rb", buffering=1 << 16) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if len(raw) > MAX_JSONL_LINE_BYTES:
-                raise InputError(p, f"record of {len(raw)} bytes is too large", where=f"line {lineno}")
+        for lineno, raw in enumerate(jsonl_lines(fh, p), start=1):
             if raw.isspace():  # (a line is never empty) same as `not raw.strip()`, without copying the line
                 continue
             try:
@@ -320,7 +360,7 @@ def read_jsonl_line(path: str | Path, lineno: int) -> dict[str, Any]:
     """Line ``lineno`` of a JSONL file, read by the standard-library path (error messages only)."""
     p = Path(path)
     with open(p, "rb") as fh:
-        for i, raw in enumerate(fh, start=1):
+        for i, raw in enumerate(jsonl_lines(fh, p), start=1):
             if i == lineno:
                 return _parse_jsonl_line(p, raw, lineno)
     raise InputError(p, f"has no line {lineno}")
@@ -348,7 +388,8 @@ def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise InputError(p, f"not UTF-8 text (byte {exc.start})", where=f"line {lineno}") from None
     try:
-        rec = json.loads(text, parse_constant=_reject_constant)
+        overflowed: list[str] = []
+        rec = json.loads(text, parse_constant=_reject_constant, parse_float=functools.partial(_checked_float, seen=overflowed))
     except json.JSONDecodeError as exc:
         raise InputError(
             p,
@@ -362,6 +403,9 @@ def _parse_jsonl_line(p: Path, raw: bytes, lineno: int) -> dict[str, Any]:
         raise InputError(
             p, "JSON nested too deeply to read", where=f"line {lineno}", expected="one JSON object of ordinary depth"
         ) from None
+    if overflowed:  # a number beyond float range (1e999), which Python reads as inf: refused like NaN, naming the key
+        key = next((k for k, v in rec.items() if _find_non_finite(v) is not None), None) if isinstance(rec, dict) else None
+        raise InputError(p, f"non-finite number {overflowed[0]}", where=f"line {lineno}", field=key, expected="finite numbers")
     if not isinstance(rec, dict):
         raise InputError(p, f"record is a {type(rec).__name__}", where=f"line {lineno}", expected="a JSON object")
     if b"\\u" in raw and (bad := find_lone_surrogate(rec)) is not None:  # only a \\uXXXX escape can make one

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -188,11 +189,33 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Characters that render as nothing (or as a mark on the previous letter) and so can sit inside a
+# word without changing how it reads: zero-width spaces and joiners, bidi controls, the BOM, soft
+# hyphens, variation selectors, tag characters, the combining grapheme joiner, Hangul fillers. Every
+# other format character (Unicode category Cf) is removed too (:func:`normalise_for_flags`).
+_INVISIBLE = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0" + "".join(map(chr, range(0xFE00, 0xFE10)))
+)
+
+
+def normalise_for_flags(text: str) -> str:
+    """``text`` as the injection patterns see it: NFKC (full-width and mathematical letters, odd
+    spaces become their plain forms) with invisible characters removed, so ``s\u200bc\u200bore``
+    and ``ｓｃｏｒｅ`` read ``score``."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(c for c in text if c not in _INVISIBLE and unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", text)
+
+
 def injection_flags(text: Any) -> list[str]:
-    """Names of the injection patterns ``text`` matches (empty: nothing suspicious)."""
+    """Names of the injection patterns ``text`` matches (empty: nothing suspicious), on its
+    normalised form (:func:`normalise_for_flags`)."""
     if not isinstance(text, str) or not text:
         return []
-    return [name for name, pat in INJECTION_PATTERNS if pat.search(text)]
+    norm = normalise_for_flags(text)
+    return [name for name, pat in INJECTION_PATTERNS if pat.search(norm)]
 
 
 def build_messages(kind: str, payload: dict[str, Any]) -> list[dict[str, str]]:

@@ -86,34 +86,47 @@ def check_scene_arrays(path: Path, data: dict, scene_id: str) -> Scene:
     return scene
 
 
-def _check(path: Path, data: dict, scene_id: str) -> Scene | ScoringScene:
-    """:func:`check_scene_arrays`; coordinates and colours given as :class:`ArrayHeader` (not read)
-    are checked by shape and dtype only and give a :class:`ScoringScene`."""
+def _check_shapes(path: Path, data: dict) -> int:
+    """The point count, after the key, shape and dtype checks of every array: from ``.npz``
+    headers alone (:class:`ArrayHeader`) too, so a member declaring the wrong shape is refused
+    before its data is inflated."""
     coords = _array(path, data, COORDS_KEY)
     if coords.ndim != 2 or coords.shape[1] != 3:
         raise InputError(path, f"shape {coords.shape}", field=COORDS_KEY, expected="(N, 3)")
-    n = coords.shape[0]
+    n = int(coords.shape[0])
     if n == 0:
         raise InputError(path, "scene has no points", field=COORDS_KEY, expected="N > 0")
     if coords.dtype.kind not in "fiu":
         raise InputError(path, f"dtype {coords.dtype}", field=COORDS_KEY, expected="numbers (float32)")
+    colors = _array(path, data, COLORS_KEY)
+    if colors.shape != (n, 3):
+        raise InputError(path, f"shape {colors.shape}", field=COLORS_KEY, expected=f"({n}, 3) like {COORDS_KEY}")
+    if colors.dtype.kind not in "fiu":
+        raise InputError(path, f"dtype {colors.dtype}", field=COLORS_KEY, expected="numbers in [0, 1] or [0, 255]")
+    inst = _array(path, data, INSTANCE_KEY)
+    if inst.shape != (n,):
+        raise InputError(path, f"shape {inst.shape}", field=INSTANCE_KEY, expected=f"({n},) like {COORDS_KEY}")
+    if data.get(SUPERPOINTS_KEY) is not None:
+        sp = _array(path, data, SUPERPOINTS_KEY)
+        if sp.shape != (n,) or sp.dtype.kind not in "iu":
+            raise InputError(path, f"shape {sp.shape} dtype {sp.dtype}", field=SUPERPOINTS_KEY, expected=f"({n},) integers")
+    return n
+
+
+def _check(path: Path, data: dict, scene_id: str) -> Scene | ScoringScene:
+    """:func:`check_scene_arrays`; coordinates and colours given as :class:`ArrayHeader` (not read)
+    are checked by shape and dtype only and give a :class:`ScoringScene`."""
+    n = _check_shapes(path, data)
+    coords, colors, inst = data[COORDS_KEY], data[COLORS_KEY], data[INSTANCE_KEY]
     lazy = isinstance(coords, ArrayHeader)
     if not lazy:
         coords = coords.astype(np.float32, copy=False)
     if not lazy and not np.isfinite(coords).all():
         bad = int(np.flatnonzero(~np.isfinite(coords).all(axis=1))[0])
         raise InputError(path, f"non-finite coordinate at point {bad}", field=COORDS_KEY, expected="finite numbers")
-    colors = _array(path, data, COLORS_KEY)
-    if colors.shape != (n, 3):
-        raise InputError(path, f"shape {colors.shape}", field=COLORS_KEY, expected=f"({n}, 3) like {COORDS_KEY}")
-    if colors.dtype.kind not in "fiu":
-        raise InputError(path, f"dtype {colors.dtype}", field=COLORS_KEY, expected="numbers in [0, 1] or [0, 255]")
     lazy = lazy or isinstance(colors, ArrayHeader)
     if not lazy:
         colors, color_range = normalise_colors(path, colors)
-    inst = _array(path, data, INSTANCE_KEY)
-    if inst.shape != (n,):
-        raise InputError(path, f"shape {inst.shape}", field=INSTANCE_KEY, expected=f"({n},) like {COORDS_KEY}")
     assert isinstance(inst, np.ndarray), "instance ids are always read"
     if inst.dtype.kind == "f":
         # Some pipelines store ids as floats; accept them only when they are whole numbers.
@@ -123,10 +136,6 @@ def _check(path: Path, data: dict, scene_id: str) -> Scene | ScoringScene:
         raise InputError(path, f"dtype {inst.dtype}", field=INSTANCE_KEY, expected="integers, -100 or -1 for unannotated")
     inst = inst.astype(np.int64, copy=False)
     sp = data.get(SUPERPOINTS_KEY)
-    if sp is not None:
-        sp = _array(path, data, SUPERPOINTS_KEY)
-        if sp.shape != (n,) or sp.dtype.kind not in "iu":
-            raise InputError(path, f"shape {sp.shape} dtype {sp.dtype}", field=SUPERPOINTS_KEY, expected=f"({n},) integers")
     if lazy:
         return ScoringScene(scene_id, path, int(n), inst)
     return Scene(scene_id, path, coords, colors, inst, sp, color_range)
@@ -145,7 +154,7 @@ class ScoringScene:
 
     @cached_property
     def full(self) -> Scene:
-        return check_scene_arrays(self.path, load_arrays(self.path), self.scene_id)
+        return check_scene_arrays(self.path, _load(self.path), self.scene_id)
 
     @property
     def coords(self) -> np.ndarray:
@@ -182,7 +191,18 @@ def normalise_colors(path: Path, colors: np.ndarray) -> tuple[np.ndarray, str]:
 def load_scene(scenes_dir: str | Path, scene_id: str) -> Scene:
     """Load and validate ``<scenes_dir>/<scene_id>.pth|.npz``."""
     p = scene_path(scenes_dir, scene_id)
-    return check_scene_arrays(p, load_arrays(p), scene_id)
+    return check_scene_arrays(p, _load(p), scene_id)
+
+
+def _load(p: Path, only: tuple[str, ...] | None = None) -> dict:
+    """The arrays of a scene file; for a ``.npz``, shapes are checked from the headers first."""
+    if p.suffix.lower() != ".npz":
+        return load_arrays(p)
+
+    def check(headers: dict) -> None:
+        _check_shapes(p, headers)
+
+    return load_npz(p, only=only, check_headers=check)
 
 
 def load_scene_for_scoring(scenes_dir: str | Path, scene_id: str) -> Scene | ScoringScene:
@@ -191,4 +211,4 @@ def load_scene_for_scoring(scenes_dir: str | Path, scene_id: str) -> Scene | Sco
     p = scene_path(scenes_dir, scene_id)
     if p.suffix.lower() != ".npz":
         return check_scene_arrays(p, load_arrays(p), scene_id)
-    return _check(p, load_npz(p, only=(INSTANCE_KEY,)), scene_id)
+    return _check(p, _load(p, only=(INSTANCE_KEY,)), scene_id)
