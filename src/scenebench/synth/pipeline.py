@@ -4,8 +4,11 @@ Work is per house and embarrassingly parallel. A worker builds house ``i`` from
 ``default_rng([seed, i, stage])`` streams only, writes every file of that house into a staging
 folder ``OUT/.houses/.tmp-*``, and renames it to ``OUT/.houses/<house_id>/`` when complete: a
 killed run leaves no half-written house, and a rerun skips houses already there. The parent
-process then links each house's files into the final layout and, at the end, writes the
-aggregated files (task JSONs, annotation lists, 3RScan index) and ``manifest.json``. Nothing
+process links each house's files into a staging folder ``OUT/.staging-*`` laid out like the
+output, writes the aggregated files (task JSONs, annotation lists, 3RScan index) and the manifest
+there, and then renames each benchmark folder into place and ``manifest.json`` last (:func:`commit`):
+a killed run never leaves a benchmark folder with tasks missing under a manifest, and readers refuse
+a generated folder without one (``scenebench.io.generated``). Nothing
 depends on the number of workers or the backend (local processes or Ray), so the output is the
 same byte for byte.
 """
@@ -29,10 +32,10 @@ import numpy as np
 
 from scenebench.errors import InputError, RunMismatchError
 from scenebench.io.files import atomic_write_json, sha256_file, to_plain
+from scenebench.io.generated import HOUSES_DIR, MANIFEST, SETTINGS
+from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
-HOUSES_DIR = ".houses"
-MANIFEST = "manifest.json"
 GENERATOR_VERSION = "4"  # bump when the same seed and settings would produce different data
 
 
@@ -236,7 +239,7 @@ def _versions() -> dict[str, str]:
 
 
 def _check_settings(out: Path, s: GenerateSettings, overwrite: bool) -> None:
-    marker = out / HOUSES_DIR / "settings.json"
+    marker = out / HOUSES_DIR / SETTINGS
     want = {"settings": s.fingerprint_fields(), "generator": GENERATOR_VERSION}
     if marker.exists():
         have = json.loads(marker.read_text())
@@ -249,35 +252,106 @@ def _check_settings(out: Path, s: GenerateSettings, overwrite: bool) -> None:
                     f"{out} holds houses generated with different settings ({', '.join(diff) or 'generator version'}); "
                     "use another --out or pass --overwrite to start afresh"
                 )
-            shutil.rmtree(out)
+            remove_owned(out, ownership(out), what="scenebench generate", hint=OVERWRITE_HINT)
     elif out.exists() and any(out.iterdir()) and not overwrite:
         raise RunMismatchError(f"{out} is not empty and holds no scenebench generation run; choose an empty or new --out")
     elif out.exists() and overwrite:
-        shutil.rmtree(out)
-    atomic_write_json(marker, want)
+        remove_owned(out, Ownership(), what="scenebench generate", hint=OVERWRITE_HINT)  # no run here: only an empty folder goes
+    if not marker.exists():
+        atomic_write_json(marker, want)
+    else:  # a resume: the benchmark folders are swapped whole at the end, so nothing foreign may sit inside them
+        foreign = [e for e in foreign_entries(out, ownership(out)) if "/" in e.rstrip("/") and not e.startswith("preview/")]
+        if foreign:
+            raise InputError(
+                out,
+                f"holds {len(foreign)} entr{'y' if len(foreign) == 1 else 'ies'} scenebench generate did not write inside its "
+                f"benchmark folders ({', '.join(foreign[:5])}{' and more' if len(foreign) > 5 else ''}); generate replaces "
+                "those folders whole",
+                expected="move them out of the output folder, then rerun",
+            )
+
+
+OVERWRITE_HINT = "move what is not generated data out of the folder, or choose another --out"
+STAGING = ".staging-"  # OUT/.staging-<id>/: the next benchmark folders and manifest, built before they replace the old ones
+SWAP = ".swap-"  # OUT/.swap-<id>/: old benchmark folders moved aside during the swap
+LEDGER = "published.json"  # OUT/.houses/published.json: every path generate ever put in OUT (files and folders)
+
+
+def ownership(out: Path) -> Ownership:
+    """What ``generate`` can prove it wrote in ``out``: its working folders (``.houses``, staging and swap
+    folders), every path of the ledger, the manifest and what it lists (aggregated files and the
+    houses' published files), and preview pictures of its houses."""
+    trees = [HOUSES_DIR] + [p.name for p in out.glob(f"{STAGING}*")] + [p.name for p in out.glob(f"{SWAP}*")]
+    files: set[str] = set()
+    dirs: set[str] = set()
+    ledger = out / HOUSES_DIR / LEDGER
+    if ledger.is_file():
+        doc = json.loads(ledger.read_text())
+        files.update(doc.get("files", []))
+        dirs.update(doc.get("dirs", []))
+    house_ids = (
+        {p.name for p in (out / HOUSES_DIR).iterdir() if p.is_dir() and not p.name.startswith(".")}
+        if (out / HOUSES_DIR).is_dir()
+        else set()
+    )
+    mpath = out / MANIFEST
+    if mpath.is_file():
+        files.add(MANIFEST)
+        m = json.loads(mpath.read_text())
+        files.update(m.get("aggregated", {}))
+        house_ids.update(h["house_id"] for h in m.get("per_house", []))
+    for hid in house_ids:
+        hj = out / HOUSES_DIR / hid / "house.json"
+        if hj.is_file():
+            files.update(json.loads(hj.read_text()).get("files", {}))
+        files.update({f"preview/{hid}_top.png", f"preview/{hid}_cloud.png"})
+    return Ownership(files, dirs, trees)
 
 
 def _link(src: Path, dst: Path) -> None:
-    """Hard-link ``src`` at ``dst`` (atomic replace; copies when links are not possible)."""
+    """Hard-link ``src`` at ``dst`` in a staging folder (copies when links are not possible)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists():
-        try:
-            if os.path.samefile(src, dst):
-                return
-        except OSError:
-            pass
-    tmp = dst.with_name(f".{dst.name}.{uuid.uuid4().hex[:6]}.tmp")
     try:
-        os.link(src, tmp)
+        os.link(src, dst)
     except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
+        shutil.copyfile(src, dst)
 
 
-def publish(out: Path, summary: dict[str, Any]) -> None:
+def publish(stage: Path, out: Path, summary: dict[str, Any]) -> None:
+    """Link one house's files into the staging folder ``stage`` (the same inodes as in ``OUT/.houses``)."""
     house_dir = out / HOUSES_DIR / summary["house_id"]
     for rel in summary["files"]:
-        _link(house_dir / rel, out / rel)
+        _link(house_dir / rel, stage / rel)
+
+
+def commit(out: Path, stage: Path) -> None:
+    """Put the staged benchmark folders in place, each by one rename, then the manifest last.
+
+    The ledger first records every path about to appear (``--overwrite`` may then delete them), the old
+    manifest goes next (from here until the new one lands, readers refuse the folders as unfinished),
+    then each old folder is moved aside and the new one renamed in. A kill at any point leaves either
+    the old complete output, or folders without a manifest that the next run rebuilds.
+    """
+    ledger_path = out / HOUSES_DIR / LEDGER
+    old = json.loads(ledger_path.read_text()) if ledger_path.is_file() else {}
+    files, dirs = set(old.get("files", [])), set(old.get("dirs", []))
+    for p in stage.rglob("*"):
+        rel = p.relative_to(stage).as_posix()
+        (dirs if p.is_dir() else files).add(rel)
+    atomic_write_json(ledger_path, {"files": sorted(files), "dirs": sorted(dirs)}, indent=None)
+    (out / MANIFEST).unlink(missing_ok=True)
+    swap = out / f"{SWAP}{uuid.uuid4().hex[:8]}"
+    for entry in sorted(stage.iterdir()):
+        if entry.name == MANIFEST:
+            continue
+        dst = out / entry.name
+        if dst.exists():
+            swap.mkdir(exist_ok=True)
+            os.replace(dst, swap / entry.name)
+        os.replace(entry, dst)
+    os.replace(stage / MANIFEST, out / MANIFEST)
+    shutil.rmtree(swap, ignore_errors=True)
+    stage.rmdir()
 
 
 def _run_local(out: Path, todo: list[int], s: GenerateSettings, workers: int, done: Callable[[dict], None]) -> None:
@@ -344,12 +418,11 @@ def run(
         raise InputError(None, f"unknown backend {backend!r}", expected="local or ray")
     _check_settings(out, s, overwrite)
     root = out / HOUSES_DIR
-    for stale in root.glob(".tmp-*"):  # left by a killed run: never committed, so never used
+    # left by a killed run: never committed, so never used (the benchmark folders are rebuilt from .houses)
+    for stale in [*root.glob(".tmp-*"), *out.glob(f"{STAGING}*"), *out.glob(f"{SWAP}*")]:
         shutil.rmtree(stale, ignore_errors=True)
-    if out.exists():  # half-written ".<name>.*.tmp" of atomic writes and links killed before their rename
-        for stale in out.rglob(".*.tmp"):
-            if stale.is_file():
-                stale.unlink(missing_ok=True)
+    for stale in root.glob(".*.tmp"):  # half-written ".<name>.*.tmp" of atomic writes killed before their rename
+        stale.unlink(missing_ok=True)
     summaries: dict[int, dict] = {}
     todo = []
     for i in range(s.houses):
@@ -358,12 +431,14 @@ def run(
             summaries[i] = json.loads(hj.read_text())
         else:
             todo.append(i)
+    stage = out / f"{STAGING}{uuid.uuid4().hex[:8]}"
+    stage.mkdir()
     for sm in summaries.values():
-        publish(out, sm)
+        publish(stage, out, sm)
     with progress_bar(len(todo), "houses", enabled=progress, unit="houses") as advance:
 
         def done(sm: dict) -> None:
-            publish(out, sm)
+            publish(stage, out, sm)
             summaries[sm["index"]] = sm
             advance(1)
 
@@ -372,7 +447,8 @@ def run(
                 _run_ray(out, todo, s, workers, address, done)
             else:
                 _run_local(out, todo, s, workers, done)
-    manifest = finalize(out, s, [summaries[i] for i in range(s.houses)])
+    manifest = finalize(stage, s, [summaries[i] for i in range(s.houses)])
+    commit(out, stage)
     for i in range(min(s.preview, s.houses)):
         write_preview(out, s, summaries[i])
     return manifest
@@ -478,4 +554,4 @@ def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path
     return written
 
 
-__all__ = ["GenerateSettings", "FORMATS", "generate_house", "run", "finalize", "npz_bytes", "write_preview"]
+__all__ = ["GenerateSettings", "FORMATS", "generate_house", "run", "finalize", "commit", "ownership", "npz_bytes", "write_preview"]

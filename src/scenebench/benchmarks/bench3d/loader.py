@@ -26,6 +26,7 @@ from scenebench.benchmarks.bench3d.records import Record, validate_records
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint, read_json
+from scenebench.io.generated import require_finished
 
 
 @dataclass
@@ -169,6 +170,7 @@ def load_bench(
     root = Path(root)
     if not root.is_dir():
         raise InputError(root, "benchmark folder does not exist" if not root.exists() else "is not a folder")
+    require_finished(root)
     wanted = tasks or list(TASKS)
     records: dict[str, list[Record]] = {}
     files: dict[str, Path] = {}

@@ -37,6 +37,7 @@ import numpy as np
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.geometry.poses import invert, is_rotation, matrix_from_column_major, rotation_defect, symmetry_order
 from scenebench.io.files import check_path_id, is_finite_number, path_id_problem, read_json
+from scenebench.io.generated import require_finished
 
 from .writer import INDEX_NAME, OBJECTS_NAME
 
@@ -265,6 +266,7 @@ class RioIndex:
         self.root = Path(root)
         if not self.root.is_dir():
             raise InputError(self.root, "3RScan root folder does not exist")
+        require_finished(self.root)
         self.index_path = Path(index_path) if index_path else self.root / INDEX_NAME
         self.objects_path = Path(objects_path) if objects_path else self.root / OBJECTS_NAME
         self.symmetry_codes = dict(symmetry_codes or {})

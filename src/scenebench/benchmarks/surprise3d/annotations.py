@@ -32,6 +32,7 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.io.files import read_json
+from scenebench.io.generated import require_finished
 
 # Scene ids become file names (SCENES_DIR/<scene_id>.pth): no separators, no leading dot, and short
 # enough for any filesystem's 255-byte name limit.
@@ -190,6 +191,7 @@ def parse_record(path: Path, index: int, rec: Any) -> tuple[str, tuple[int, ...]
 def load_annotations(path: str | Path) -> Annotations:
     """Read and validate the annotation list; every record becomes a :class:`Sample`."""
     p = Path(path)
+    require_finished(p)
     data = read_json(p, what="annotation file")
     if not isinstance(data, list):
         raise InputError(p, f"top level is a {type(data).__name__}", expected="a JSON list of annotation records")
