@@ -36,8 +36,8 @@ def entry_points(**selection: Any) -> Any:
 
 # name -> where its declaration lives (``benchmarks/<name>/spec.py``). Adding a benchmark = one line here + its package.
 BUILTIN: dict[str, str] = {
-    "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
     "3dbench": "scenebench.benchmarks.bench3d.spec:SPEC",
+    "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
     "rio": "scenebench.benchmarks.rio.spec:SPEC",
 }
 

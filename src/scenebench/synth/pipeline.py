@@ -260,7 +260,12 @@ def _check_settings(out: Path, s: GenerateSettings, overwrite: bool) -> None:
     if not marker.exists():
         atomic_write_json(marker, want)
     else:  # a resume: the benchmark folders are swapped whole at the end, so nothing foreign may sit inside them
-        foreign = [e for e in foreign_entries(out, ownership(out)) if "/" in e.rstrip("/") and not e.startswith("preview/")]
+        # ".<name>.*.tmp": an atomic write of ours killed before its rename (swept on resume), not the user's
+        foreign = [
+            e
+            for e in foreign_entries(out, ownership(out))
+            if "/" in e.rstrip("/") and not e.startswith("preview/") and not (Path(e).name.startswith(".") and e.endswith(".tmp"))
+        ]
         if foreign:
             raise InputError(
                 out,
