@@ -5,7 +5,10 @@ Each request to ``/v1/chat/completions`` takes the next action from ``script`` (
 ``garbage`` (HTTP 200 with a body that is not JSON), ``nochoices`` (JSON without choices),
 ``hang`` (sleep ``hang_seconds`` before answering), ``reset`` (close the socket without a reply),
 ``reject_rf`` (400 when the request has ``response_format``, else ok), ``die`` (stop listening for
-good: this and every later connection fails).
+good: this and every later connection fails), ``trickle`` (an ``ok`` reply whose body is sent one byte
+every ``trickle_seconds``), ``trickle_head`` (the same for the status line and headers too), ``pad`` (an
+``ok`` reply whose content is followed by ``pad_bytes`` spaces), ``bigdeclared`` (headers declaring a
+``pad_bytes`` body, then nothing).
 
 An ``ok`` reply is a deterministic function of the request: a score request gets
 ``score = len(answer) % 11`` (as JSON when ``response_format`` is set, else as plain text ``"Score: N"``).
@@ -49,11 +52,22 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, script: list[str] | None = None, default: str = "ok", hang_seconds: float = 2.0, port: int = 0, reply=None) -> None:
+    def __init__(
+        self,
+        script: list[str] | None = None,
+        default: str = "ok",
+        hang_seconds: float = 2.0,
+        port: int = 0,
+        reply=None,
+        trickle_seconds: float = 0.3,
+        pad_bytes: int = 0,
+    ) -> None:
         self.reply = reply or reply_for  # content of an ``ok`` completion, from the request body
         self.script = list(script or [])
         self.default = default
         self.hang_seconds = hang_seconds
+        self.trickle_seconds = trickle_seconds
+        self.pad_bytes = pad_bytes
         self.requests = 0  # chat requests received (each one a judge call attempt)
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
@@ -97,14 +111,28 @@ class FakeOpenAI:
         h.end_headers()
         h.wfile.write(payload)
 
+    def _trickle(self, h, payload: bytes, *, head: bool) -> None:
+        head_bytes = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode()
+        data = head_bytes + payload
+        start = 0 if head else len(head_bytes)
+        try:
+            h.wfile.write(data[:start])
+            h.wfile.flush()
+            for i in range(start, len(data)):
+                h.wfile.write(data[i : i + 1])
+                h.wfile.flush()
+                time.sleep(self.trickle_seconds)
+        except OSError:  # the client gave up: what the deadline is for
+            h.close_connection = True
+
     def _act(self, h, action: str, body: dict) -> None:
         if action == "hang":
             time.sleep(self.hang_seconds)
             action = "ok"
         if action == "reject_rf":
             action = "400" if "response_format" in body else "ok"
-        if action == "ok":
-            content = self.reply(body)
+        if action in ("ok", "trickle", "trickle_head", "pad"):
+            content = self.reply(body) + (" " * self.pad_bytes if action == "pad" else "")
             out = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
@@ -113,7 +141,17 @@ class FakeOpenAI:
                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
             }
-            self._send(h, 200, json.dumps(out).encode())
+            if action.startswith("trickle"):
+                self._trickle(h, json.dumps(out).encode(), head=action == "trickle_head")
+            else:
+                self._send(h, 200, json.dumps(out).encode())
+        elif action == "bigdeclared":
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(self.pad_bytes))
+            h.end_headers()
+            h.wfile.flush()
+            time.sleep(self.hang_seconds)
         elif action.isdigit():
             self._send(h, int(action), json.dumps({"error": {"message": f"scripted {action}", "type": "x"}}).encode())
         elif action == "garbage":

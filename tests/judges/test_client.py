@@ -44,6 +44,19 @@ def judge(server, cache_path, **kw) -> OpenAICompatibleJudge:
     return OpenAICompatibleJudge("fake-judge-2024", base_url=server.base_url, api_key="sk-test-SECRET", cache_path=cache_path, **kw)
 
 
+def restarted(fake_openai, srv, **kw):
+    """A healthy server on the port of ``srv`` (stopped first): the same endpoint, so the same cache keys."""
+    srv.close()
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            return fake_openai(port=srv.port, **kw)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def test_protocol_and_order_preserved(fake_openai, cache_path):
     srv = fake_openai()
     with judge(srv, cache_path) as j:
@@ -140,8 +153,8 @@ def test_server_stays_down_stops_and_keeps_everything_judged(fake_openai, cache_
             j.judge_many(reqs)
     assert ei.value.done == 4 and ei.value.pending == len(ANSWERS) - 4
     assert "rerun to resume" in str(ei.value)
-    # Resume against a healthy server: only the unjudged items are asked.
-    srv2 = fake_openai()
+    # Resume against the healthy server restarted at its address: only the unjudged items are asked.
+    srv2 = restarted(fake_openai, srv)
     with judge(srv2, cache_path) as j:
         out = j.judge_many(reqs)
         assert srv2.requests == len(ANSWERS) - 4
@@ -156,7 +169,7 @@ def test_server_dies_mid_run_then_resume_asks_nothing_already_judged(fake_openai
         with pytest.raises(JudgeUnavailable) as ei:
             j.judge_many(reqs)
     assert ei.value.done == 5
-    srv2 = fake_openai()
+    srv2 = restarted(fake_openai, srv)
     with judge(srv2, cache_path) as j:
         out = j.judge_many(reqs)
     assert srv2.requests == len(ANSWERS) - 5
@@ -281,7 +294,7 @@ def test_killed_judging_process_resumes_without_reasking(fake_openai, cache_path
     finally:
         if child.poll() is None:
             child.kill()
-    srv2 = fake_openai()
+    srv2 = restarted(fake_openai, srv)
     with judge(srv2, cache_path) as j:
         out = j.judge_many([score(a) for a in ANSWERS])
         assert j.usage()["cache_hits"] == 3

@@ -120,7 +120,12 @@ def test_real_replies_parse_and_rescore_is_free(local_llm_server, tmp_path):
     assert out[2].value in (0, 1)
     assert out[4].settled_by_rule and out[4].value == 10.0
     with OpenAICompatibleJudge(
-        local_llm_server.model, base_url=local_llm_server.base_url, api_key="EMPTY", model_id=local_llm_server.model_id, cache_path=cache
+        local_llm_server.model,
+        base_url=local_llm_server.base_url,
+        api_key="EMPTY",
+        model_id=local_llm_server.model_id,
+        cache_path=cache,
+        endpoint="local",
     ) as j2:
         again = j2.judge_many(reqs)
         assert j2.usage()["calls"] == 0 and j2.usage()["cache_hits"] == 4
@@ -181,6 +186,7 @@ def test_killed_server_stops_run_and_restart_resumes(tmp_path, local_llm_server)
             base_url=server.base_url,
             api_key="EMPTY",
             model_id=server.model_id,
+            endpoint="local",  # as build_judge("local") does: the id pins the weights, the port changes
             cache_path=cache,
             max_retries=2,
             backoff_base=0.05,
@@ -198,7 +204,12 @@ def test_killed_server_stops_run_and_restart_resumes(tmp_path, local_llm_server)
     # Another server of the same model (the session one, on another port): same model id, same cache.
     assert local_llm_server.model_id == server.model_id
     with OpenAICompatibleJudge(
-        local_llm_server.model, base_url=local_llm_server.base_url, api_key="EMPTY", model_id=local_llm_server.model_id, cache_path=cache
+        local_llm_server.model,
+        base_url=local_llm_server.base_url,
+        api_key="EMPTY",
+        model_id=local_llm_server.model_id,
+        cache_path=cache,
+        endpoint="local",
     ) as j2:
         out = j2.judge_many(reqs)
         assert j2.usage()["calls"] == 2 and j2.usage()["cache_hits"] == 2

@@ -349,10 +349,12 @@ def test_transient_server_errors_are_retried_and_a_dead_server_stops_the_run(s3d
         assert srv.requests == 4 + 3 and out.results.counts.n_scored == 1
     finally:
         srv.close()
-    # a server that stays down: the run stops with the client's error, nothing is stored for that scene
+    # a server that stays down: the run stops with one line naming the fault (issue 29 item 9), nothing is stored for that scene
+    from scenebench.models.builtin.openai_server import ModelUnavailable
+
     srv = VisionServer(default="503")
     try:
-        with pytest.raises(openai.InternalServerError):
+        with pytest.raises(ModelUnavailable, match=r"unavailable: HTTP 503 .*after 2 attempts; rerun the same command to resume") as ei:
             run_benchmark(
                 make_source("surprise3d", data=str(s3d)),
                 MODEL,
@@ -360,6 +362,7 @@ def test_transient_server_errors_are_retried_and_a_dead_server_stops_the_run(s3d
                 model_options={"base_url": srv.base_url, "cache_dir": str(tmp_path / "c"), "max_retries": 1, "timeout": 5},
                 progress=False,
             )
+        assert isinstance(ei.value.__cause__, openai.InternalServerError)
         assert srv.requests >= 2
         from scenebench.runtime.rundir import RunDir
 

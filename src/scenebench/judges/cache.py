@@ -1,9 +1,14 @@
 """Persistent judge cache: one SQLite file shared by every run (WAL, synchronous=FULL).
 
-A verdict is stored the moment its reply arrives, keyed by ``sha256(model id, prompt version, kind,
-exact inputs, generation settings)``, so a killed run loses at most the replies in flight and a
-re-score of the same items makes no call at all. Only judge replies are stored (the reply text, the
-parsed verdict and token counts) — never the API key, the base URL or request headers.
+A verdict is stored the moment its reply arrives, keyed by ``sha256(key version, endpoint, model id,
+prompt version, kind, exact inputs, generation settings)``, so a killed run loses at most the replies
+in flight and a re-score of the same items makes no call at all. Only judge replies are stored (the
+reply text, the parsed verdict and token counts) — never the API key, the base URL or request headers
+(the endpoint is only hashed into the key).
+
+The endpoint is in the key because a model name says little about the model: two ``judge serve``
+servers (or two vLLM hosts) can serve different weights under the same name. Keys of version 1
+(before the endpoint was part of them) are never looked up again: those entries simply miss.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 from scenebench.judges.api import JudgeVerdict
 
 ENV_CACHE = "SCENEBENCH_JUDGE_CACHE"
+KEY_VERSION = 2
 
 
 def default_cache_path() -> Path:
@@ -31,10 +37,41 @@ def default_cache_path() -> Path:
     return root / "scenebench" / "judge.sqlite"
 
 
-def cache_key(model_id: str, prompt_version: str, kind: str, payload: dict[str, Any], settings: dict[str, Any]) -> str:
-    """Canonical JSON (sorted keys, exact strings) of everything that decides the reply, hashed."""
+def endpoint_id(base_url: str | None) -> str:
+    """The server a reply came from, as a key part: scheme, host, port and path, lower-cased where
+    case does not matter; credentials, query and a trailing slash are dropped (a rotated password or
+    ``/v1/`` vs ``/v1`` is the same server)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit((base_url or "https://api.openai.com/v1").strip())
+    scheme = (parts.scheme or "https").lower()
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    default = {"http": 80, "https": 443}.get(scheme)
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
+def cache_key(
+    model_id: str, prompt_version: str, kind: str, payload: dict[str, Any], settings: dict[str, Any], *, endpoint: str = ""
+) -> str:
+    """Canonical JSON (sorted keys, exact strings) of everything that decides the reply, hashed.
+
+    ``endpoint``: :func:`endpoint_id` of the server, or a fixed name when ``model_id`` alone pins the
+    weights (``local``: the id holds the GGUF file's hash and the port changes every start)."""
     blob = json.dumps(
-        {"model": model_id, "prompt": prompt_version, "kind": kind, "payload": payload, "settings": settings},
+        {
+            "v": KEY_VERSION,
+            "endpoint": endpoint,
+            "model": model_id,
+            "prompt": prompt_version,
+            "kind": kind,
+            "payload": payload,
+            "settings": settings,
+        },
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),

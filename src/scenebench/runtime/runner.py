@@ -40,7 +40,9 @@ PREDICTION_KIND = "prediction"
 NOT_IDENTITY = (
     "base_url",
     "cache_dir",
-)  # model options recorded in run.json but not part of the run's fingerprint: where a server or an image cache lives changes no prediction
+    "max_reply_bytes",
+)  # model options recorded in run.json but not part of the run's fingerprint: where a server or an image cache lives changes no
+# prediction, and a run stopped by a refused reply must resume under a larger cap
 STATE_KIND = "run-state"  # bookkeeping records in the same store (e.g. what the stored scores were computed from)
 UNIT_TIME_KIND = "unit-time"  # seconds a work unit took (scene load + predict), keyed by scene and first sample
 OK_STATUS = "ok"

@@ -16,7 +16,9 @@ reads a numbered list of the scene's objects with their axis-aligned boxes (the 
 
 Requests use temperature 0 and the run's seed; the key comes from env ``OPENAI_API_KEY`` (``EMPTY``
 when unset, as local servers accept) and is never stored. ``base_url`` defaults to env
-``OPENAI_BASE_URL``. Requests of one scene run concurrently (``concurrency``).
+``OPENAI_BASE_URL``. Requests of one scene run concurrently (``concurrency``). ``timeout`` is the
+total deadline of one HTTP request, replies over ``max_reply_bytes`` (1 MiB) are refused, and a
+server fault stops the run with one line (exit 2) that a rerun resumes (:mod:`.openai_server`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ import numpy as np
 from scenebench.errors import ScenebenchError
 from scenebench.extras import require
 from scenebench.models.base import ModelSample, SceneBatch, SceneObject
+from scenebench.models.builtin.openai_server import RESUME, ModelUnavailable, chat, error_message, make_client
 from scenebench.models.predictions import LETTERS, MaskPrediction, Prediction, TextPrediction
+from scenebench.redact import redact_url
 
 PROMPT_VERSION = "sg-text-1"
 SYSTEM = (
@@ -109,8 +113,10 @@ class OpenAIChatModel:
         max_retries: int = 3,
         max_objects: int = 80,
         concurrency: int = 4,
+        max_reply_bytes: int | None = None,
     ) -> None:
         self.model = model
+        self.max_reply_bytes = max_reply_bytes
         self.name = f"openai:{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not self.base_url:
@@ -133,27 +139,38 @@ class OpenAIChatModel:
 
     def client(self) -> Any:
         if self._client is None:
-            openai = require("openai", "judge", "the openai: model adapter")
-            self._client = openai.OpenAI(
-                base_url=self.base_url,
-                api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
+            self._client = make_client(
+                "the openai: model adapter",
+                self.base_url,
                 timeout=self.timeout,
                 max_retries=self.max_retries,
+                max_reply_bytes=self.max_reply_bytes,
             )
         return self._client
 
     def ask(self, prompt: str) -> str:
-        r = self.client().chat.completions.create(
-            model=self.model,
-            messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-            temperature=self.temperature,
-            seed=self.seed,
-            max_tokens=self.max_tokens,
+        openai = require("openai", "judge", "the openai: model adapter")
+        client = self.client()
+        r = chat(
+            self.name,
+            self.base_url,
+            self.timeout,
+            self.max_retries,
+            lambda: client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
+                temperature=self.temperature,
+                seed=self.seed,
+                max_tokens=self.max_tokens,
+            ),
+            passthrough=(openai.BadRequestError,),  # a context overflow: answer() shortens the list
         )
         self.usage["calls"] += 1
         if r.usage is not None:
             self.usage["prompt_tokens"] += int(r.usage.prompt_tokens or 0)
             self.usage["completion_tokens"] += int(r.usage.completion_tokens or 0)
+        if not r.choices:
+            return ""
         return (r.choices[0].message.content or "").strip()
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
@@ -189,7 +206,10 @@ class OpenAIChatModel:
                 return self.ask(build_prompt(s, describe_scene(objects, points, up, n))), n
             except openai.BadRequestError as exc:
                 if not _context_overflow(exc) or n == 0:
-                    raise
+                    raise ModelUnavailable(
+                        f"model {self.name} at {redact_url(self.base_url or '')} refused the request of sample {s.sample_id}: "
+                        f"HTTP 400 ({error_message(exc)}); {RESUME}"
+                    ) from exc
                 n //= 2
                 self.usage["shortened"] = self.usage.get("shortened", 0) + 1
 

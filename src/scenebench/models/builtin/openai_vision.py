@@ -22,7 +22,9 @@ reads the scene's annotation (``objects``, instance ids): only ``points``, ``col
 
 Requests go through the ``openai`` client like ``openai:MODEL`` (:mod:`.openai_chat`): temperature 0,
 the run's seed, the client's retries with backoff (``max_retries``) on timeouts, connection errors,
-429 and 5xx, and at most ``concurrency`` requests of a scene at once. The key comes from env
+429 and 5xx, and at most ``concurrency`` requests of a scene at once. ``timeout`` is the total deadline
+of one HTTP request, replies over ``max_reply_bytes`` (1 MiB) are refused, and a server fault stops
+the run with one line (exit 2) that a rerun resumes (:mod:`.openai_server`). The key comes from env
 ``OPENAI_API_KEY`` (``EMPTY`` when unset) and is handed to the client only: it is never in the
 settings, the run folder or the image cache.
 
@@ -41,8 +43,8 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import ScenebenchError
-from scenebench.extras import require
 from scenebench.models.base import ModelSample, SceneBatch
+from scenebench.models.builtin.openai_server import chat, make_client
 from scenebench.models.predictions import BoxesPrediction, BoxPrediction, LabelledBox, MaskPrediction, Prediction, TextPrediction
 from scenebench.models.vision.marks import SegmentSettings, parse_labelled_marks, parse_marks
 from scenebench.models.vision.prompts import VERSION as PROMPT_VERSION
@@ -78,6 +80,7 @@ class OpenAIVisionModel:
         max_marks: int = 60,
         image_detail: str | None = None,
         cache_dir: str | None = None,
+        max_reply_bytes: int | None = None,
     ) -> None:
         if not model:
             raise ScenebenchError("--model openai-vision:MODEL needs the model id after 'openai-vision:'")
@@ -113,6 +116,7 @@ class OpenAIVisionModel:
         self.segments = SegmentSettings(method=segmentation, voxel=float(voxel), colour_step=float(colour_step), max_marks=int(max_marks))
         self.image_detail = image_detail
         self.cache_dir = cache_dir
+        self.max_reply_bytes = max_reply_bytes
         self._client: Any = None
         self._lock = threading.Lock()
         self.usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "images": 0}
@@ -132,18 +136,25 @@ class OpenAIVisionModel:
 
     def client(self) -> Any:
         if self._client is None:
-            openai = require("openai", "judge", "the openai-vision: model adapter")
-            self._client = openai.OpenAI(
-                base_url=self.base_url,
-                api_key=os.environ.get("OPENAI_API_KEY", "EMPTY"),
+            self._client = make_client(
+                "the openai-vision: model adapter",
+                self.base_url,
                 timeout=self.timeout,
                 max_retries=self.max_retries,
+                max_reply_bytes=self.max_reply_bytes,
             )
         return self._client
 
     def ask(self, messages: list[dict[str, Any]], n_images: int) -> str:
-        r = self.client().chat.completions.create(
-            model=self.model, messages=messages, temperature=self.temperature, seed=self.seed, max_tokens=self.max_tokens
+        client = self.client()
+        r = chat(
+            self.name,
+            self.base_url,
+            self.timeout,
+            self.max_retries,
+            lambda: client.chat.completions.create(
+                model=self.model, messages=messages, temperature=self.temperature, seed=self.seed, max_tokens=self.max_tokens
+            ),
         )
         with self._lock:
             self.usage["calls"] += 1
