@@ -8,9 +8,14 @@ Both are read on construction (small; validated record by record). Conventions:
   A reference instance that the rescan neither lists as ``removed`` nor ``nonrigid`` and that has no
   ``rigid`` entry is static: its ground-truth pose is the identity.
 - Units: the 3RScan FAQ says translations are millimetres, the official library applies them to
-  metre vertices. With ``units="auto"`` the largest |translation| over the whole file decides: above
-  :data:`MM_THRESHOLD` (no indoor scene is 100 m across) means millimetres and everything is divided
-  by 1000. The decision and its evidence are logged and kept in :attr:`RioIndex.unit_decision`.
+  metre vertices. With ``units="auto"`` every scan of the evaluated split (``split``; every scan
+  when None) gives its own evidence: a scan whose largest |translation| (its ``transform``, its
+  ``rigid`` moves, and for a reference scan its scene's ``ambiguity`` links) is above
+  :data:`MM_THRESHOLD` (no indoor scene is 100 m across) looks like millimetres, one with smaller
+  non-zero translations like metres. All alike: millimetres means everything is divided by 1000;
+  a mix is refused naming scans of both kinds (``units="m"``/``"mm"`` decides instead). Scans of
+  other splits have no say: one odd train scan no longer rescales the validation ground truth.
+  The decision and its evidence are logged and kept in :attr:`RioIndex.unit_decision`.
 - ``symmetry`` codes 0/1/2 (none, 2-fold, 4-fold about +Z); other codes are refused unless mapped by
   ``symmetry_codes``. An instance's symmetry comes from its ``rigid`` entry in this rescan, else from
   its ``rigid`` entries in other rescans of the scene (symmetry is a property of the object), else
@@ -245,6 +250,11 @@ def _small_int(value: Any) -> int:
     raise _Slow
 
 
+def _first(ids: list[str], n: int = 5) -> str:
+    shown = ", ".join(ids[:n])
+    return shown + (f" and {len(ids) - n} more" if len(ids) > n else "")
+
+
 def _matrix16(value: Any, path: Path, where: str, fld: str) -> np.ndarray:
     if not isinstance(value, list) or len(value) != 16 or not all(is_finite_number(x) for x in value):
         raise InputError(path, f"is {str(value)[:80]}", where=where, field=fld, expected="16 finite numbers (4x4, column-major)")
@@ -262,8 +272,10 @@ class RioIndex:
         symmetry_codes: Mapping[int, int] | None = None,
         index_path: str | Path | None = None,
         objects_path: str | Path | None = None,
+        split: str | None = None,
     ) -> None:
         self.root = Path(root)
+        self.units_split = split  # whose scans decide the units (None: all)
         if not self.root.is_dir():
             raise InputError(self.root, "3RScan root folder does not exist")
         require_finished(self.root)
@@ -305,8 +317,7 @@ class RioIndex:
             M = np.array(msgspec.convert(values, list[list[float]]), dtype=float).reshape(len(values), -1)
             if M.shape[1:] != (16,):
                 raise _Slow
-            biggest = float(np.abs(M[:, 12:15]).max()) if len(values) else 0.0
-            self.scale, self.unit_decision = self._units_from(biggest, units)
+            self.scale, self.unit_decision = self._decide_units(raw, units)
             T = matrix_from_column_major(M)
             if self.scale != 1.0:
                 T[:, :3, 3] *= self.scale
@@ -335,22 +346,32 @@ class RioIndex:
         scenes_t = _read_typed(self.index_path, _typed_decoders()[0])
         # Every transform in file order (what _index_transforms gives), converted and checked at once.
         values: list[list[float]] = []
+        owner: list[int] = []  # per transform: index in ``scans`` of the scan it is evidence of
+        scans: list[tuple[str, str]] = []  # (scan id, split)
         for s in scenes_t:
+            scans.append((s.reference, s.type))
             for g in s.ambiguity or ():
                 values.extend(e.transform for e in (g if isinstance(g, list) else (g,)))
+            owner.extend([len(scans) - 1] * (len(values) - len(owner)))
             for r in s.scans or ():
+                scans.append((r.reference, s.type))
                 if r.transform is not None:
                     values.append(r.transform)
                 if r.rigid:
                     values.extend(rg.transform for rg in r.rigid)
+                owner.extend([len(scans) - 1] * (len(values) - len(owner)))
         try:
             M = np.array(values, dtype=float).reshape(len(values), -1)
         except ValueError:  # ragged
             raise _Slow from None
         if M.shape[1:] != (16,):
             raise _Slow
-        biggest = float(np.abs(M[:, 12:15]).max()) if len(values) else 0.0
-        scale, decision = self._units_from(biggest, units)
+        per_scan = np.zeros(len(scans))
+        if len(values):
+            np.maximum.at(per_scan, np.asarray(owner, dtype=np.intp), np.abs(M[:, 12:15]).max(axis=1))
+        if not np.isfinite(per_scan).all():
+            raise _Slow
+        scale, decision = self._units_from_scans([(sid, sp, float(m)) for (sid, sp), m in zip(scans, per_scan)], units)
         T = matrix_from_column_major(M)
         if scale != 1.0:
             T[:, :3, 3] *= scale
@@ -402,33 +423,57 @@ class RioIndex:
         return scenes
 
     def _decide_units(self, raw: list[Any], units: str) -> tuple[float, str]:
-        mags: list[float] = []
+        evidence: list[tuple[str, str, float]] = []
 
-        def grab(m: Any) -> None:
-            if isinstance(m, list) and len(m) == 16 and all(is_finite_number(x) for x in m):
-                mags.extend(abs(float(x)) for x in m[12:15])
+        def biggest(ms: list[Any]) -> float:
+            mags = [
+                abs(float(x)) for m in ms if isinstance(m, list) and len(m) == 16 and all(is_finite_number(x) for x in m) for x in m[12:15]
+            ]
+            return max(mags, default=0.0)
 
         for s in raw:
             if not isinstance(s, dict):
                 continue
-            for g in _list_or_none(s.get("ambiguity")):
-                for e in g if isinstance(g, list) else [g]:
-                    if isinstance(e, dict):
-                        grab(e.get("transform"))
+            split = str(s.get("type"))
+            amb = [
+                e.get("transform")
+                for g in _list_or_none(s.get("ambiguity"))
+                for e in (g if isinstance(g, list) else [g])
+                if isinstance(e, dict)
+            ]
+            evidence.append((str(s.get("reference")), split, biggest(amb)))
             for r in _list_or_none(s.get("scans")):
                 if isinstance(r, dict):
-                    grab(r.get("transform"))
-                    for rg in _list_or_none(r.get("rigid")):
-                        if isinstance(rg, dict):
-                            grab(rg.get("transform"))
-        return self._units_from(max(mags, default=0.0), units)
+                    ms = [r.get("transform")] + [rg.get("transform") for rg in _list_or_none(r.get("rigid")) if isinstance(rg, dict)]
+                    evidence.append((str(r.get("reference")), split, biggest(ms)))
+        return self._units_from_scans(evidence, units)
+
+    def _units_from_scans(self, evidence: list[tuple[str, str, float]], units: str) -> tuple[float, str]:
+        """Units from ``(scan id, split, largest |translation|)`` of every scan; only the evaluated split's count."""
+        split = self.units_split
+        wanted = None if split is None else ({"train", "validation"} if split == "all" else {split})
+        used = [(sid, mag) for sid, sp, mag in evidence if wanted is None or sp in wanted]
+        biggest = max((mag for _, mag in used), default=0.0)
+        if units == "auto":
+            mm = [sid for sid, mag in used if mag > MM_THRESHOLD]
+            m = [sid for sid, mag in used if 0 < mag <= MM_THRESHOLD]
+            if mm and m:
+                scope = "every scan" if split is None else f"the scans of the '{split}' split"
+                raise InputError(
+                    self.index_path,
+                    f"units of {scope} disagree: {len(mm)} scan(s) look like millimetres (a |translation| above "
+                    f"{MM_THRESHOLD:g}: {_first(mm)}) and {len(m)} like metres (every |translation| at most {MM_THRESHOLD:g}: {_first(m)})",
+                    field="transform",
+                    expected="one unit for all of them; set it with --units mm or --units m",
+                )
+        return self._units_from(biggest, units, "the file" if split is None else f"the '{split}' split")
 
     @staticmethod
-    def _units_from(biggest: float, units: str) -> tuple[float, str]:
+    def _units_from(biggest: float, units: str, scope: str = "the file") -> tuple[float, str]:
         if units == "m":
-            return 1.0, f"metres (set by the user; largest |translation| in the file {biggest:.3g})"
+            return 1.0, f"metres (set by the user; largest |translation| in {scope} {biggest:.3g})"
         if units == "mm":
-            return 1e-3, f"millimetres (set by the user; largest |translation| in the file {biggest:.3g}); converted to metres"
+            return 1e-3, f"millimetres (set by the user; largest |translation| in {scope} {biggest:.3g}); converted to metres"
         if biggest > MM_THRESHOLD:
             return 1e-3, f"millimetres (detected: largest |translation| {biggest:.3g} > {MM_THRESHOLD:g}); converted to metres"
         return 1.0, f"metres (detected: largest |translation| {biggest:.3g} <= {MM_THRESHOLD:g})"

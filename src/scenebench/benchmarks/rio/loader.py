@@ -156,8 +156,11 @@ class ThreeRScan(RioIndex, ScanFiles):
         symmetry_codes: Mapping[int, int] | None = None,
         index_path: str | Path | None = None,
         objects_path: str | Path | None = None,
+        split: str | None = None,
     ) -> None:
-        RioIndex.__init__(self, root, units=units, symmetry_codes=symmetry_codes, index_path=index_path, objects_path=objects_path)
+        RioIndex.__init__(
+            self, root, units=units, symmetry_codes=symmetry_codes, index_path=index_path, objects_path=objects_path, split=split
+        )
         ScanFiles.__init__(self)
 
     def ground_truth(self, rescan: Rescan, scope: str = "changed") -> list[GroundTruthInstance]:

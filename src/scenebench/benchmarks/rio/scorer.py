@@ -386,7 +386,7 @@ def prepare_scoring(
     """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
     checked = check_protocol(protocol)
     check_scope(scope)
-    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes)
+    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes, split=split)
     rescans = loaded.split_rescans(split)
     preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
     settings = scoring_settings(

@@ -52,7 +52,7 @@ class RIOSource:
     ) -> None:
         codes = {int(k): int(v) for k, v in (symmetry_codes or {}).items()}
         self.scope = check_scope(scope)
-        self.data = ThreeRScan(data, units=units, symmetry_codes=codes)
+        self.data = ThreeRScan(data, units=units, symmetry_codes=codes, split=split)
         self.split = split
         self._kwargs: dict[str, Any] = {"data": str(data), "split": split, "units": units}
         if codes:  # JSON-able, so Ray workers rebuild the same source

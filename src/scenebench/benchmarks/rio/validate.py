@@ -23,7 +23,7 @@ def validate_rio(
 
     Raises :class:`scenebench.errors.InputError` on the first problem, naming file, record and field.
     """
-    data = ThreeRScan(data_root, units=units)
+    data = ThreeRScan(data_root, units=units, split=split)
     rescans = data.split_rescans(split)
     counts: Counter[str] = Counter()
     for r in rescans:
