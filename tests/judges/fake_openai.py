@@ -7,7 +7,8 @@ Each request to ``/v1/chat/completions`` takes the next action from ``script`` (
 ``reject_rf`` (400 when the request has ``response_format``, else ok), ``die`` (stop listening for
 good: this and every later connection fails), ``trickle`` (an ``ok`` reply whose body is sent one byte
 every ``trickle_seconds``), ``trickle_head`` (the same for the status line and headers too), ``pad`` (an
-``ok`` reply whose content is followed by ``pad_bytes`` spaces), ``bigdeclared`` (headers declaring a
+``ok`` reply whose content is followed by ``pad_bytes`` spaces; ``pad_close``: the same without a
+``Content-Length``, ended by closing the connection), ``bigdeclared`` (headers declaring a
 ``pad_bytes`` body, then nothing).
 
 An ``ok`` reply is a deterministic function of the request: a score request gets
@@ -131,8 +132,8 @@ class FakeOpenAI:
             action = "ok"
         if action == "reject_rf":
             action = "400" if "response_format" in body else "ok"
-        if action in ("ok", "trickle", "trickle_head", "pad"):
-            content = self.reply(body) + (" " * self.pad_bytes if action == "pad" else "")
+        if action in ("ok", "trickle", "trickle_head", "pad", "pad_close"):
+            content = self.reply(body) + (" " * self.pad_bytes if action.startswith("pad") else "")
             out = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
@@ -143,6 +144,16 @@ class FakeOpenAI:
             }
             if action.startswith("trickle"):
                 self._trickle(h, json.dumps(out).encode(), head=action == "trickle_head")
+            elif action == "pad_close":
+                h.send_response(200)
+                h.send_header("Content-Type", "application/json")
+                h.send_header("Connection", "close")
+                h.end_headers()
+                try:
+                    h.wfile.write(json.dumps(out).encode())
+                except OSError:  # the client stopped reading at its cap
+                    pass
+                h.close_connection = True
             else:
                 self._send(h, 200, json.dumps(out).encode())
         elif action == "bigdeclared":

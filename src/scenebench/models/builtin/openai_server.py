@@ -77,10 +77,11 @@ def chat(
         else:
             raise
         raise ModelUnavailable(f"{where} unavailable: {what}; {RESUME}") from exc
-    if isinstance(getattr(r, "choices", None), list):
+    choices = getattr(r, "choices", None)
+    if isinstance(choices, list) and choices:
         return r
-    # A 200 whose body is not JSON comes back as a string (or a half-filled object).
-    raise ModelUnavailable(f"{where} unavailable: the reply is not a chat completion ({type(r).__name__} without choices); {RESUME}")
+    # A 200 whose body is not JSON comes back as a string; one without choices answers nothing.
+    raise ModelUnavailable(f"{where} unavailable: the reply is not a chat completion (no choices); {RESUME}")
 
 
 def error_message(exc: Any) -> str:
