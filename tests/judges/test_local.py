@@ -106,7 +106,12 @@ def test_real_replies_parse_and_rescore_is_free(local_llm_server, tmp_path):
     cache = tmp_path / "judge.sqlite"
     reqs = requests_mix()
     with OpenAICompatibleJudge(
-        local_llm_server.model, base_url=local_llm_server.base_url, api_key="EMPTY", model_id=local_llm_server.model_id, cache_path=cache
+        local_llm_server.model,
+        base_url=local_llm_server.base_url,
+        api_key="EMPTY",
+        model_id=local_llm_server.model_id,
+        cache_path=cache,
+        endpoint="local",  # as build_judge does for a local server: its port changes on every start
     ) as j:
         out = j.judge_many(reqs)
         u = j.usage()
