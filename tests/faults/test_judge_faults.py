@@ -109,6 +109,7 @@ def test_judge_fault_mid_run_stops_cleanly_and_resumes(judged_bench, tmp_path, f
     finally:
         took = time.perf_counter() - t
         bad.httpd.shutdown()
+        bad.httpd.server_close()
     assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
     err = r.stderr.strip()
     assert "Traceback" not in err and err.startswith("error:") and "rerun" in err, err
@@ -126,7 +127,8 @@ def test_judge_fault_mid_run_stops_cleanly_and_resumes(judged_bench, tmp_path, f
     finally:
         cache.close()
 
-    good = FakeOpenAI()
+    # The judge cache is keyed by endpoint (issue 28.4): a resume means the same server address again.
+    good = FakeOpenAI(port=bad.port)
     try:
         r = _cli(_args(bench, answers, good, tmp_path / "run", tmp_path / "cache.sqlite"))
         assert r.returncode == 0, r.stderr[-2000:]
