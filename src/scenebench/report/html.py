@@ -348,11 +348,12 @@ def render_html(payload: dict[str, Any]) -> str:
     import html as _html
 
     scripts = "\n".join(f"<script>\n{_asset(name)}\n</script>" for name in ASSETS)
-    # Viewer payloads are built here from finite arrays; only the run records (free-form detail)
-    # need the NaN clean-up, which costs seconds on tens of MB of point data.
+    # Scene clouds are built here from finite arrays; the run records (free-form detail) and the
+    # per-sample overlays (a model's box at inf) need the NaN clean-up, which would cost seconds on
+    # the tens of MB of scene points (overlay clouds are base64 strings: cheap to walk past).
     light = {k: v for k, v in payload.items() if k not in ("scenes", "views")}
     text = json.dumps(
-        {**_finite(light), "scenes": payload["scenes"], "views": payload["views"]},
+        {**_finite(light), "scenes": payload["scenes"], "views": _finite(payload["views"])},
         ensure_ascii=False,
         allow_nan=False,
         separators=(",", ":"),

@@ -99,6 +99,13 @@ class Bench3DScorer:
                 if text is not None:
                     by_kind[kind].append((r, text))
         out: dict[str, S.Outcome] = {}
+        # a model's box or waypoint at inf / 1e200 overflows the geometry: such a sample scores as a
+        # failure by the rules (the comparisons are False), without a RuntimeWarning per batch
+        with np.errstate(invalid="ignore", over="ignore"):
+            self._score_kinds(by_kind, out)
+        return out
+
+    def _score_kinds(self, by_kind: dict[str, list[tuple[Record, str]]], out: dict[str, S.Outcome]) -> None:
         for kind, items in by_kind.items():
             if kind == "grounding":
                 res = S.score_grounding_many(items, self.protocol)
@@ -109,7 +116,6 @@ class Bench3DScorer:
             else:
                 res = S.score_boxes_many(items, self.protocol, rooms=kind == "room_detection")
             out.update((r.key, o) for (r, _), o in zip(items, res))
-        return out
 
     # -- answers ---------------------------------------------------------------------------
     def _answer_keys(self, rec: Record) -> list[tuple[str, int | None]]:
