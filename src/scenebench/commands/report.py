@@ -38,15 +38,14 @@ def report_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the viewer's downsampling."),
 ) -> None:
     """Tables (Markdown, LaTeX) and a self-contained HTML report of finished runs; reads results.json and samples.sqlite."""
-    from rich.console import Console
-
+    from scenebench.consoles import make_console
     from scenebench.io.files import atomic_write_text
     from scenebench.report.html import write_html_report
     from scenebench.report.runs import load_runs
     from scenebench.report.tables import tables_by_benchmark, to_latex, to_markdown
     from scenebench.report.views import ViewOptions
 
-    err = Console(stderr=True, markup=False)
+    err = make_console(stderr=True)
     runs = load_runs(run_dirs, label or None)
     tables = tables_by_benchmark(runs)
     if markdown:
@@ -74,16 +73,16 @@ def compare_command(
     json_out: Path | None = typer.Option(None, "--json", help="Also write the full comparison (with the most changed samples) as JSON."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of a console table."),
 ) -> None:
-    """Paired comparison: per-metric differences with scene-clustered bootstrap CIs and p-values, per-sample wins/losses.
+    """Paired comparison: per-metric differences, scene-clustered bootstrap CIs, sign-flip p-values over scenes (none below 10 scenes), per-sample wins/losses.
 
     Refuses runs that did not score the same samples under the same protocol, settings and data.
     """
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from scenebench.consoles import make_console
     from scenebench.io.files import atomic_write_json
-    from scenebench.report.compare import compare_runs, comparison_markdown
+    from scenebench.report.compare import ci_text, compare_runs, comparison_markdown, method_note, p_text
     from scenebench.report.runs import load_runs
 
     runs = load_runs(run_dirs, label or None)
@@ -93,15 +92,16 @@ def compare_command(
     if markdown:
         typer.echo(comparison_markdown(comps))
         return
-    console = Console(markup=False)
+    console = make_console()
     for c in comps:
         t = Table(
             title=f"{c.other} vs {c.baseline} — {c.benchmark}, protocol {c.protocol}, {c.n_samples} paired samples in {c.n_scenes} scenes",
-            caption=f"{int(c.level * 100)}% CI and p from a paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed})",
+            caption=method_note(c),
         )
         for col, just in (
             ("group", "left"),
             ("metric", "left"),
+            ("n (scenes)", "right"),
             (c.baseline, "right"),
             (c.other, "right"),
             ("Δ", "right"),
@@ -118,18 +118,17 @@ def compare_command(
                 good = better and ((d.diff > 0) == d.higher_is_better)  # type: ignore[operator]
                 style = ("green" if good else "red") if better else ""
                 fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
-                ci = f"[{d.ci[0]:+.2f}, {d.ci[1]:+.2f}]" if d.ci else "n/a"
-                p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
                 t.add_row(
                     name,
                     d.metric,
+                    f"{d.n} ({d.n_scenes})",
                     fmt(d.a),
                     fmt(d.b),
                     Text(f"{d.diff:+.2f}", style=style)
                     if d.diff is not None and style
                     else ("n/a" if d.diff is None else f"{d.diff:+.2f}"),
-                    ci,
-                    p,
+                    ci_text(d),
+                    p_text(d),
                 )
         console.print(t)
         for w in c.wins:

@@ -9,16 +9,29 @@ because a "difference" between runs over different samples measures the samples,
 Statistics (per metric, overall and per group value), for run B minus baseline A:
 
 - point difference ``d = metric(B) - metric(A)`` on the same samples;
-- a **paired, scene-clustered bootstrap**: each resample draws scenes with replacement and
-  recomputes both runs' metric on the *same* drawn scenes (so per-scene difficulty cancels);
-  the interval is the percentile interval of the resampled differences;
-- the two-sided p-value of "no difference" from the same resamples:
-  ``p = min(1, 2 * min(#{d* <= 0} + 1, #{d* >= 0} + 1) / (R + 1))``, so it agrees with the
-  interval (p < 1 - level exactly when the interval excludes 0, up to resampling noise) and is
-  never reported as 0.
+- the **p-value** of "no difference" from an exact paired **sign-flip permutation test over
+  scenes**: under the null hypothesis the two runs' outputs are exchangeable within a scene, so
+  every assignment that swaps A and B in a subset of the scenes is as likely as the observed one;
+  the metric is recomputed on each (means, ratios, medians, F1 alike) and
+  ``p = #{|d*| >= |d|} / #assignments``. All ``2**k`` assignments are enumerated for
+  ``k <= EXACT_MAX_SCENES`` scenes (the identity is one of them, so p >= 2 / 2**k); above that,
+  ``n_resamples`` random assignments with a fixed seed, ``p = (1 + #{|d*| >= |d|}) / (1 + R)``;
+- the **interval**: a paired, scene-clustered bootstrap; each resample draws scenes with
+  replacement and recomputes both runs' metric on the *same* drawn scenes (per-scene difficulty
+  cancels); the percentile interval of the resampled differences.
+
+A block (overall, or one group value) with fewer than ``MIN_SCENES`` scenes gets **no interval
+and no p-value**: with a handful of clusters the bootstrap's resamples are a handful of distinct
+scene sets and the sign-flip test cannot reach any usual level (2 scenes: p >= 0.5), so printing
+either would look like evidence it is not. A block with fewer than ``MIN_SAMPLES`` samples shows
+its count only. Every row carries its sample and scene counts, and the reason when it has no
+interval (``MetricDiff.note``).
 
 Per sample, wins/losses/ties count samples where B's per-sample value is better / worse / equal,
 respecting ``higher_is_better`` (for median-error metrics lower wins).
+
+References: Fisher, "The Design of Experiments", 1935 (randomisation tests); Field, Welsh,
+"Bootstrapping clustered data", JRSS B 69(3), 2007 (few clusters: the bootstrap is unreliable).
 """
 
 from __future__ import annotations
@@ -64,6 +77,9 @@ NON_SCORING_SETTINGS = frozenset(
 )
 # Input entries that are the model's output, not the benchmark's data.
 PREDICTION_INPUTS = frozenset({"predictions"})
+MIN_SCENES = 10  # below this many scenes in a block: no interval, no p-value
+MIN_SAMPLES = 5  # below this many samples in a block: the count only
+EXACT_MAX_SCENES = 16  # up to 2**16 sign-flip assignments are enumerated; above, Monte Carlo
 KNOWN_DERIVED = {"f1_from": f1_from}
 
 
@@ -77,6 +93,10 @@ class MetricDiff:
     diff: float | None
     ci: list[float] | None
     p_value: float | None
+    n: int = 0  # samples in the block (excluded ones left out)
+    n_scenes: int = 0
+    p_method: str | None = None  # "sign-flip exact (2^k)" or "sign-flip Monte Carlo (R, seed S)"
+    note: str | None = None  # why there is no interval / p-value
 
 
 @dataclass
@@ -106,6 +126,8 @@ class Comparison:
     groups: dict[str, dict[str, list[MetricDiff]]]
     wins: list[WinLoss]
     skipped: list[str]
+    min_scenes: int = MIN_SCENES
+    min_samples: int = MIN_SAMPLES
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -195,6 +217,7 @@ def check_comparable(runs: Sequence[LoadedRun]) -> None:
 
 
 def _p_value(d: np.ndarray) -> float | None:
+    """Two-sided bootstrap p-value of a zero difference (kept for callers of the old rule)."""
     d = d[~np.isnan(d)]
     if d.size == 0:
         return None
@@ -202,15 +225,76 @@ def _p_value(d: np.ndarray) -> float | None:
     return float(min(1.0, 2.0 * (min(lo, hi) + 1) / (d.size + 1)))
 
 
+def sign_flip_assignments(k: int, n_resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+    """(rows, k) 0/1 matrix: 1 where a scene's two runs are swapped; row 0 is the identity.
+    Every one of the ``2**k`` rows when ``k <= EXACT_MAX_SCENES`` (exact), else the identity and
+    ``n_resamples`` random rows drawn with ``seed``."""
+    if k <= EXACT_MAX_SCENES:
+        return ((np.arange(2**k, dtype=np.int64)[:, None] >> np.arange(k)) & 1), True
+    rng = np.random.default_rng(seed)
+    return np.concatenate([np.zeros((1, k), np.int64), rng.integers(0, 2, size=(n_resamples, k))]), False
+
+
+def sign_flip_p(
+    specs: Sequence[MetricSpec],
+    ca: Mapping[str, np.ndarray],
+    cb: Mapping[str, np.ndarray],
+    clusters: np.ndarray,
+    *,
+    n_resamples: int,
+    seed: int,
+) -> tuple[dict[str, float | None], str]:
+    """The sign-flip permutation p-value of every spec (module docstring) and how it was computed.
+
+    Both runs' samples go into one column set (A's first): a swapped scene contributes A's samples
+    to B* and B's to A*, which is a 0/1 weight per (run, scene) cluster, so the metric of every
+    assignment comes from :func:`bootstrap_replicates` (the same code as the intervals, medians too).
+    """
+    _, cid = np.unique(clusters, return_inverse=True)
+    k = int(cid.max()) + 1
+    flips, exact = sign_flip_assignments(k, n_resamples, seed)
+    both = {f: np.concatenate([ca[f], cb[f]]) for f in ca}
+    both_cid = np.concatenate([cid, cid + k])
+    w_b = np.concatenate([flips, 1 - flips], axis=1)
+    w_a = np.concatenate([1 - flips, flips], axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        rb, ra = bootstrap_replicates(specs, both, both_cid, w_b), bootstrap_replicates(specs, both, both_cid, w_a)
+    out: dict[str, float | None] = {}
+    for s in specs:
+        d = rb[s.name] - ra[s.name]
+        obs = d[0]
+        if not np.isfinite(obs):
+            out[s.name] = None
+            continue
+        ok = np.isfinite(d)
+        # |d*| equal to |d| up to rounding (the full swap gives -d through other additions) counts
+        extreme = ok & (np.abs(d) >= abs(obs) - 1e-9 * max(1.0, abs(obs)))
+        if exact:
+            out[s.name] = float(extreme.sum() / ok.sum())
+        else:
+            out[s.name] = float((1 + extreme[1:].sum()) / (1 + ok[1:].sum()))
+    how = f"sign-flip exact (all 2^{k} assignments)" if exact else f"sign-flip Monte Carlo ({n_resamples} assignments, seed {seed})"
+    return out, how
+
+
 def _diffs(
     specs: Sequence[MetricSpec], ca: dict, cb: dict, clusters: np.ndarray, n_resamples: int, seed: int, level: float
 ) -> list[MetricDiff]:
     pa, pb = compute(specs, ca), compute(specs, cb)
-    if len(clusters) and n_resamples > 0:
+    n, k = len(clusters), len(set(clusters.tolist()))
+    note = None
+    if n < MIN_SAMPLES:
+        note = f"n={n} < {MIN_SAMPLES} samples: count only"
+    elif k < MIN_SCENES:
+        note = f"{k} scene{'s' if k != 1 else ''} < {MIN_SCENES}: no interval or p-value"
+    ba = bb = {}
+    p_of: dict[str, float | None] = {}
+    how = None
+    if note is None and n_resamples > 0:
         cid, w = cluster_weights(clusters, n_resamples=n_resamples, seed=seed)
-        ba, bb = bootstrap_replicates(specs, ca, cid, w), bootstrap_replicates(specs, cb, cid, w)
-    else:
-        ba = bb = {}
+        with np.errstate(invalid="ignore", over="ignore"):
+            ba, bb = bootstrap_replicates(specs, ca, cid, w), bootstrap_replicates(specs, cb, cid, w)
+        p_of, how = sign_flip_p(specs, ca, cb, clusters, n_resamples=n_resamples, seed=seed)
     alpha = (1 - level) / 2
     out = []
     for s in specs:
@@ -219,11 +303,11 @@ def _diffs(
         ci = p = None
         if s.name in ba and diff is not None:
             d = bb[s.name] - ba[s.name]
-            dd = d[~np.isnan(d)]
+            dd = d[np.isfinite(d)]
             if dd.size:
                 ci = [float(np.quantile(dd, alpha)), float(np.quantile(dd, 1 - alpha))]
-            p = _p_value(d)
-        out.append(MetricDiff(s.name, s.unit, s.higher_is_better, a, b, diff, ci, p))
+            p = p_of.get(s.name)
+        out.append(MetricDiff(s.name, s.unit, s.higher_is_better, a, b, diff, ci, p, n, k, how if p is not None else None, note))
     return out
 
 
@@ -314,20 +398,46 @@ def _fmt(v: float | None, digits: int = 2, sign: bool = False) -> str:
     return f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
 
 
+def method_note(c: Comparison) -> str:
+    """How the intervals and p-values of ``c`` were made, and when there are none."""
+    return (
+        f"{int(c.level * 100)}% CI: paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed}); "
+        f"p: sign-flip permutation test over scenes (exact up to {EXACT_MAX_SCENES} scenes); "
+        f"no CI or p below {c.min_scenes} scenes, the count only below {c.min_samples} samples"
+    )
+
+
+def ci_text(d: MetricDiff) -> str:
+    if d.ci:
+        return f"[{_fmt(d.ci[0], sign=True)}, {_fmt(d.ci[1], sign=True)}]"
+    return f"— ({d.note})" if d.note else "n/a"
+
+
+def p_text(d: MetricDiff) -> str:
+    if d.p_value is None:
+        return "—" if d.note else "n/a"
+    return f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001"
+
+
 def comparison_markdown(comps: Sequence[Comparison]) -> str:
     lines = []
     for c in comps:
         lines.append(
             f"**{c.other} vs {c.baseline}** ({c.benchmark}, protocol {c.protocol}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
-            f"{int(c.level * 100)}% paired scene-clustered bootstrap, {c.n_resamples} resamples, seed {c.seed})"
+            f"{method_note(c)})"
         )
-        lines += ["", f"| group | metric | {_md(c.baseline)} | {_md(c.other)} | Δ | CI | p |", "|:---|:---|---:|---:|---:|:---:|---:|"]
+        lines += [
+            "",
+            f"| group | metric | n (scenes) | {_md(c.baseline)} | {_md(c.other)} | Δ | CI | p |",
+            "|:---|:---|---:|---:|---:|---:|:---:|---:|",
+        ]
         blocks = [("overall", c.overall)] + [(f"{g}={v}", ds) for g, d in c.groups.items() for v, ds in d.items()]
         for label, ds in blocks:
             for d in ds:
-                ci = f"[{_fmt(d.ci[0], sign=True)}, {_fmt(d.ci[1], sign=True)}]" if d.ci else "n/a"
-                p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
-                lines.append(f"| {_md(label)} | {d.metric} | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} | {ci} | {p} |")
+                lines.append(
+                    f"| {_md(label)} | {d.metric} | {d.n} ({d.n_scenes}) | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} "
+                    f"| {ci_text(d)} | {p_text(d)} |"
+                )
         lines.append("")
         for w in c.wins:
             better = "higher" if w.higher_is_better else "lower"

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scenebench.consoles import make_console
 from scenebench.results import Results
 
 
@@ -57,7 +58,7 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
 
 
 def print_results(res: Results, metrics: list[str] | None = None, console: Console | None = None) -> None:
-    console = console or Console(markup=False)
+    console = console or make_console()
     console.print(results_table(res, metrics, max_group_rows=MAX_GROUP_ROWS))
     c = res.counts
     console.print(f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}")

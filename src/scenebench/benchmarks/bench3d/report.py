@@ -6,12 +6,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scenebench.consoles import make_console
 from scenebench.report.console import fmt
 from scenebench.results import Results
 
 
 def print_3dbench(res: Results, console: Console | None = None) -> None:
-    console = console or Console(markup=False)
+    console = console or make_console()
     ci = res.confidence_intervals.model_dump()
     prim = res.extra.get("primary_metric", {})
     t = Table(title=f"3dbench — protocol: {res.protocol} (95% CI, house-clustered bootstrap)", title_justify="left")
