@@ -166,7 +166,7 @@ def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp
         benchmark="3dbench",
         protocol="strict",
         metrics={
-            "overall": {"mean_primary": 50.0, "n_tasks": 1.0},
+            "overall": {"mean_primary": 50.0, "n_tasks": 1.0, "mean_rule": 50.0, "mean_judged": None},
             "by_task": {"classification": {"accuracy": 50.0}, "scene_caption": {"judge_score": None, "bleu4_py": 12.5, "rouge_l_py": 30.0}},
         },
         metric_info={
@@ -178,7 +178,7 @@ def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp
         extra={"primary_metric": {"classification": "accuracy", "scene_caption": "judge_score"}},
     ).save(run.results_json)
     t = paper_table(load_runs([tmp_path / "r"]), BENCH3D)
-    assert t.leaf == ["accuracy", "bleu4_py", "mean_primary"]
+    assert t.leaf == ["accuracy", "bleu4_py", "mean_rule"]
     assert [c.value for c in t.rows[0][1]] == [50.0, 12.5, 50.0]
     assert t.notes[0] == "Scene cap.: judge_score is n/a (no judge), bleu4_py shown instead (not in the mean)"
 

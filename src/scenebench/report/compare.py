@@ -37,6 +37,7 @@ References: Fisher, "The Design of Experiments", 1935 (randomisation tests); Fie
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -81,6 +82,27 @@ MIN_SCENES = 10  # below this many scenes in a block: no interval, no p-value
 MIN_SAMPLES = 5  # below this many samples in a block: the count only
 EXACT_MAX_SCENES = 16  # up to 2**16 sign-flip assignments are enumerated; above, Monte Carlo
 KNOWN_DERIVED = {"f1_from": f1_from}
+
+
+@dataclass(frozen=True)
+class GroupMean:
+    """A macro average: the mean over values of a breakdown key (3DBench's tasks) of one metric per
+    value, each computed on that value's samples and multiplied by its ``factor`` (results.json's
+    ``kind: group_mean``). Values whose metric is unavailable are left out, as the run's own
+    aggregate leaves them out."""
+
+    name: str
+    group: str
+    members: tuple[tuple[str, str, float, tuple[MetricSpec, ...]], ...]  # (value, metric, factor, its specs)
+    unit: str = "%"
+    higher_is_better: bool = True
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d for _, _, _, specs in self.members for s in specs for d in s.deps))
+
+
+AnySpec = MetricSpec | GroupMean
 
 
 @dataclass
@@ -133,14 +155,29 @@ class Comparison:
         return asdict(self)
 
 
-def specs_from_info(metric_info: Mapping[str, Mapping[str, Any]]) -> tuple[list[MetricSpec], list[str]]:
+def specs_from_info(metric_info: Mapping[str, Mapping[str, Any]]) -> tuple[list[AnySpec], list[str]]:
     """Rebuild metric specs from ``results.json`` ``metric_info``; names that cannot be rebuilt are returned apart."""
-    specs: list[MetricSpec] = []
+    specs: list[AnySpec] = []
     skipped: list[str] = []
     for name, info in metric_info.items():
         kind, hib, scale = info.get("kind"), bool(info.get("higher_is_better", True)), float(info.get("scale", 1.0))
         unit = str(info.get("unit", ""))
-        if kind == "mean" and "field" in info:
+        if kind == "group_mean" and isinstance(info.get("members"), list) and "group" in info:
+            members, bad = [], []
+            for m in info["members"]:
+                sub, sub_skipped = specs_from_info(m.get("specs") or {})
+                if sub_skipped or not any(x.name == m.get("metric") for x in sub):
+                    bad.append(str(m.get("value")))
+                    continue
+                plain = tuple(x for x in sub if not isinstance(x, GroupMean))
+                members.append((str(m["value"]), str(m["metric"]), float(m.get("factor", 1.0)), plain))
+            if bad:
+                skipped.append(f"{name}: the metrics of {', '.join(bad)} cannot be recomputed")
+            else:
+                specs.append(GroupMean(name, str(info["group"]), tuple(members), unit=unit, higher_is_better=hib))
+        elif kind == "count":  # how many tasks or samples entered an aggregate: not a metric to test
+            continue
+        elif kind == "mean" and "field" in info:
             specs.append(Mean(name, info["field"], scale=scale, unit=unit, higher_is_better=hib))
         elif kind == "median" and "field" in info:
             specs.append(Median(name, info["field"], scale=scale, unit=unit, higher_is_better=hib))
@@ -151,7 +188,7 @@ def specs_from_info(metric_info: Mapping[str, Mapping[str, Any]]) -> tuple[list[
         else:
             skipped.append(f"{name}: results.json does not say how it is computed from per-sample values")
     names = {s.name for s in specs}
-    ok = [s for s in specs if not isinstance(s, Derived) or all(m in names for m in s.metrics)]
+    ok: list[AnySpec] = [s for s in specs if not isinstance(s, Derived) or all(m in names for m in s.metrics)]
     skipped += [f"{s.name}: depends on metrics that cannot be recomputed" for s in specs if s not in ok]
     return ok, skipped
 
@@ -225,6 +262,44 @@ def _p_value(d: np.ndarray) -> float | None:
     return float(min(1.0, 2.0 * (min(lo, hi) + 1) / (d.size + 1)))
 
 
+def _point(specs: Sequence[AnySpec], cols: Mapping[str, np.ndarray], keys: Mapping[str, np.ndarray]) -> dict[str, float | None]:
+    """Point values of ``specs`` (``keys``: the breakdown values of each sample, for GroupMean)."""
+    out = compute([s for s in specs if not isinstance(s, GroupMean)], cols)
+    for g in specs:
+        if isinstance(g, GroupMean):
+            vals = []
+            for value, metric, factor, sub in g.members:
+                mask = keys[g.group] == value
+                v = compute(sub, {k: c[mask] for k, c in cols.items()}).get(metric) if mask.any() else None
+                if v is not None and math.isfinite(v):
+                    vals.append(v * factor)
+            out[g.name] = float(np.mean(vals)) if vals else None
+    return out
+
+
+def _replicates(
+    specs: Sequence[AnySpec], cols: Mapping[str, np.ndarray], keys: Mapping[str, np.ndarray], cid: np.ndarray, w: np.ndarray
+) -> dict[str, np.ndarray]:
+    """:func:`bootstrap_replicates` of ``specs``, GroupMean ones too (each member on its samples,
+    with the cluster weights of the whole block)."""
+    out = bootstrap_replicates([s for s in specs if not isinstance(s, GroupMean)], cols, cid, w)
+    for g in specs:
+        if isinstance(g, GroupMean):
+            rows = []
+            for value, metric, factor, sub in g.members:
+                mask = keys[g.group] == value
+                if mask.any():
+                    r = bootstrap_replicates(sub, {k: c[mask] for k, c in cols.items()}, cid[mask], w)[metric] * factor
+                    rows.append(np.where(np.isfinite(r), r, np.nan))
+            if rows:
+                with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # a resample where no member is defined: NaN
+                    out[g.name] = np.nanmean(np.stack(rows), axis=0)
+            else:
+                out[g.name] = np.full(w.shape[0], np.nan)
+    return out
+
+
 def sign_flip_assignments(k: int, n_resamples: int, seed: int) -> tuple[np.ndarray, bool]:
     """(rows, k) 0/1 matrix: 1 where a scene's two runs are swapped; row 0 is the identity.
     Every one of the ``2**k`` rows when ``k <= EXACT_MAX_SCENES`` (exact), else the identity and
@@ -236,13 +311,14 @@ def sign_flip_assignments(k: int, n_resamples: int, seed: int) -> tuple[np.ndarr
 
 
 def sign_flip_p(
-    specs: Sequence[MetricSpec],
+    specs: Sequence[AnySpec],
     ca: Mapping[str, np.ndarray],
     cb: Mapping[str, np.ndarray],
     clusters: np.ndarray,
     *,
     n_resamples: int,
     seed: int,
+    keys: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, float | None], str]:
     """The sign-flip permutation p-value of every spec (module docstring) and how it was computed.
 
@@ -257,8 +333,9 @@ def sign_flip_p(
     both_cid = np.concatenate([cid, cid + k])
     w_b = np.concatenate([flips, 1 - flips], axis=1)
     w_a = np.concatenate([1 - flips, flips], axis=1)
+    both_keys = {k: np.concatenate([v, v]) for k, v in (keys or {}).items()}
     with np.errstate(invalid="ignore", over="ignore"):
-        rb, ra = bootstrap_replicates(specs, both, both_cid, w_b), bootstrap_replicates(specs, both, both_cid, w_a)
+        rb, ra = _replicates(specs, both, both_keys, both_cid, w_b), _replicates(specs, both, both_keys, both_cid, w_a)
     out: dict[str, float | None] = {}
     for s in specs:
         d = rb[s.name] - ra[s.name]
@@ -278,9 +355,17 @@ def sign_flip_p(
 
 
 def _diffs(
-    specs: Sequence[MetricSpec], ca: dict, cb: dict, clusters: np.ndarray, n_resamples: int, seed: int, level: float
+    specs: Sequence[AnySpec],
+    ca: dict,
+    cb: dict,
+    clusters: np.ndarray,
+    n_resamples: int,
+    seed: int,
+    level: float,
+    keys: Mapping[str, np.ndarray] | None = None,
 ) -> list[MetricDiff]:
-    pa, pb = compute(specs, ca), compute(specs, cb)
+    keys = keys or {}
+    pa, pb = _point(specs, ca, keys), _point(specs, cb, keys)
     n, k = len(clusters), len(set(clusters.tolist()))
     note = None
     if n < MIN_SAMPLES:
@@ -293,8 +378,8 @@ def _diffs(
     if note is None and n_resamples > 0:
         cid, w = cluster_weights(clusters, n_resamples=n_resamples, seed=seed)
         with np.errstate(invalid="ignore", over="ignore"):
-            ba, bb = bootstrap_replicates(specs, ca, cid, w), bootstrap_replicates(specs, cb, cid, w)
-        p_of, how = sign_flip_p(specs, ca, cb, clusters, n_resamples=n_resamples, seed=seed)
+            ba, bb = _replicates(specs, ca, keys, cid, w), _replicates(specs, cb, keys, cid, w)
+        p_of, how = sign_flip_p(specs, ca, cb, clusters, n_resamples=n_resamples, seed=seed, keys=keys)
     alpha = (1 - level) / 2
     out = []
     for s in specs:
@@ -311,7 +396,7 @@ def _diffs(
     return out
 
 
-def _win_loss(specs: Sequence[MetricSpec], ids: list[str], ca: dict, cb: dict, top: int = 5) -> list[WinLoss]:
+def _win_loss(specs: Sequence[AnySpec], ids: list[str], ca: dict, cb: dict, top: int = 5) -> list[WinLoss]:
     out, seen = [], set()
     for s in specs:
         if not isinstance(s, (Mean, Median)) or s.field in seen:
@@ -347,6 +432,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
     ca = field_matrix([ia[i].values for i in ids], fields)
     cb = field_matrix([ib[i].values for i in ids], fields)
     clusters = np.asarray([ia[i].scene_id for i in ids], dtype=str)
+    keys = {g.group: np.asarray([str(ia[i].groups.get(g.group, "unknown")) for i in ids]) for g in specs if isinstance(g, GroupMean)}
 
     # A block compares the metrics the run reports in it (3DBench reports accuracy per task, not
     # pooled over tasks), so specs are filtered by the names present in results.json's block.
@@ -356,9 +442,10 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
         if not use:
             return []
         if mask is None:
-            return [d for d in _diffs(use, ca, cb, clusters, n_resamples, seed, level) if d.metric in names]
+            return [d for d in _diffs(use, ca, cb, clusters, n_resamples, seed, level, keys) if d.metric in names]
         sub_a, sub_b = {k: c[mask] for k, c in ca.items()}, {k: c[mask] for k, c in cb.items()}
-        return [d for d in _diffs(use, sub_a, sub_b, clusters[mask], n_resamples, seed, level) if d.metric in names]
+        sub_keys = {k: v[mask] for k, v in keys.items()}
+        return [d for d in _diffs(use, sub_a, sub_b, clusters[mask], n_resamples, seed, level, sub_keys) if d.metric in names]
 
     overall = block(a.results.metrics.get("overall", {}), None)
     groups: dict[str, dict[str, list[MetricDiff]]] = {}

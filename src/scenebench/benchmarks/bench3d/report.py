@@ -38,27 +38,35 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
             value += f" {unit}"
         t.add_row(task, str(c.n_samples if c else ""), str(c.n_missing if c else ""), str(c.n_invalid if c else ""), f"{p} {value}", others)
     t.add_section()
+    agg = res.extra.get("aggregates", {})
+
+    def means(label: str, vals: dict, cis: dict) -> tuple[str, str]:
+        # the headline is the rule-scored mean (the same tasks with or without a judge); the judged
+        # mean and the mean over every available task beside it, each with its tasks counted
+        a = agg.get(label, {})
+        n_rule, n_judged = len(a.get("rule_tasks", [])), len(a.get("judged_tasks", []))
+        head = f"mean_rule {fmt(vals.get('mean_rule'), cis.get('mean_rule'))}"
+        rest = (
+            f"mean_judged={fmt(vals.get('mean_judged'))} ({n_judged} tasks)  rule tasks={n_rule}  "
+            f"mean_primary={fmt(vals.get('mean_primary'))} (tasks={int(vals.get('n_tasks') or 0)})"
+        )
+        return head, rest
+
     for key in ("by_level", "by_ability"):
         for g, vals in res.metrics.get(key, {}).items():
-            gci = ((ci.get(key) or {}).get(g) or {}).get("mean_primary")
             c = res.counts_by_group.get(key, {}).get(g)
+            head, rest = means(f"{key}:{g}", vals, ((ci.get(key) or {}).get(g) or {}))
             t.add_row(
                 f"{key[3:]}={g}",
                 str(c.n_samples if c else ""),
                 str(c.n_missing if c else ""),
                 str(c.n_invalid if c else ""),
-                f"mean_primary {fmt(vals.get('mean_primary'), gci)}",
-                f"tasks={int(vals.get('n_tasks') or 0)}",
+                head,
+                rest,
             )
     o = res.metrics.get("overall", {})
-    t.add_row(
-        "overall",
-        str(res.counts.n_samples),
-        str(res.counts.n_missing),
-        str(res.counts.n_invalid),
-        f"mean_primary {fmt(o.get('mean_primary'), (ci.get('overall') or {}).get('mean_primary'))}",
-        f"tasks={int(o.get('n_tasks') or 0)}",
-    )
+    head, rest = means("overall", o, ci.get("overall") or {})
+    t.add_row("overall", str(res.counts.n_samples), str(res.counts.n_missing), str(res.counts.n_invalid), head, rest)
     console.print(t)
     for w in res.warnings:
         console.print(Text.assemble(("warning:", "yellow"), " ", w))
