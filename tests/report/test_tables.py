@@ -200,3 +200,11 @@ def test_console_table_collapses_a_breakdown_of_many_values():
     text = buf.getvalue()
     assert f"scene: {MAX_GROUP_ROWS + 1} values (in results.json)" in text
     assert "label=chair" in text and "scene=s1" not in text
+
+
+def test_latex_tables_are_scaled_to_fit_the_text_width(toy_run):
+    # 3DBench's paper table has 14 columns: wider than a page in \small; scaled down only when wider
+    tex = to_latex(tables_for([load_run(toy_run)]))
+    assert "needs \\usepackage{booktabs,graphicx}" in tex
+    assert tex.count("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%") == tex.count("\\begin{tabular}")
+    assert tex.count("\\end{tabular}}") == tex.count("\\begin{tabular}") > 0

@@ -30,6 +30,7 @@ from typing import Any
 from scenebench._version import __version__
 from scenebench.benchmarks.catalog import find_spec
 from scenebench.io.files import atomic_write_text
+from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun, load_run, load_runs
 from scenebench.report.tables import TEXT_METRIC_FALLBACK, baseline_warnings, by_benchmark, is_baseline_run
 from scenebench.report.views import ViewOptions, build_views
@@ -266,6 +267,9 @@ def build_payload(
                 "counts_by_group": {k: {v: c.model_dump() for v, c in d.items()} for k, d in res.counts_by_group.items()},
                 "metric_info": res.metric_info,
                 "warnings": res.warnings,
+                # the judge named on the first screen, its warning among the warnings (issue 27 item 3)
+                "judge_notes": judge_notes(res)[:1],
+                "judge_warnings": [w for w in judge_notes(res)[1:] if w not in res.warnings],
                 "settings": res.settings,
                 "extra": {k: res.extra[k] for k in ("primary_metric",) if k in res.extra},
                 "chart_primary": primaries[run.benchmark],

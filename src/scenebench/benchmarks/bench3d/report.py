@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from scenebench.consoles import make_console
-from scenebench.report.console import fmt
+from scenebench.report.console import MIN_CI_SAMPLES, fmt, print_judge_and_warnings
 from scenebench.results import Results
 
 
@@ -33,7 +32,7 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
         # corpus BLEU's ingredients (n-gram precisions, length ratio) stay in results.json only
         shown = [k for k in vals if k != p and (k == "bleu4_py" or not (k.startswith("bleu") or k.startswith("len_ratio")))]
         others = "  ".join(f"{k}={fmt(vals[k])}" for k in shown)
-        value = fmt(vals.get(p), cis.get(p))
+        value = fmt(vals.get(p), cis.get(p) if c is None or c.n_samples >= MIN_CI_SAMPLES else None)
         if unit and unit != "%" and vals.get(p) is not None:
             value += f" {unit}"
         t.add_row(task, str(c.n_samples if c else ""), str(c.n_missing if c else ""), str(c.n_invalid if c else ""), f"{p} {value}", others)
@@ -68,5 +67,4 @@ def print_3dbench(res: Results, console: Console | None = None) -> None:
     head, rest = means("overall", o, ci.get("overall") or {})
     t.add_row("overall", str(res.counts.n_samples), str(res.counts.n_missing), str(res.counts.n_invalid), head, rest)
     console.print(t)
-    for w in res.warnings:
-        console.print(Text.assemble(("warning:", "yellow"), " ", w))
+    print_judge_and_warnings(res, console)

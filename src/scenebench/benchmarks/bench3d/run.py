@@ -350,11 +350,12 @@ def build_results(
         "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100]},
     }
     if judge is not None:
-        extra["judge"] = {
-            "model_id": judge.model_id,
-            "prompt_versions": dict(judge.prompt_versions),
-            "usage": judge_usage if judge_usage is not None else judge.usage(),
-        }
+        from scenebench.judges.naming import judge_identity
+
+        ident = judge_identity(judge)
+        extra["judge"] = {**ident, "usage": judge_usage if judge_usage is not None else judge.usage()}
+        if ident["warning"]:
+            warnings.append(ident["warning"])
     else:
         extra["judge"] = None
     return Results(

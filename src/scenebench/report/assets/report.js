@@ -100,7 +100,9 @@
     });
     const sub = el('ul', {});
     const whom = (labels) => (labels.length === rs.length && rs.length > 1 ? 'all ' + b.name + ' runs' : labels.join(', '));
+    for (const n of distinctMessages(rs, 'judge_notes')) sub.appendChild(el('li', { cls: 'note judge', text: whom(n.labels) + ': ' + n.text }));
     for (const w of distinctMessages(rs, 'warnings')) sub.appendChild(el('li', { cls: 'warn', text: whom(w.labels) + ': ' + w.text }));
+    for (const w of distinctMessages(rs, 'judge_warnings')) sub.appendChild(el('li', { cls: 'warn', text: whom(w.labels) + ': ' + w.text }));
     for (const w of (DATA.bench_notes || {})[b.name] || []) sub.appendChild(el('li', { cls: 'warn identity', text: w }));
     for (const n of distinctMessages(rs, 'view_notes')) sub.appendChild(el('li', { cls: 'note', text: whom(n.labels) + ': ' + n.text }));
     if (sub.children.length) li.appendChild(sub);
