@@ -11,7 +11,9 @@ def report_command(
     run_dirs: list[Path] = typer.Argument(
         ..., help="Finished run folder(s), of any benchmarks: one report, a section per benchmark, runs of a benchmark side by side."
     ),
-    html: Path | None = typer.Option(None, "--html", help="HTML report path [default: RUN_DIR/report.html of the first run]."),
+    html: Path | None = typer.Option(
+        None, "--html", help="HTML report path [default: RUN_DIR/report.html for one run; ./report.html for several]."
+    ),
     no_html: bool = typer.Option(False, "--no-html", help="Do not write the HTML report."),
     latex: Path | None = typer.Option(None, "--latex", help="Write booktabs LaTeX tables to this file ('-' for stdout)."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown tables to stdout."),
@@ -58,7 +60,8 @@ def report_command(
             atomic_write_text(latex, text)
             err.print(f"LaTeX tables: {latex}")
     if not no_html:
-        out = html or runs[0].path / "report.html"
+        # a report of several runs belongs to none of them: not inside the first run's folder
+        out = html or (runs[0].path / "report.html" if len(runs) == 1 else Path.cwd() / "report.html")
         opts = ViewOptions(max_scene_points=max_points, seed=seed)
         write_html_report(runs, out, view_options=opts, max_views=max_views, max_view_bytes=int(max_view_mb * 1e6))
         err.print(f"HTML report: {out}")
