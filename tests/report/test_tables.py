@@ -208,3 +208,15 @@ def test_latex_tables_are_scaled_to_fit_the_text_width(toy_run):
     assert "needs \\usepackage{booktabs,graphicx}" in tex
     assert tex.count("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%") == tex.count("\\begin{tabular}")
     assert tex.count("\\end{tabular}}") == tex.count("\\begin{tabular}") > 0
+
+
+def test_groups_of_fewer_than_five_samples_show_no_interval(tmp_path):
+    from .conftest import toy_scores, write_run
+
+    scores = [s for s in toy_scores(0) if s.groups["question_type"] != "abs" or s.scene_id == "scene0"]
+    run = load_run(write_run(tmp_path / "few", scores))
+    assert run.results.counts_by_group["by_question_type"]["abs"].n_samples == 1  # scene0's abs sample
+    md = to_markdown([long_table([run], "question_type")], ci=True)
+    abs_row = next(line for line in md.splitlines() if "| abs |" in line)
+    cs_row = next(line for line in md.splitlines() if "| cs |" in line)
+    assert "[" not in abs_row and "| 1 |" in abs_row and "[" in cs_row

@@ -17,7 +17,7 @@ from typing import Any
 
 from scenebench.benchmarks.base import BaselineWarning
 from scenebench.benchmarks.catalog import find_spec
-from scenebench.report.console import judge_notes
+from scenebench.report.console import MIN_CI_SAMPLES, judge_notes
 from scenebench.report.layouts import Layout, layout_for
 from scenebench.report.runs import LoadedRun
 
@@ -59,6 +59,9 @@ def _block_values(run: LoadedRun, group: str | None, value: str | None) -> tuple
     if group is None or value is None:
         return run.results.metrics.get("overall", {}), ci.get("overall", {}) or {}
     key = f"by_{group}"
+    counts = run.results.counts_by_group.get(key, {}).get(value)
+    if counts is not None and counts.n_samples < MIN_CI_SAMPLES:  # a group of 1-4 samples: its count, no interval
+        return run.results.metrics.get(key, {}).get(value, {}), {}
     return run.results.metrics.get(key, {}).get(value, {}), (ci.get(key, {}) or {}).get(value, {}) or {}
 
 
