@@ -70,8 +70,13 @@ def report_command(
 def compare_command(
     run_dirs: list[Path] = typer.Argument(..., help="Two or more finished runs of one benchmark; the first is the baseline."),
     label: list[str] = typer.Option([], "--label", help="Name of each run (repeat, in run order)."),
-    resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples (scenes drawn with replacement)."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    resamples: int = typer.Option(
+        2000,
+        "--resamples",
+        min=100,
+        help="Bootstrap resamples (scenes drawn with replacement); also the sign-flip assignments drawn above 16 scenes.",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and of the Monte Carlo sign-flip test."),
     level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
     json_out: Path | None = typer.Option(None, "--json", help="Also write the full comparison (with the most changed samples) as JSON."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of a console table."),

@@ -58,6 +58,7 @@ class Bench3DScorer:
         self.settings = settings
         self.protocol = settings.protocol
         self.judge = judge
+        self.progress = False  # set by the engine (score_into_run)
         self.records: dict[str, Record] = {r.key: r for r in bench.all_records()}
         self._verdicts: dict[tuple[str, str], Any] = {}
         self._batched: dict[str, S.Outcome] = {}  # outcomes of the group of houses being scored
@@ -169,10 +170,17 @@ class Bench3DScorer:
                             keys.append((key, "option"))
                             reqs.append(JudgeRequest("option", {"question": rec.query, "answer": text, "options": list(opts)}))
             if len(reqs) >= JUDGE_CHUNK:
-                self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
+                self._verdicts.update(zip(keys, self._judge_many(reqs)))
                 keys, reqs = [], []
         if reqs:
-            self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
+            self._verdicts.update(zip(keys, self._judge_many(reqs)))
+
+    def _judge_many(self, reqs: list[Any]) -> list[Any]:
+        import sys
+
+        # off a terminal the judge writes periodic progress lines; on one the scoring bar is live
+        # already (Rich draws one live display at a time), so the judge stays quiet there
+        return list(self.judge.judge_many(reqs, progress=self.progress and not sys.stderr.isatty()))
 
     def _judge_detail(self, kind: str, v: Any) -> dict[str, Any]:
         return {
