@@ -2,8 +2,10 @@
 the HTML report's first screen, the console and results.json; the bundled judge's warning too."""
 
 import io
+from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import FakeJudge, write_answers
@@ -71,3 +73,27 @@ def test_scored_run_records_the_judge_and_the_console_names_it(tmp_path):
     print_3dbench(res, Console(file=buf, width=300, markup=False))
     out = buf.getvalue()
     assert f"judge: judged by {BUNDLED}" in out and out.count("not fit for reported numbers") == 1
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+def test_browser_first_screen_shows_the_judge_and_its_warning(tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package (test extra)")
+    from scenebench.report.html import write_html_report
+
+    from .test_browser import ARGS
+
+    out = write_html_report([_judged_run(tmp_path)], tmp_path / "report.html", views=False)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        try:
+            pg = b.new_page()
+            errors: list[str] = []
+            pg.on("pageerror", lambda e: errors.append(str(e)))
+            pg.goto(out.as_uri())
+            pg.wait_for_selector("body[data-ready='1']", timeout=15000)
+            header = pg.locator("#sb-meta").inner_text()
+        finally:
+            b.close()
+    assert f"judged by {BUNDLED} at http://127.0.0.1:8080/v1" in header and "not fit for reported numbers" in header
+    assert not errors
