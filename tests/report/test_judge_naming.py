@@ -97,3 +97,17 @@ def test_browser_first_screen_shows_the_judge_and_its_warning(tmp_path):
             b.close()
     assert f"judged by {BUNDLED} at http://127.0.0.1:8080/v1" in header and "not fit for reported numbers" in header
     assert not errors
+
+
+def test_compare_names_the_judges(tmp_path, capsys):
+    from scenebench.cli import main
+    from scenebench.report.compare import compare_runs, comparison_markdown
+
+    a = _judged_run(tmp_path / "a")
+    b = _judged_run(tmp_path / "b")
+    (c,) = compare_runs(load_runs([a, b], ["A", "B"]), n_resamples=100)
+    assert set(c.judges) == {"A", "B"} and c.judges["A"][0].startswith(f"judged by {BUNDLED}") and "not fit" in c.judges["A"][1]
+    assert f"judged by {BUNDLED}" in comparison_markdown([c])
+    main(["compare", str(a), str(b), "--label", "A", "--label", "B", "--resamples", "100"])
+    out = capsys.readouterr().out
+    assert f"judge: A: judged by {BUNDLED}" in out and "warning: B: judge" in out and "not fit for reported numbers" in out

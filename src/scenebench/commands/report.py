@@ -146,6 +146,10 @@ def compare_command(
             )
         for s in c.skipped:
             console.print(Text.assemble(("not compared:", "yellow"), " ", s))
+        for who, notes in c.judges.items():
+            console.print(Text.assemble(("judge:", "bold"), f" {who}: {notes[0]}"))
+            for w in notes[1:]:
+                console.print(Text.assemble(("warning:", "yellow"), f" {who}: {w}"))
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

@@ -57,6 +57,7 @@ from scenebench.metrics.aggregate import (
     f1_from,
     field_matrix,
 )
+from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun
 
 # Settings that describe the model, the machine or the summary's bootstrap, not how a sample is
@@ -150,6 +151,7 @@ class Comparison:
     skipped: list[str]
     min_scenes: int = MIN_SCENES
     min_samples: int = MIN_SAMPLES
+    judges: dict[str, list[str]] = field(default_factory=dict)  # run label -> its judge line (+ warning)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -470,6 +472,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
         groups=groups,
         wins=_win_loss(specs, ids, ca, cb),
         skipped=skipped,
+        judges={r.label: notes for r in (a, b) if (notes := judge_notes(r.results))},
     )
 
 
@@ -533,6 +536,7 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
             )
         for s in c.skipped:
             lines.append(f"- not compared: {s}")
+        lines += [f"- {_md(label)}: {_md(n)}" for label, notes in c.judges.items() for n in notes]
         lines.append("")
     return "\n".join(lines)
 
