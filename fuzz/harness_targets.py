@@ -79,6 +79,9 @@ def _run_s3d_predictions(suffix: str) -> Callable[[Context, Path, bytes], Any]:
 def _b3d_score(ctx: Context, work: Path, data_dir: Path, answers: Path) -> Any:
     from scenebench.benchmarks.bench3d.run import score_3dbench
 
+    # both protocols: the official rules keep the released arithmetic (an answer at inf gives an
+    # infinite path loss), whose aggregates must still be written (issue 27 item 5)
+    score_3dbench(data_dir, answers, out=work / "run-official", protocol="official", n_resamples=0, allow_missing=True)
     return score_3dbench(data_dir, answers, out=work / "run", n_resamples=0, allow_missing=True)
 
 

@@ -141,6 +141,44 @@ def _is_disk_full(exc: BaseException) -> bool:
     )
 
 
+def _chain(exc: BaseException, depth: int = 6) -> list[BaseException]:
+    out: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and len(out) < depth and e not in out:
+        out.append(e)
+        e = e.__cause__ or e.__context__
+    return out
+
+
+def _configuration_error(exc: BaseException) -> str | None:
+    """One line for an error of the set-up, not of scenebench: a server that refuses the connection
+    (a model's or judge's --base-url), no Ray cluster at --address. None for anything else."""
+    from scenebench.redact import redact_url
+
+    chain = _chain(exc)
+    found = None
+    for e in chain:
+        name, mod = type(e).__name__, type(e).__module__
+        if (
+            isinstance(e, ConnectionError)
+            or name in ("APIConnectionError", "APITimeoutError")
+            or (mod.split(".")[0] in ("httpx", "httpcore", "urllib3", "requests") and ("Connect" in name or "Timeout" in name))
+        ):
+            found = e
+            break
+    if found is None:
+        return None
+    text = " ".join(str(found).split())[:300]
+    if "Ray instance" in text or type(found).__module__.startswith("ray"):
+        return f"no Ray cluster to join: {text} (start one with `ray start --head`, or drop --address to run a local one)"
+    deepest = " ".join(str(chain[-1]).split())[:200]
+    request = getattr(found, "request", None)
+    url = getattr(request, "url", None)
+    where = f" to {redact_url(str(url))}" if url is not None else ""
+    detail = text if deepest == text or not deepest else f"{text} {deepest}"
+    return f"cannot connect{where}: {detail} (is the server running, and are --base-url / --judge-base-url right?)"
+
+
 def _run_folder_of(args: list[str]) -> Path | None:
     """The run folder the command line names (``--out``/``-o``) once the command has opened it (it
     holds ``run.json``), else None: where a traceback log belongs."""
@@ -214,6 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     - Ctrl-C: ``interrupted: ... rerun ... to resume``, exit 130 (new typer turns the interrupt into a
       returned exit code 130 under ``standalone_mode=False``; old typer into an ``Abort``).
     - Disk full: one line, exit 1; what was saved stays consistent and the rerun resumes.
+    - A set-up error (a server refusing the connection, no Ray cluster at --address): one line, exit 2.
     - Anything else (a bug): one line plus the path of a log file with the full traceback, exit 1.
     """
     args = sys.argv[1:] if argv is None else list(argv)
@@ -245,6 +284,10 @@ def main(argv: list[str] | None = None) -> None:
                 "free some space and rerun the same command to resume"
             )
             sys.exit(1)
+        config = _configuration_error(exc)
+        if config is not None:
+            _say_error(config)
+            sys.exit(2)
         log = _write_traceback_log(exc, args)
         first = " ".join(str(exc).split())[:300]
         tail = f"; full traceback in {log}" if log else ""

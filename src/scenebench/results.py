@@ -25,6 +25,7 @@ not be computed (no samples, judge disabled) is ``null``, never dropped.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -133,13 +134,34 @@ class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
 
     def save(self, path: str | Path) -> None:
         """Write ``results.json`` atomically, after checking it reads back as results (msgspec does
-        not check types when a Struct is constructed: a wrong type is a benchmark's bug, caught here)."""
+        not check types when a Struct is constructed: a wrong type is a benchmark's bug, caught here).
+
+        A metric or interval that is not finite (a mean over a model's ``inf`` path loss) is not a
+        JSON number: it is written as ``null`` with a warning naming it (:meth:`null_non_finite`),
+        so one answer never costs the results of a whole run."""
+        self.null_non_finite()
         try:
             out = self.model_dump(mode="json")
             msgspec.convert({k: v for k, v in out.items() if k != "confidence_intervals"}, Results, strict=True)
         except (msgspec.ValidationError, TypeError) as e:  # TypeError: a value of no JSON type
             raise ValueError(f"results of {self.benchmark!r} do not fit the results schema: {e}") from None
         atomic_write_json(path, out)
+
+    def null_non_finite(self) -> list[str]:
+        """Replace every non-finite number of ``metrics`` and ``confidence_intervals`` by ``None``
+        and add one warning naming them; returns their paths (``metrics.by_task.navigation.x``)."""
+        found: list[str] = []
+        self.metrics = _nulled(self.metrics, "metrics", found)
+        ci = self.confidence_intervals
+        ci.overall = _nulled(ci.overall, "confidence_intervals.overall", found)
+        for k, v in ci.groups().items():
+            setattr(ci, k, _nulled(v, f"confidence_intervals.{k}", found))
+        if found:
+            shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+            self.warnings.append(
+                f"{len(found)} aggregate value(s) are not finite (a per-sample value is inf or overflowed) and are written as null: {shown}"
+            )
+        return found
 
     @classmethod
     def load(cls, path: str | Path) -> Results:
@@ -171,6 +193,22 @@ class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
     def groups(self) -> list[str]:
         """Names of the breakdowns present, e.g. ``['question_type']`` for ``by_question_type``."""
         return [k[3:] for k in self.metrics if k.startswith("by_")]
+
+
+def _nulled(obj: Any, where: str, found: list[str]) -> Any:
+    """``obj`` with non-finite floats replaced by None (their paths appended to ``found``); a list
+    interval with a non-finite bound becomes None as a whole (half an interval is not one)."""
+    if isinstance(obj, dict):
+        return {k: _nulled(v, f"{where}.{k}", found) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        if any(isinstance(x, float) and not math.isfinite(x) for x in obj):
+            found.append(where)
+            return None
+        return [_nulled(x, f"{where}[{i}]", found) for i, x in enumerate(obj)]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        found.append(where)
+        return None
+    return obj
 
 
 def _numpy_scalar(obj: Any) -> Any:

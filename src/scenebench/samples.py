@@ -40,9 +40,26 @@ def sample_rows(run_dir: str | Path) -> list[dict[str, Any]]:
         row.update({g: _text(r.get("groups", {}).get(g)) for g in groups})
         vals = r.get("values", {})
         row.update({value_col[v]: _number(vals.get(v)) for v in values})
-        row["detail"] = json.dumps(r.get("detail", {}), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
+        row["detail"] = json.dumps(_finite_json(r.get("detail", {})), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
         rows.append(row)
     return rows
+
+
+def _finite_json(obj: Any) -> Any:
+    """``obj`` with non-finite floats as the strings ``"inf"``, ``"-inf"``, ``"nan"``: JSON has no
+    such numbers, and a model's answer (a waypoint at ``inf``) puts them in a sample's detail."""
+    if isinstance(obj, dict):
+        return {k: _finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite_json(x) for x in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    return obj
+
+
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row for JSON Lines: an infinite value (Parquet and CSV keep it) is null there."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 
 def _text(v: Any) -> str | None:
@@ -74,7 +91,7 @@ def export_samples(run_dir: str | Path, out: str | Path, fmt: Format) -> Path:
         if fmt == "jsonl":
             with open(tmp, "w", encoding="utf-8") as f:
                 for row in sample_rows(run_dir):
-                    f.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+                    f.write(json.dumps(_json_row(row), ensure_ascii=False, allow_nan=False) + "\n")
         elif fmt == "csv":
             import pyarrow.csv as pcsv
 

@@ -40,3 +40,19 @@ def test_example_plugin_through_the_cli(b3d_dir, tmp_path, monkeypatch):
     other = CliRunner().invoke(app, args[:-4] + ["min_size=0.5", "--out", str(tmp_path / "run"), "--no-progress"])
     assert other.exit_code != 0 and "other inputs or settings" in str(other.exception or other.output)
     sys.modules.pop("scenebench_example_model", None)
+
+
+def test_example_plugin_refuses_a_misspelled_option(b3d_dir, tmp_path, monkeypatch, capsys):
+    import pytest
+
+    from scenebench.cli import main
+
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    args = ["run", "3dbench", "--data", str(b3d_dir), "--model", "plugin:scenebench_example_model:LargestObjectModel"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--model-arg", "min_sise=0.3", "--out", str(tmp_path / "run"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("error:") and len(err.strip().splitlines()) == 1
+    assert "takes no option 'min_sise'" in err and "accepted: seed, min_size" in err
+    assert not (tmp_path / "run" / "answers.jsonl").exists()
+    sys.modules.pop("scenebench_example_model", None)

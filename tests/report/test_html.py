@@ -126,6 +126,19 @@ def test_report_cli_writes_default_html_latex_and_markdown(toy_run, tmp_path, ca
     assert "\\toprule" in capsys.readouterr().out
 
 
+def test_report_of_several_runs_goes_to_the_cwd_or_where_html_says(tmp_path, monkeypatch, capsys):
+    from .conftest import toy_scores, write_run
+
+    a, b = write_run(tmp_path / "a", toy_scores(0)), write_run(tmp_path / "b", toy_scores(1))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    main(["report", str(a), str(b)])
+    assert (work / "report.html").exists() and not (a / "report.html").exists()
+    main(["report", str(a), str(b), "--html", str(tmp_path / "both.html")])
+    assert (tmp_path / "both.html").exists() and "both.html" in capsys.readouterr().err
+
+
 def test_report_of_unscored_folder_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no results in this run folder"):

@@ -166,7 +166,7 @@ def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp
         benchmark="3dbench",
         protocol="strict",
         metrics={
-            "overall": {"mean_primary": 50.0, "n_tasks": 1.0},
+            "overall": {"mean_primary": 50.0, "n_tasks": 1.0, "mean_rule": 50.0, "mean_judged": None},
             "by_task": {"classification": {"accuracy": 50.0}, "scene_caption": {"judge_score": None, "bleu4_py": 12.5, "rouge_l_py": 30.0}},
         },
         metric_info={
@@ -178,7 +178,7 @@ def test_3dbench_text_task_without_a_judge_shows_its_text_metric_and_says_so(tmp
         extra={"primary_metric": {"classification": "accuracy", "scene_caption": "judge_score"}},
     ).save(run.results_json)
     t = paper_table(load_runs([tmp_path / "r"]), BENCH3D)
-    assert t.leaf == ["accuracy", "bleu4_py", "mean_primary"]
+    assert t.leaf == ["accuracy", "bleu4_py", "mean_rule"]
     assert [c.value for c in t.rows[0][1]] == [50.0, 12.5, 50.0]
     assert t.notes[0] == "Scene cap.: judge_score is n/a (no judge), bleu4_py shown instead (not in the mean)"
 
@@ -200,3 +200,23 @@ def test_console_table_collapses_a_breakdown_of_many_values():
     text = buf.getvalue()
     assert f"scene: {MAX_GROUP_ROWS + 1} values (in results.json)" in text
     assert "label=chair" in text and "scene=s1" not in text
+
+
+def test_latex_tables_are_scaled_to_fit_the_text_width(toy_run):
+    # 3DBench's paper table has 14 columns: wider than a page in \small; scaled down only when wider
+    tex = to_latex(tables_for([load_run(toy_run)]))
+    assert "needs \\usepackage{booktabs,graphicx}" in tex
+    assert tex.count("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%") == tex.count("\\begin{tabular}")
+    assert tex.count("\\end{tabular}}") == tex.count("\\begin{tabular}") > 0
+
+
+def test_groups_of_fewer_than_five_samples_show_no_interval(tmp_path):
+    from .conftest import toy_scores, write_run
+
+    scores = [s for s in toy_scores(0) if s.groups["question_type"] != "abs" or s.scene_id == "scene0"]
+    run = load_run(write_run(tmp_path / "few", scores))
+    assert run.results.counts_by_group["by_question_type"]["abs"].n_samples == 1  # scene0's abs sample
+    md = to_markdown([long_table([run], "question_type")], ci=True)
+    abs_row = next(line for line in md.splitlines() if "| abs |" in line)
+    cs_row = next(line for line in md.splitlines() if "| cs |" in line)
+    assert "[" not in abs_row and "| 1 |" in abs_row and "[" in cs_row

@@ -43,8 +43,10 @@ class LargestObjectModel:
 
     name = "largest-object"
 
-    def __init__(self, seed: int = 0, min_size: float = 0.0, **_: Any) -> None:
-        # Everything the constructor takes can be set from the CLI: --model-arg min_size=0.5
+    def __init__(self, seed: int = 0, min_size: float = 0.0) -> None:
+        # Everything the constructor takes can be set from the CLI: --model-arg min_size=0.5. No
+        # **kwargs: scenebench then refuses a misspelled --model-arg (min_sise=0.5) naming the
+        # accepted ones, instead of running with the default and a different fingerprint.
         self.seed = seed
         self.min_size = float(min_size)
 

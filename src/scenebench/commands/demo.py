@@ -82,14 +82,14 @@ def _pick(metrics: dict[str, Any], path: tuple[str, ...]) -> float | None:
 
 
 def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any = None, report: bool = True) -> DemoResult:
-    from rich.console import Console
     from rich.text import Text
 
+    from scenebench.consoles import make_console
     from scenebench.errors import RunMismatchError
     from scenebench.models.sources.base import make_source
     from scenebench.runtime.runner import run_benchmark
 
-    console = console or Console(markup=False)
+    console = console or make_console()
     t0 = time.perf_counter()
     root = Path(root)
     out = DemoResult(root)

@@ -7,12 +7,12 @@ import typer
 
 def list_command() -> None:
     """List benchmarks with their metrics (and metric cards) and protocols."""
-    from rich.console import Console
     from rich.table import Table
 
     from scenebench.benchmarks.catalog import BENCHMARKS
+    from scenebench.consoles import make_console
 
-    console = Console(markup=False)
+    console = make_console()
     for name in BENCHMARKS.names():
         info = BENCHMARKS.get(name)
         t = Table(title=f"{name}: {info.title}", title_justify="left", show_lines=False)

@@ -11,7 +11,9 @@ def report_command(
     run_dirs: list[Path] = typer.Argument(
         ..., help="Finished run folder(s), of any benchmarks: one report, a section per benchmark, runs of a benchmark side by side."
     ),
-    html: Path | None = typer.Option(None, "--html", help="HTML report path [default: RUN_DIR/report.html of the first run]."),
+    html: Path | None = typer.Option(
+        None, "--html", help="HTML report path [default: RUN_DIR/report.html for one run; ./report.html for several]."
+    ),
     no_html: bool = typer.Option(False, "--no-html", help="Do not write the HTML report."),
     latex: Path | None = typer.Option(None, "--latex", help="Write booktabs LaTeX tables to this file ('-' for stdout)."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown tables to stdout."),
@@ -38,15 +40,14 @@ def report_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the viewer's downsampling."),
 ) -> None:
     """Tables (Markdown, LaTeX) and a self-contained HTML report of finished runs; reads results.json and samples.sqlite."""
-    from rich.console import Console
-
+    from scenebench.consoles import make_console
     from scenebench.io.files import atomic_write_text
     from scenebench.report.html import write_html_report
     from scenebench.report.runs import load_runs
     from scenebench.report.tables import tables_by_benchmark, to_latex, to_markdown
     from scenebench.report.views import ViewOptions
 
-    err = Console(stderr=True, markup=False)
+    err = make_console(stderr=True)
     runs = load_runs(run_dirs, label or None)
     tables = tables_by_benchmark(runs)
     if markdown:
@@ -59,7 +60,8 @@ def report_command(
             atomic_write_text(latex, text)
             err.print(f"LaTeX tables: {latex}")
     if not no_html:
-        out = html or runs[0].path / "report.html"
+        # a report of several runs belongs to none of them: not inside the first run's folder
+        out = html or (runs[0].path / "report.html" if len(runs) == 1 else Path.cwd() / "report.html")
         opts = ViewOptions(max_scene_points=max_points, seed=seed)
         write_html_report(runs, out, view_options=opts, max_views=max_views, max_view_bytes=int(max_view_mb * 1e6))
         err.print(f"HTML report: {out}")
@@ -68,22 +70,27 @@ def report_command(
 def compare_command(
     run_dirs: list[Path] = typer.Argument(..., help="Two or more finished runs of one benchmark; the first is the baseline."),
     label: list[str] = typer.Option([], "--label", help="Name of each run (repeat, in run order)."),
-    resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples (scenes drawn with replacement)."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    resamples: int = typer.Option(
+        2000,
+        "--resamples",
+        min=100,
+        help="Bootstrap resamples (scenes drawn with replacement); also the sign-flip assignments drawn above 16 scenes.",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and of the Monte Carlo sign-flip test."),
     level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
     json_out: Path | None = typer.Option(None, "--json", help="Also write the full comparison (with the most changed samples) as JSON."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of a console table."),
 ) -> None:
-    """Paired comparison: per-metric differences with scene-clustered bootstrap CIs and p-values, per-sample wins/losses.
+    """Paired comparison: per-metric differences, scene-clustered bootstrap CIs, sign-flip p-values over scenes (none below 10 scenes), per-sample wins/losses.
 
     Refuses runs that did not score the same samples under the same protocol, settings and data.
     """
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from scenebench.consoles import make_console
     from scenebench.io.files import atomic_write_json
-    from scenebench.report.compare import compare_runs, comparison_markdown
+    from scenebench.report.compare import ci_text, compare_runs, comparison_markdown, method_note, p_text
     from scenebench.report.runs import load_runs
 
     runs = load_runs(run_dirs, label or None)
@@ -93,15 +100,16 @@ def compare_command(
     if markdown:
         typer.echo(comparison_markdown(comps))
         return
-    console = Console(markup=False)
+    console = make_console()
     for c in comps:
         t = Table(
             title=f"{c.other} vs {c.baseline} — {c.benchmark}, protocol {c.protocol}, {c.n_samples} paired samples in {c.n_scenes} scenes",
-            caption=f"{int(c.level * 100)}% CI and p from a paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed})",
+            caption=method_note(c),
         )
         for col, just in (
             ("group", "left"),
             ("metric", "left"),
+            ("n (scenes)", "right"),
             (c.baseline, "right"),
             (c.other, "right"),
             ("Δ", "right"),
@@ -118,18 +126,17 @@ def compare_command(
                 good = better and ((d.diff > 0) == d.higher_is_better)  # type: ignore[operator]
                 style = ("green" if good else "red") if better else ""
                 fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
-                ci = f"[{d.ci[0]:+.2f}, {d.ci[1]:+.2f}]" if d.ci else "n/a"
-                p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
                 t.add_row(
                     name,
                     d.metric,
+                    f"{d.n} ({d.n_scenes})",
                     fmt(d.a),
                     fmt(d.b),
                     Text(f"{d.diff:+.2f}", style=style)
                     if d.diff is not None and style
                     else ("n/a" if d.diff is None else f"{d.diff:+.2f}"),
-                    ci,
-                    p,
+                    ci_text(d),
+                    p_text(d),
                 )
         console.print(t)
         for w in c.wins:
@@ -139,6 +146,10 @@ def compare_command(
             )
         for s in c.skipped:
             console.print(Text.assemble(("not compared:", "yellow"), " ", s))
+        for who, notes in c.judges.items():
+            console.print(Text.assemble(("judge:", "bold"), f" {who}: {notes[0]}"))
+            for w in notes[1:]:
+                console.print(Text.assemble(("warning:", "yellow"), f" {who}: {w}"))
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

@@ -68,9 +68,9 @@ def agreement_command(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
 ) -> None:
     """Agreement of two judges (accuracy, Cohen's kappa, Spearman) on the samples both judged validly."""
-    from rich.console import Console
     from rich.table import Table
 
+    from scenebench.consoles import make_console
     from scenebench.io.files import atomic_write_json
     from scenebench.judges.agreement import agreement
 
@@ -78,7 +78,7 @@ def agreement_command(
     b, meta_b = load_judged(run_b)
     res = agreement(a, b)
     res["a"], res["b"] = meta_a, meta_b
-    console = Console(markup=False)
+    console = make_console()
     c = res["counts"]
     console.print(
         f"A: {meta_a['source']} {', '.join(meta_a['model_ids'])}  B: {meta_b['source']} {', '.join(meta_b['model_ids'])}", highlight=False

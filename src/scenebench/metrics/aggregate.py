@@ -381,8 +381,11 @@ def summarize_columns(
 ) -> tuple[dict[str, float | None], dict[str, list[float] | None]]:
     """:func:`summarize` of columns already built by :func:`field_matrix` (``clusters``: an array of
     str), so many subsets (thousands of scenes) index one matrix instead of each rebuilding its own."""
-    point = compute(specs, columns)
-    ci = bootstrap(specs, columns, clusters, n_resamples=n_resamples, seed=seed, level=level)
+    # a model's inf (a path loss) makes inf - inf and 0 * inf in the sums: the aggregate is then
+    # inf or NaN, written as null with a warning (Results.save), not a RuntimeWarning on the console
+    with np.errstate(invalid="ignore", over="ignore"):
+        point = compute(specs, columns)
+        ci = bootstrap(specs, columns, clusters, n_resamples=n_resamples, seed=seed, level=level)
     return point, ci
 
 

@@ -9,21 +9,35 @@ because a "difference" between runs over different samples measures the samples,
 Statistics (per metric, overall and per group value), for run B minus baseline A:
 
 - point difference ``d = metric(B) - metric(A)`` on the same samples;
-- a **paired, scene-clustered bootstrap**: each resample draws scenes with replacement and
-  recomputes both runs' metric on the *same* drawn scenes (so per-scene difficulty cancels);
-  the interval is the percentile interval of the resampled differences;
-- the two-sided p-value of "no difference" from the same resamples:
-  ``p = min(1, 2 * min(#{d* <= 0} + 1, #{d* >= 0} + 1) / (R + 1))``, so it agrees with the
-  interval (p < 1 - level exactly when the interval excludes 0, up to resampling noise) and is
-  never reported as 0.
+- the **p-value** of "no difference" from an exact paired **sign-flip permutation test over
+  scenes**: under the null hypothesis the two runs' outputs are exchangeable within a scene, so
+  every assignment that swaps A and B in a subset of the scenes is as likely as the observed one;
+  the metric is recomputed on each (means, ratios, medians, F1 alike) and
+  ``p = #{|d*| >= |d|} / #assignments``. All ``2**k`` assignments are enumerated for
+  ``k <= EXACT_MAX_SCENES`` scenes (the identity is one of them, so p >= 2 / 2**k); above that,
+  ``n_resamples`` random assignments with a fixed seed, ``p = (1 + #{|d*| >= |d|}) / (1 + R)``;
+- the **interval**: a paired, scene-clustered bootstrap; each resample draws scenes with
+  replacement and recomputes both runs' metric on the *same* drawn scenes (per-scene difficulty
+  cancels); the percentile interval of the resampled differences.
+
+A block (overall, or one group value) with fewer than ``MIN_SCENES`` scenes gets **no interval
+and no p-value**: with a handful of clusters the bootstrap's resamples are a handful of distinct
+scene sets and the sign-flip test cannot reach any usual level (2 scenes: p >= 0.5), so printing
+either would look like evidence it is not. A block with fewer than ``MIN_SAMPLES`` samples shows
+its count only. Every row carries its sample and scene counts, and the reason when it has no
+interval (``MetricDiff.note``).
 
 Per sample, wins/losses/ties count samples where B's per-sample value is better / worse / equal,
 respecting ``higher_is_better`` (for median-error metrics lower wins).
+
+References: Fisher, "The Design of Experiments", 1935 (randomisation tests); Field, Welsh,
+"Bootstrapping clustered data", JRSS B 69(3), 2007 (few clusters: the bootstrap is unreliable).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -43,6 +57,7 @@ from scenebench.metrics.aggregate import (
     f1_from,
     field_matrix,
 )
+from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun
 
 # Settings that describe the model, the machine or the summary's bootstrap, not how a sample is
@@ -64,7 +79,31 @@ NON_SCORING_SETTINGS = frozenset(
 )
 # Input entries that are the model's output, not the benchmark's data.
 PREDICTION_INPUTS = frozenset({"predictions"})
+MIN_SCENES = 10  # below this many scenes in a block: no interval, no p-value
+MIN_SAMPLES = 5  # below this many samples in a block: the count only
+EXACT_MAX_SCENES = 16  # up to 2**16 sign-flip assignments are enumerated; above, Monte Carlo
 KNOWN_DERIVED = {"f1_from": f1_from}
+
+
+@dataclass(frozen=True)
+class GroupMean:
+    """A macro average: the mean over values of a breakdown key (3DBench's tasks) of one metric per
+    value, each computed on that value's samples and multiplied by its ``factor`` (results.json's
+    ``kind: group_mean``). Values whose metric is unavailable are left out, as the run's own
+    aggregate leaves them out."""
+
+    name: str
+    group: str
+    members: tuple[tuple[str, str, float, tuple[MetricSpec, ...]], ...]  # (value, metric, factor, its specs)
+    unit: str = "%"
+    higher_is_better: bool = True
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d for _, _, _, specs in self.members for s in specs for d in s.deps))
+
+
+AnySpec = MetricSpec | GroupMean
 
 
 @dataclass
@@ -77,6 +116,10 @@ class MetricDiff:
     diff: float | None
     ci: list[float] | None
     p_value: float | None
+    n: int = 0  # samples in the block (excluded ones left out)
+    n_scenes: int = 0
+    p_method: str | None = None  # "sign-flip exact (2^k)" or "sign-flip Monte Carlo (R, seed S)"
+    note: str | None = None  # why there is no interval / p-value
 
 
 @dataclass
@@ -106,19 +149,37 @@ class Comparison:
     groups: dict[str, dict[str, list[MetricDiff]]]
     wins: list[WinLoss]
     skipped: list[str]
+    min_scenes: int = MIN_SCENES
+    min_samples: int = MIN_SAMPLES
+    judges: dict[str, list[str]] = field(default_factory=dict)  # run label -> its judge line (+ warning)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def specs_from_info(metric_info: Mapping[str, Mapping[str, Any]]) -> tuple[list[MetricSpec], list[str]]:
+def specs_from_info(metric_info: Mapping[str, Mapping[str, Any]]) -> tuple[list[AnySpec], list[str]]:
     """Rebuild metric specs from ``results.json`` ``metric_info``; names that cannot be rebuilt are returned apart."""
-    specs: list[MetricSpec] = []
+    specs: list[AnySpec] = []
     skipped: list[str] = []
     for name, info in metric_info.items():
         kind, hib, scale = info.get("kind"), bool(info.get("higher_is_better", True)), float(info.get("scale", 1.0))
         unit = str(info.get("unit", ""))
-        if kind == "mean" and "field" in info:
+        if kind == "group_mean" and isinstance(info.get("members"), list) and "group" in info:
+            members, bad = [], []
+            for m in info["members"]:
+                sub, sub_skipped = specs_from_info(m.get("specs") or {})
+                if sub_skipped or not any(x.name == m.get("metric") for x in sub):
+                    bad.append(str(m.get("value")))
+                    continue
+                plain = tuple(x for x in sub if not isinstance(x, GroupMean))
+                members.append((str(m["value"]), str(m["metric"]), float(m.get("factor", 1.0)), plain))
+            if bad:
+                skipped.append(f"{name}: the metrics of {', '.join(bad)} cannot be recomputed")
+            else:
+                specs.append(GroupMean(name, str(info["group"]), tuple(members), unit=unit, higher_is_better=hib))
+        elif kind == "count":  # how many tasks or samples entered an aggregate: not a metric to test
+            continue
+        elif kind == "mean" and "field" in info:
             specs.append(Mean(name, info["field"], scale=scale, unit=unit, higher_is_better=hib))
         elif kind == "median" and "field" in info:
             specs.append(Median(name, info["field"], scale=scale, unit=unit, higher_is_better=hib))
@@ -129,7 +190,7 @@ def specs_from_info(metric_info: Mapping[str, Mapping[str, Any]]) -> tuple[list[
         else:
             skipped.append(f"{name}: results.json does not say how it is computed from per-sample values")
     names = {s.name for s in specs}
-    ok = [s for s in specs if not isinstance(s, Derived) or all(m in names for m in s.metrics)]
+    ok: list[AnySpec] = [s for s in specs if not isinstance(s, Derived) or all(m in names for m in s.metrics)]
     skipped += [f"{s.name}: depends on metrics that cannot be recomputed" for s in specs if s not in ok]
     return ok, skipped
 
@@ -195,6 +256,7 @@ def check_comparable(runs: Sequence[LoadedRun]) -> None:
 
 
 def _p_value(d: np.ndarray) -> float | None:
+    """Two-sided bootstrap p-value of a zero difference (kept for callers of the old rule)."""
     d = d[~np.isnan(d)]
     if d.size == 0:
         return None
@@ -202,15 +264,124 @@ def _p_value(d: np.ndarray) -> float | None:
     return float(min(1.0, 2.0 * (min(lo, hi) + 1) / (d.size + 1)))
 
 
+def _point(specs: Sequence[AnySpec], cols: Mapping[str, np.ndarray], keys: Mapping[str, np.ndarray]) -> dict[str, float | None]:
+    """Point values of ``specs`` (``keys``: the breakdown values of each sample, for GroupMean)."""
+    out = compute([s for s in specs if not isinstance(s, GroupMean)], cols)
+    for g in specs:
+        if isinstance(g, GroupMean):
+            vals = []
+            for value, metric, factor, sub in g.members:
+                mask = keys[g.group] == value
+                v = compute(sub, {k: c[mask] for k, c in cols.items()}).get(metric) if mask.any() else None
+                if v is not None and math.isfinite(v):
+                    vals.append(v * factor)
+            out[g.name] = float(np.mean(vals)) if vals else None
+    return out
+
+
+def _replicates(
+    specs: Sequence[AnySpec], cols: Mapping[str, np.ndarray], keys: Mapping[str, np.ndarray], cid: np.ndarray, w: np.ndarray
+) -> dict[str, np.ndarray]:
+    """:func:`bootstrap_replicates` of ``specs``, GroupMean ones too (each member on its samples,
+    with the cluster weights of the whole block)."""
+    out = bootstrap_replicates([s for s in specs if not isinstance(s, GroupMean)], cols, cid, w)
+    for g in specs:
+        if isinstance(g, GroupMean):
+            rows = []
+            for value, metric, factor, sub in g.members:
+                mask = keys[g.group] == value
+                if mask.any():
+                    r = bootstrap_replicates(sub, {k: c[mask] for k, c in cols.items()}, cid[mask], w)[metric] * factor
+                    rows.append(np.where(np.isfinite(r), r, np.nan))
+            if rows:
+                with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # a resample where no member is defined: NaN
+                    out[g.name] = np.nanmean(np.stack(rows), axis=0)
+            else:
+                out[g.name] = np.full(w.shape[0], np.nan)
+    return out
+
+
+def sign_flip_assignments(k: int, n_resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+    """(rows, k) 0/1 matrix: 1 where a scene's two runs are swapped; row 0 is the identity.
+    Every one of the ``2**k`` rows when ``k <= EXACT_MAX_SCENES`` (exact), else the identity and
+    ``n_resamples`` random rows drawn with ``seed``."""
+    if k <= EXACT_MAX_SCENES:
+        return ((np.arange(2**k, dtype=np.int64)[:, None] >> np.arange(k)) & 1), True
+    rng = np.random.default_rng(seed)
+    return np.concatenate([np.zeros((1, k), np.int64), rng.integers(0, 2, size=(n_resamples, k))]), False
+
+
+def sign_flip_p(
+    specs: Sequence[AnySpec],
+    ca: Mapping[str, np.ndarray],
+    cb: Mapping[str, np.ndarray],
+    clusters: np.ndarray,
+    *,
+    n_resamples: int,
+    seed: int,
+    keys: Mapping[str, np.ndarray] | None = None,
+) -> tuple[dict[str, float | None], str]:
+    """The sign-flip permutation p-value of every spec (module docstring) and how it was computed.
+
+    Both runs' samples go into one column set (A's first): a swapped scene contributes A's samples
+    to B* and B's to A*, which is a 0/1 weight per (run, scene) cluster, so the metric of every
+    assignment comes from :func:`bootstrap_replicates` (the same code as the intervals, medians too).
+    """
+    _, cid = np.unique(clusters, return_inverse=True)
+    k = int(cid.max()) + 1
+    flips, exact = sign_flip_assignments(k, n_resamples, seed)
+    both = {f: np.concatenate([ca[f], cb[f]]) for f in ca}
+    both_cid = np.concatenate([cid, cid + k])
+    w_b = np.concatenate([flips, 1 - flips], axis=1)
+    w_a = np.concatenate([1 - flips, flips], axis=1)
+    both_keys = {k: np.concatenate([v, v]) for k, v in (keys or {}).items()}
+    with np.errstate(invalid="ignore", over="ignore"):
+        rb, ra = _replicates(specs, both, both_keys, both_cid, w_b), _replicates(specs, both, both_keys, both_cid, w_a)
+    out: dict[str, float | None] = {}
+    for s in specs:
+        d = rb[s.name] - ra[s.name]
+        obs = d[0]
+        if not np.isfinite(obs):
+            out[s.name] = None
+            continue
+        ok = np.isfinite(d)
+        # |d*| equal to |d| up to rounding (the full swap gives -d through other additions) counts
+        extreme = ok & (np.abs(d) >= abs(obs) - 1e-9 * max(1.0, abs(obs)))
+        if exact:
+            out[s.name] = float(extreme.sum() / ok.sum())
+        else:
+            out[s.name] = float((1 + extreme[1:].sum()) / (1 + ok[1:].sum()))
+    how = f"sign-flip exact (all 2^{k} assignments)" if exact else f"sign-flip Monte Carlo ({n_resamples} assignments, seed {seed})"
+    return out, how
+
+
 def _diffs(
-    specs: Sequence[MetricSpec], ca: dict, cb: dict, clusters: np.ndarray, n_resamples: int, seed: int, level: float
+    specs: Sequence[AnySpec],
+    ca: dict,
+    cb: dict,
+    clusters: np.ndarray,
+    n_resamples: int,
+    seed: int,
+    level: float,
+    keys: Mapping[str, np.ndarray] | None = None,
 ) -> list[MetricDiff]:
-    pa, pb = compute(specs, ca), compute(specs, cb)
-    if len(clusters) and n_resamples > 0:
+    keys = keys or {}
+    pa, pb = _point(specs, ca, keys), _point(specs, cb, keys)
+    n, k = len(clusters), len(set(clusters.tolist()))
+    note = None
+    if n < MIN_SAMPLES:
+        note = f"n={n} < {MIN_SAMPLES} samples: count only"
+    elif k < MIN_SCENES:
+        note = f"{k} scene{'s' if k != 1 else ''} < {MIN_SCENES}: no interval or p-value"
+    ba = bb = {}
+    p_of: dict[str, float | None] = {}
+    how = None
+    if note is None and n_resamples > 0:
         cid, w = cluster_weights(clusters, n_resamples=n_resamples, seed=seed)
-        ba, bb = bootstrap_replicates(specs, ca, cid, w), bootstrap_replicates(specs, cb, cid, w)
-    else:
-        ba = bb = {}
+        with np.errstate(invalid="ignore", over="ignore"):
+            ba, bb = _replicates(specs, ca, keys, cid, w), _replicates(specs, cb, keys, cid, w)
+        p_of, how = sign_flip_p(specs, ca, cb, clusters, n_resamples=n_resamples, seed=seed, keys=keys)
     alpha = (1 - level) / 2
     out = []
     for s in specs:
@@ -219,15 +390,15 @@ def _diffs(
         ci = p = None
         if s.name in ba and diff is not None:
             d = bb[s.name] - ba[s.name]
-            dd = d[~np.isnan(d)]
+            dd = d[np.isfinite(d)]
             if dd.size:
                 ci = [float(np.quantile(dd, alpha)), float(np.quantile(dd, 1 - alpha))]
-            p = _p_value(d)
-        out.append(MetricDiff(s.name, s.unit, s.higher_is_better, a, b, diff, ci, p))
+            p = p_of.get(s.name)
+        out.append(MetricDiff(s.name, s.unit, s.higher_is_better, a, b, diff, ci, p, n, k, how if p is not None else None, note))
     return out
 
 
-def _win_loss(specs: Sequence[MetricSpec], ids: list[str], ca: dict, cb: dict, top: int = 5) -> list[WinLoss]:
+def _win_loss(specs: Sequence[AnySpec], ids: list[str], ca: dict, cb: dict, top: int = 5) -> list[WinLoss]:
     out, seen = [], set()
     for s in specs:
         if not isinstance(s, (Mean, Median)) or s.field in seen:
@@ -263,6 +434,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
     ca = field_matrix([ia[i].values for i in ids], fields)
     cb = field_matrix([ib[i].values for i in ids], fields)
     clusters = np.asarray([ia[i].scene_id for i in ids], dtype=str)
+    keys = {g.group: np.asarray([str(ia[i].groups.get(g.group, "unknown")) for i in ids]) for g in specs if isinstance(g, GroupMean)}
 
     # A block compares the metrics the run reports in it (3DBench reports accuracy per task, not
     # pooled over tasks), so specs are filtered by the names present in results.json's block.
@@ -272,9 +444,10 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
         if not use:
             return []
         if mask is None:
-            return [d for d in _diffs(use, ca, cb, clusters, n_resamples, seed, level) if d.metric in names]
+            return [d for d in _diffs(use, ca, cb, clusters, n_resamples, seed, level, keys) if d.metric in names]
         sub_a, sub_b = {k: c[mask] for k, c in ca.items()}, {k: c[mask] for k, c in cb.items()}
-        return [d for d in _diffs(use, sub_a, sub_b, clusters[mask], n_resamples, seed, level) if d.metric in names]
+        sub_keys = {k: v[mask] for k, v in keys.items()}
+        return [d for d in _diffs(use, sub_a, sub_b, clusters[mask], n_resamples, seed, level, sub_keys) if d.metric in names]
 
     overall = block(a.results.metrics.get("overall", {}), None)
     groups: dict[str, dict[str, list[MetricDiff]]] = {}
@@ -299,6 +472,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, *, n_resamples: int = 2000, seed: i
         groups=groups,
         wins=_win_loss(specs, ids, ca, cb),
         skipped=skipped,
+        judges={r.label: notes for r in (a, b) if (notes := judge_notes(r.results))},
     )
 
 
@@ -314,20 +488,46 @@ def _fmt(v: float | None, digits: int = 2, sign: bool = False) -> str:
     return f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
 
 
+def method_note(c: Comparison) -> str:
+    """How the intervals and p-values of ``c`` were made, and when there are none."""
+    return (
+        f"{int(c.level * 100)}% CI: paired scene-clustered bootstrap ({c.n_resamples} resamples, seed {c.seed}); "
+        f"p: sign-flip permutation test over scenes (exact up to {EXACT_MAX_SCENES} scenes); "
+        f"no CI or p below {c.min_scenes} scenes, the count only below {c.min_samples} samples"
+    )
+
+
+def ci_text(d: MetricDiff) -> str:
+    if d.ci:
+        return f"[{_fmt(d.ci[0], sign=True)}, {_fmt(d.ci[1], sign=True)}]"
+    return f"— ({d.note})" if d.note else "n/a"
+
+
+def p_text(d: MetricDiff) -> str:
+    if d.p_value is None:
+        return "—" if d.note else "n/a"
+    return f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001"
+
+
 def comparison_markdown(comps: Sequence[Comparison]) -> str:
     lines = []
     for c in comps:
         lines.append(
             f"**{c.other} vs {c.baseline}** ({c.benchmark}, protocol {c.protocol}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
-            f"{int(c.level * 100)}% paired scene-clustered bootstrap, {c.n_resamples} resamples, seed {c.seed})"
+            f"{method_note(c)})"
         )
-        lines += ["", f"| group | metric | {_md(c.baseline)} | {_md(c.other)} | Δ | CI | p |", "|:---|:---|---:|---:|---:|:---:|---:|"]
+        lines += [
+            "",
+            f"| group | metric | n (scenes) | {_md(c.baseline)} | {_md(c.other)} | Δ | CI | p |",
+            "|:---|:---|---:|---:|---:|---:|:---:|---:|",
+        ]
         blocks = [("overall", c.overall)] + [(f"{g}={v}", ds) for g, d in c.groups.items() for v, ds in d.items()]
         for label, ds in blocks:
             for d in ds:
-                ci = f"[{_fmt(d.ci[0], sign=True)}, {_fmt(d.ci[1], sign=True)}]" if d.ci else "n/a"
-                p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
-                lines.append(f"| {_md(label)} | {d.metric} | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} | {ci} | {p} |")
+                lines.append(
+                    f"| {_md(label)} | {d.metric} | {d.n} ({d.n_scenes}) | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} "
+                    f"| {ci_text(d)} | {p_text(d)} |"
+                )
         lines.append("")
         for w in c.wins:
             better = "higher" if w.higher_is_better else "lower"
@@ -336,6 +536,7 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
             )
         for s in c.skipped:
             lines.append(f"- not compared: {s}")
+        lines += [f"- {_md(label)}: {_md(n)}" for label, notes in c.judges.items() for n in notes]
         lines.append("")
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scenebench.consoles import make_console
 from scenebench.results import Results
 
 
@@ -18,6 +19,22 @@ def fmt(value: float | None, ci: list[float] | None = None, digits: int = 2) -> 
     if ci:
         s += f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
     return s
+
+
+MIN_CI_SAMPLES = 5  # a group of fewer samples shows its count, not an interval (issue 27 item 1)
+
+
+def judge_notes(res: Results) -> list[str]:
+    """What a judged run must say wherever its numbers are shown: which judge (model id, endpoint,
+    prompt versions), and the bundled judge's warning (also for results written before it was kept)."""
+    from scenebench.judges.naming import judge_summary, judge_warning
+
+    info = res.extra.get("judge")
+    line = judge_summary(info)
+    if line is None:
+        return []
+    warn = info.get("warning") or judge_warning(info.get("model_id"))
+    return [line] + ([warn] if warn else [])
 
 
 MAX_GROUP_ROWS = 30  # a breakdown with more values (RIO's per-scene one: thousands) prints one line
@@ -39,7 +56,8 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
 
     def row(label: str, vals: dict, cis: dict, counts: Any) -> None:
         n = counts.n_samples if counts is not None else ""
-        table.add_row(label, str(n), *[fmt(vals.get(m), (cis or {}).get(m)) for m in names])
+        show_ci = counts is None or counts.n_samples >= MIN_CI_SAMPLES
+        table.add_row(label, str(n), *[fmt(vals.get(m), (cis or {}).get(m) if show_ci else None) for m in names])
 
     row("overall", overall, ci_all.get("overall", {}), res.counts)
     for key, block in res.metrics.items():
@@ -57,9 +75,16 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
 
 
 def print_results(res: Results, metrics: list[str] | None = None, console: Console | None = None) -> None:
-    console = console or Console(markup=False)
+    console = console or make_console()
     console.print(results_table(res, metrics, max_group_rows=MAX_GROUP_ROWS))
     c = res.counts
     console.print(f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}")
-    for w in res.warnings:
+    print_judge_and_warnings(res, console)
+
+
+def print_judge_and_warnings(res: Results, console: Console) -> None:
+    notes = judge_notes(res)
+    if notes:
+        console.print(Text.assemble(("judge:", "bold"), " ", notes[0]))
+    for w in list(dict.fromkeys(res.warnings + notes[1:])):
         console.print(Text.assemble(("warning:", "yellow"), " ", w))

@@ -30,6 +30,7 @@ from typing import Any
 from scenebench._version import __version__
 from scenebench.benchmarks.catalog import find_spec
 from scenebench.io.files import atomic_write_text
+from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun, load_run, load_runs
 from scenebench.report.tables import TEXT_METRIC_FALLBACK, baseline_warnings, by_benchmark, is_baseline_run
 from scenebench.report.views import ViewOptions, build_views
@@ -266,6 +267,9 @@ def build_payload(
                 "counts_by_group": {k: {v: c.model_dump() for v, c in d.items()} for k, d in res.counts_by_group.items()},
                 "metric_info": res.metric_info,
                 "warnings": res.warnings,
+                # the judge named on the first screen, its warning among the warnings (issue 27 item 3)
+                "judge_notes": judge_notes(res)[:1],
+                "judge_warnings": [w for w in judge_notes(res)[1:] if w not in res.warnings],
                 "settings": res.settings,
                 "extra": {k: res.extra[k] for k in ("primary_metric",) if k in res.extra},
                 "chart_primary": primaries[run.benchmark],
@@ -348,11 +352,12 @@ def render_html(payload: dict[str, Any]) -> str:
     import html as _html
 
     scripts = "\n".join(f"<script>\n{_asset(name)}\n</script>" for name in ASSETS)
-    # Viewer payloads are built here from finite arrays; only the run records (free-form detail)
-    # need the NaN clean-up, which costs seconds on tens of MB of point data.
+    # Scene clouds are built here from finite arrays; the run records (free-form detail) and the
+    # per-sample overlays (a model's box at inf) need the NaN clean-up, which would cost seconds on
+    # the tens of MB of scene points (overlay clouds are base64 strings: cheap to walk past).
     light = {k: v for k, v in payload.items() if k not in ("scenes", "views")}
     text = json.dumps(
-        {**_finite(light), "scenes": payload["scenes"], "views": payload["views"]},
+        {**_finite(light), "scenes": payload["scenes"], "views": _finite(payload["views"])},
         ensure_ascii=False,
         allow_nan=False,
         separators=(",", ":"),

@@ -215,10 +215,12 @@ def box_corners(center: Sequence[float], size: Sequence[float], rotation: np.nda
 
 
 def path_layer(label: str, points: np.ndarray, color: Sequence[int], *, dashed: bool = False) -> dict[str, Any]:
+    """Points that are not finite (a model's waypoint at ``inf``) are left out: they cannot be drawn."""
+    p = np.asarray(points, float).reshape(-1, 3)
     return {
         "kind": "path",
         "label": label,
         "color": [int(c) for c in color],
-        "points": np.asarray(points, float).reshape(-1, 3).round(4).tolist(),
+        "points": p[np.isfinite(p).all(axis=1)].round(4).tolist(),
         "dashed": dashed,
     }

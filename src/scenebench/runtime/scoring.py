@@ -41,6 +41,8 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
     from scenebench.progress import progress_bar
 
     ids = scorer.sample_ids()
+    if hasattr(scorer, "progress"):  # a scorer with a pass of its own (3DBench's judge) reports it too
+        scorer.progress = progress
     with run.store() as store:
         done = store.ids(SCORE_KIND)
         todo = len([i for i in ids if i not in done])

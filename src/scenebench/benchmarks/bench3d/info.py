@@ -32,7 +32,7 @@ INFO = BenchmarkInfo(
         MetricDoc("rouge_l_py", "text tasks: ROUGE-L", _C + "bench3d_rouge_l.md"),
         MetricDoc("cider_d_py", "text tasks: CIDEr-D (corpus-dependent)", _C + "bench3d_cider_d.md"),
         MetricDoc("meteor_java", "text tasks: METEOR 1.5 through Java", _C + "bench3d_meteor.md"),
-        MetricDoc("mean_primary", "aggregates per level and ability", _C + "bench3d_aggregates.md"),
+        MetricDoc("mean_rule", "headline: rule-scored tasks' mean; mean_judged, mean_primary beside it", _C + "bench3d_aggregates.md"),
         MetricDoc("(parsing)", "how answers become boxes, points, waypoints, options", _C + "bench3d_parsing.md"),
     ),
     protocols={

@@ -10,7 +10,7 @@ from scenebench.benchmarks.base import JobHooks, ScoringJob
 from scenebench.benchmarks.bench3d.loader import Bench, load_bench
 from scenebench.benchmarks.bench3d.predictions import Answers, expected_ids, read_answers
 from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate, task_columns
-from scenebench.benchmarks.bench3d.specs import task_specs
+from scenebench.benchmarks.bench3d.specs import Primary, is_judged, task_specs
 from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
 from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
@@ -19,6 +19,14 @@ from scenebench.metrics.records import SampleScore, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
 
+RULE_MEAN = (
+    "the headline: mean of the primary metrics (percent) of the tasks scored by rules, not by a judge; "
+    "the same tasks with and without --judge, so runs with and without one compare; CIs resample houses jointly"
+)
+JUDGED_MEAN = (
+    "mean of the judged tasks' primary metrics (judge scores x10; official position relation's judge_same); "
+    "null without a judge; reported apart from mean_rule because it depends on the judge named in extra.judge"
+)
 AGGREGATE_RULE = (
     "mean over the tasks of the group of each task's primary metric in percent (judge scores x10); "
     "tasks whose primary metric is unavailable are left out and listed under extra.aggregates; "
@@ -264,27 +272,59 @@ def build_results(
 
     columns = {t: task_columns(by_task[t], primaries[t]) for t in bench.records}  # read once for every aggregate
 
-    def agg(label: str, tasks: list[str]) -> tuple[dict, list | None]:
-        v, c, used = aggregate(
-            {t: columns[t] for t in tasks}, {t: primaries[t] for t in tasks}, n_resamples=settings.n_resamples, seed=settings.seed
-        )
-        aggregates[label] = {"tasks": used, "left_out": [t for t in tasks if t not in used]}
-        return {"mean_primary": v, "n_tasks": float(len(used))}, c
+    def agg(label: str, tasks: list[str]) -> tuple[dict, dict]:
+        def one(ts: list[str]) -> tuple[float | None, list | None, list[str]]:
+            if not ts:
+                return None, None, []
+            return aggregate(
+                {t: columns[t] for t in ts}, {t: primaries[t] for t in ts}, n_resamples=settings.n_resamples, seed=settings.seed
+            )
 
-    metrics["overall"], c = agg("overall", list(bench.records))
-    ci.overall = {"mean_primary": c}
+        v, c, used = one(tasks)
+        # the headline: tasks scored by rules, the same set with and without a judge; the judged
+        # tasks' mean apart (null without a judge), so runs with and without one compare
+        rule = [t for t in tasks if not is_judged(primaries[t])]
+        vr, cr, used_r = one(rule)
+        vj, cj, used_j = one([t for t in tasks if is_judged(primaries[t])])
+        aggregates[label] = {
+            "tasks": used,
+            "left_out": [t for t in tasks if t not in used],
+            "rule_tasks": used_r,
+            "judged_tasks": used_j,
+        }
+        out = {"mean_primary": v, "n_tasks": float(len(used)), "mean_rule": vr, "mean_judged": vj}
+        return out, {"mean_primary": c, "mean_rule": cr, "mean_judged": cj}
+
+    metrics["overall"], ci.overall = agg("overall", list(bench.records))
     for key, attr in (("by_level", "level"), ("by_ability", "ability")):
         groups: dict[str, list[str]] = defaultdict(list)
         for t in bench.records:
             groups[getattr(TASKS[t], attr)].append(t)
         for g, ts in sorted(groups.items()):
-            metrics[key][g], c = agg(f"{key}:{g}", ts)
-            ci_groups[key][g] = {"mean_primary": c}
+            metrics[key][g], ci_groups[key][g] = agg(f"{key}:{g}", ts)
             counts_by_group[key][g] = count([r for t in ts for r in by_task[t]])
     ci.by_task = ci_task
     for key, val in ci_groups.items():
         setattr(ci, key, val)
-    info["mean_primary"] = {"kind": "aggregate", "description": AGGREGATE_RULE, "unit": "%", "higher_is_better": True}
+    for name, judged, what in (("mean_primary", None, AGGREGATE_RULE), ("mean_rule", False, RULE_MEAN), ("mean_judged", True, JUDGED_MEAN)):
+        members = [t for t in bench.records if judged is None or is_judged(primaries[t]) == judged]
+        info[name] = {
+            "kind": "group_mean",
+            "description": what,
+            "unit": "%",
+            "higher_is_better": True,
+            "group": "task",
+            # enough for `compare` to recompute it from per-sample values: each task's primary spec
+            "members": [
+                {
+                    "value": t,
+                    "metric": primaries[t].metric,
+                    "factor": primary_factor(t, primaries[t], settings),
+                    "specs": _primary_specs_info(t, primaries[t], settings, info_by_task[t]),
+                }
+                for t in members
+            ],
+        }
     info["n_tasks"] = {"kind": "count", "description": "tasks entering the aggregate", "unit": "", "higher_is_better": True}
 
     warnings = _warnings(bench, answers, scorer, settings, judge, knobs)
@@ -310,11 +350,12 @@ def build_results(
         "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100]},
     }
     if judge is not None:
-        extra["judge"] = {
-            "model_id": judge.model_id,
-            "prompt_versions": dict(judge.prompt_versions),
-            "usage": judge_usage if judge_usage is not None else judge.usage(),
-        }
+        from scenebench.judges.naming import judge_identity
+
+        ident = judge_identity(judge)
+        extra["judge"] = {**ident, "usage": judge_usage if judge_usage is not None else judge.usage()}
+        if ident["warning"]:
+            warnings.append(ident["warning"])
     else:
         extra["judge"] = None
     return Results(
@@ -330,6 +371,23 @@ def build_results(
         warnings=warnings,
         extra=extra,
     )
+
+
+def primary_factor(task: str, p: Primary, settings: Settings) -> float:
+    """What turns the task's reported primary metric into the percent the aggregate averages
+    (judge scores 0-10: x10; metrics already in percent: 1)."""
+    specs, _ = task_specs(task, settings.protocol, circular=settings.circular)
+    spec = next(s for s in specs if s.name == p.metric)
+    scale = getattr(spec, "scale", 100.0)  # a Derived (F1) is computed from percentages
+    return p.to_percent / scale
+
+
+def _primary_specs_info(task: str, p: Primary, settings: Settings, task_info: dict[str, Any]) -> dict[str, Any]:
+    """The metric_info of the task's primary metric and of the metrics it is derived from."""
+    specs, _ = task_specs(task, settings.protocol, circular=settings.circular)
+    spec = next(s for s in specs if s.name == p.metric)
+    names = [*getattr(spec, "metrics", ()), spec.name]
+    return {n: task_info[n] for n in names}
 
 
 def _warnings(bench: Bench, answers: Answers, scorer: Bench3DScorer, settings: Settings, judge: Any | None, knobs: dict) -> list[str]:

@@ -58,6 +58,7 @@ class Bench3DScorer:
         self.settings = settings
         self.protocol = settings.protocol
         self.judge = judge
+        self.progress = False  # set by the engine (score_into_run)
         self.records: dict[str, Record] = {r.key: r for r in bench.all_records()}
         self._verdicts: dict[tuple[str, str], Any] = {}
         self._batched: dict[str, S.Outcome] = {}  # outcomes of the group of houses being scored
@@ -99,6 +100,13 @@ class Bench3DScorer:
                 if text is not None:
                     by_kind[kind].append((r, text))
         out: dict[str, S.Outcome] = {}
+        # a model's box or waypoint at inf / 1e200 overflows the geometry: such a sample scores as a
+        # failure by the rules (the comparisons are False), without a RuntimeWarning per batch
+        with np.errstate(invalid="ignore", over="ignore"):
+            self._score_kinds(by_kind, out)
+        return out
+
+    def _score_kinds(self, by_kind: dict[str, list[tuple[Record, str]]], out: dict[str, S.Outcome]) -> None:
         for kind, items in by_kind.items():
             if kind == "grounding":
                 res = S.score_grounding_many(items, self.protocol)
@@ -109,7 +117,6 @@ class Bench3DScorer:
             else:
                 res = S.score_boxes_many(items, self.protocol, rooms=kind == "room_detection")
             out.update((r.key, o) for (r, _), o in zip(items, res))
-        return out
 
     # -- answers ---------------------------------------------------------------------------
     def _answer_keys(self, rec: Record) -> list[tuple[str, int | None]]:
@@ -163,10 +170,17 @@ class Bench3DScorer:
                             keys.append((key, "option"))
                             reqs.append(JudgeRequest("option", {"question": rec.query, "answer": text, "options": list(opts)}))
             if len(reqs) >= JUDGE_CHUNK:
-                self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
+                self._verdicts.update(zip(keys, self._judge_many(reqs)))
                 keys, reqs = [], []
         if reqs:
-            self._verdicts.update(zip(keys, self.judge.judge_many(reqs)))
+            self._verdicts.update(zip(keys, self._judge_many(reqs)))
+
+    def _judge_many(self, reqs: list[Any]) -> list[Any]:
+        import sys
+
+        # off a terminal the judge writes periodic progress lines; on one the scoring bar is live
+        # already (Rich draws one live display at a time), so the judge stays quiet there
+        return list(self.judge.judge_many(reqs, progress=self.progress and not sys.stderr.isatty()))
 
     def _judge_detail(self, kind: str, v: Any) -> dict[str, Any]:
         return {

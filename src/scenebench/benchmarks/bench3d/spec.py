@@ -56,6 +56,10 @@ SPEC = BenchmarkSpec(
         Option("houses", HOUSES, None, "path", commands=("score", "validate", "run")),
         Option("objects_gt", OBJECTS_GT, None, "path", commands=("score", "validate", "run")),
     ),
-    headline=(Headline(("overall", "mean_primary"), "3DBench", "mean of the tasks' primary metrics (%)"),),
+    headline=(
+        Headline(
+            ("overall", "mean_rule"), "3DBench", "mean of the rule-scored tasks' primary metrics (%), the same with and without a judge"
+        ),
+    ),
     data_folder="3dbench",
 )

@@ -35,6 +35,15 @@ class Primary:
     to_percent: float = 100.0
 
 
+JUDGE_FIELDS = frozenset({"judge", "judge_same"})
+
+
+def is_judged(p: Primary) -> bool:
+    """The primary metric is a judge's verdict (text tasks; official position relation), whatever
+    judge the run had: the split of ``mean_rule`` / ``mean_judged`` does not depend on ``--judge``."""
+    return p.fields[0] in JUDGE_FIELDS
+
+
 def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[list[MetricSpec], Primary]:
     t = TASKS[task]
     if t.kind == "choice":

@@ -65,8 +65,7 @@ def matching_command(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on a terminal."),
 ) -> None:
     """Top-1 descriptor matching accuracy: 1 positive among 1 + 50 seeded negatives, L2."""
-    from rich.console import Console
-
+    from scenebench.consoles import make_console
     from scenebench.report.console import print_results
 
     from .matching import score_matching
@@ -74,7 +73,7 @@ def matching_command(
     res, run = score_matching(
         descriptors, seed=seed, n_negatives=negatives, out=out, overwrite=overwrite, n_resamples=bootstrap, progress=progress
     )
-    console = Console(markup=False)
+    console = make_console()
     print_results(res, console=console)
     console.print(f"keypoints: {res.extra['n_keypoints']}, pairs: {len(res.extra['per_pair'])}, negatives seed: {seed}")
     console.print(f"results: {run.results_json}")

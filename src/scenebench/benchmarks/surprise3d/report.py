@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from scenebench.consoles import make_console
 from scenebench.report.console import print_results, results_table
 from scenebench.results import Results
 
@@ -12,7 +13,7 @@ from scenebench.results import Results
 def show(res: Results, console: Console | None = None) -> None:
     from .scorer import MASK_METRICS, box_detection_results
 
-    console = console or Console(markup=False)
+    console = console or make_console()
     if res.extra.get("masks_from_boxes"):
         console.print(Text.assemble(("Box predictions scored as masks", "bold"), " (the points inside each box):"))
     print_results(res, metrics=MASK_METRICS, console=console)

@@ -70,11 +70,12 @@ def check(
 
 
 def validate(annotations: Path, scenes: Path | None, predictions: Path | None, *, score_threshold: float) -> Report:
-    from rich.console import Console
     from rich.table import Table
 
+    from scenebench.consoles import make_console
+
     rep = check(annotations, scenes, predictions, score_threshold=score_threshold)
-    con = Console(markup=False)
+    con = make_console()
     con.print(f"annotations {annotations}: {rep.n_samples} samples in {rep.n_scenes} scenes")
     t = Table(title="question types (from the file)", title_justify="left")
     t.add_column("question_type")

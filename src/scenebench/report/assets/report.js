@@ -48,7 +48,11 @@
   function fmtM(run, m, v) { return (run.int_metrics || []).indexOf(m) >= 0 && typeof v === 'number' && Number.isInteger(v) ? String(v) : fmt(v); }
   function unitOf(run, m) { return ((run.metric_info || {})[m] || {}).unit || ''; }
   function groupKeys(run) { return Object.keys(run.metrics).filter((k) => k.indexOf('by_') === 0).map((k) => k.slice(3)); }
+  // A group of fewer than 5 samples shows its count, no interval (as the console and the tables).
+  const MIN_CI_SAMPLES = 5;
   function ciOf(run, key, value, m) {
+    const counts = key === 'overall' ? run.counts : ((run.counts_by_group || {})['by_' + key] || {})[value];
+    if (counts && counts.n_samples < MIN_CI_SAMPLES) return null;
     const block = key === 'overall' ? (run.ci.overall || {}) : ((run.ci['by_' + key] || {})[value] || {});
     return block ? block[m] || null : null;
   }
@@ -100,7 +104,9 @@
     });
     const sub = el('ul', {});
     const whom = (labels) => (labels.length === rs.length && rs.length > 1 ? 'all ' + b.name + ' runs' : labels.join(', '));
+    for (const n of distinctMessages(rs, 'judge_notes')) sub.appendChild(el('li', { cls: 'note judge', text: whom(n.labels) + ': ' + n.text }));
     for (const w of distinctMessages(rs, 'warnings')) sub.appendChild(el('li', { cls: 'warn', text: whom(w.labels) + ': ' + w.text }));
+    for (const w of distinctMessages(rs, 'judge_warnings')) sub.appendChild(el('li', { cls: 'warn', text: whom(w.labels) + ': ' + w.text }));
     for (const w of (DATA.bench_notes || {})[b.name] || []) sub.appendChild(el('li', { cls: 'warn identity', text: w }));
     for (const n of distinctMessages(rs, 'view_notes')) sub.appendChild(el('li', { cls: 'note', text: whom(n.labels) + ': ' + n.text }));
     if (sub.children.length) li.appendChild(sub);
