@@ -11,7 +11,8 @@ Both are read on construction (small; validated record by record). Conventions:
   metre vertices. With ``units="auto"`` the largest |translation| over the whole file decides: above
   :data:`MM_THRESHOLD` (no indoor scene is 100 m across) means millimetres and everything is divided
   by 1000. The decision and its evidence are logged and kept in :attr:`RioIndex.unit_decision`.
-- ``symmetry`` codes 0/1/2 (none, 2-fold, 4-fold about +Z); other codes are refused unless mapped by
+- ``symmetry`` codes 0/1/2 (none, 2-fold, 4-fold about +Z) and scenebench's extension 3 (continuous
+  about +Z: round objects, written by the generator); other codes are refused unless mapped by
   ``symmetry_codes``. An instance's symmetry comes from its ``rigid`` entry in this rescan, else from
   its ``rigid`` entries in other rescans of the scene (symmetry is a property of the object), else
   from an optional ``symmetry`` field of its ``objects.json`` record, else 0.
