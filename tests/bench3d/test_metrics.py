@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scenebench.benchmarks.bench3d.choice import rotate, score_choice
+from scenebench.benchmarks.bench3d.specs import task_specs
 from scenebench.metrics import localization as L
 from scenebench.metrics import navigation as N
 from scenebench.metrics import text as T
@@ -181,6 +182,37 @@ def test_tokenize():
     assert T.tokenize("A wooden Chair, with 4 legs!") == ["a", "wooden", "chair", "with", "4", "legs"]
 
 
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [  # each expectation is what pycocoevalcap's Java PTBTokenizer returned for the text
+        ("Café naïve résumé — über straße.", "café naïve résumé über straße"),
+        ("It isn't there, can't you see? He'd've gone!", "it is n't there ca n't you see he 'd 've gone"),
+        ("The chair (wooden) is [left] of the {table}.", "the chair -lrb- wooden -rrb- is -lsb- left -rsb- of the -lcb- table -rcb-"),
+        ("\"Quoted\" text and 'single' quotes.", "quoted text and single quotes"),
+        ("3.5 meters, 1,000 chairs, $20 and 50% off.", "3.5 meters 1,000 chairs $ 20 and 50 % off"),
+        ("e-mail state-of-the-art... Mr. Smith, U.S.A. etc.", "e-mail state-of-the-art mr. smith u.s.a. etc."),
+        ("don't cannot gonna; the lamps' shades, James's hat", "do n't can not gon na the lamps shades james 's hat"),
+        ("the lamp is 1.5m high. 20cm x=y a+b C++ AT&T x&y", "the lamp is 1.5 m high 20cm x = y a + b c++ at&t x & y"),
+        ("wait...what ?! don\u2019t \u201cno\u201d 5-6 \U0001f642", "wait what ?! do n't no 5-6"),
+    ],
+)
+def test_ptb_tokens_by_hand(text, tokens):
+    assert " ".join(T.tokenize(text)) == tokens
+
+
+def test_bleu1_has_the_brevity_penalty():
+    from scenebench.metrics.aggregate import compute
+
+    specs, _ = task_specs("scene_caption", "strict")
+    # one sample: hyp "chair" (1 token) vs ref "a chair" (2): p1 = 1, BP = exp(1 - 2/1) = e^-1
+    cols = {f: np.array([v]) for f, v in T.bleu_stats(["chair"], [["a", "chair"]]).items()}
+    cols.update({f: np.array([np.nan]) for f in ("judge", "rouge_l", "cider_d", "meteor", *T.METEOR_FIELDS)})
+    out = compute(specs, cols)
+    assert out["bleu1_p_py"] == pytest.approx(100.0)
+    assert out["bleu1_py"] == pytest.approx(100 * math.exp(-1))
+    assert out["meteor_java"] is None and out["meteor_mean"] is None
+
+
 def test_bleu_hand_worked():
     hyp = "the cat sat on the mat".split()
     refs = ["the cat is on the mat".split()]
@@ -239,7 +271,7 @@ def test_meteor_reports_why_it_is_unavailable(monkeypatch, tmp_path):
     reason = T.meteor_unavailable_reason()
     assert reason and ("does not exist" in reason or "Java" in reason)
     with pytest.raises(RuntimeError):
-        T.meteor_scores(["a"], [["a"]])
+        T.meteor_stats(["a"], [["a"]])
 
 
 def test_around_box_and_iou_match_plain_loops_on_random_boxes():

@@ -44,7 +44,8 @@ def bench(tmp_path):
 
 
 @pytest.mark.parametrize("protocol", ["strict", "official"])
-def test_perfect_answers_score_full_marks_on_every_rule_task(bench, tmp_path, protocol):
+def test_perfect_answers_score_full_marks_on_every_rule_task(bench, tmp_path, protocol, monkeypatch):
+    monkeypatch.setenv("SCENEBENCH_METEOR_JAR", str(tmp_path / "no-meteor.jar"))  # the Java-free mode
     ans = write_answers(tmp_path / "a.jsonl", list(TASKS))
     res = score_3dbench(bench, ans, protocol=protocol, out=tmp_path / "run", n_resamples=50)
     bt = res.metrics["by_task"]

@@ -142,9 +142,15 @@ def test_bad_index_records_name_file_record_and_field(room_m, tmp_path, mutate, 
 
 
 def test_extra_symmetry_code_can_be_configured(room_m, tmp_path):
-    root = _write_index(room_m, tmp_path, lambda idx: idx[0]["scans"][0]["rigid"][0].update(symmetry=3))
-    data = ThreeRScan(root, symmetry_codes={3: 8})
+    root = _write_index(room_m, tmp_path, lambda idx: idx[0]["scans"][0]["rigid"][0].update(symmetry=5))
+    data = ThreeRScan(root, symmetry_codes={5: 8})
     assert _gt(data, RESCAN_A)[3].symmetry_order == 8
+
+
+def test_continuous_symmetry_code_is_read(room_m, tmp_path):
+    # scenebench's extension code 3: continuous symmetry about the up axis (group order 0)
+    root = _write_index(room_m, tmp_path, lambda idx: idx[0]["scans"][0]["rigid"][0].update(symmetry=3))
+    assert _gt(ThreeRScan(root), RESCAN_A)[3].symmetry_order == 0
 
 
 def test_missing_root_and_index(tmp_path):

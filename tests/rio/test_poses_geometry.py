@@ -50,10 +50,13 @@ def test_invert_and_pivot():
 
 
 def test_symmetry_codes():
-    assert [symmetry_order(c) for c in (0, 1, 2)] == [1, 2, 4]
-    with pytest.raises(ValueError, match="unknown symmetry code 3"):
-        symmetry_order(3)
-    assert symmetry_order(3, {3: 8}) == 8
+    # 3RScan's 0/1/2 and scenebench's extension 3 (continuous about +Z, order 0)
+    assert [symmetry_order(c) for c in (0, 1, 2, 3)] == [1, 2, 4, 0]
+    with pytest.raises(ValueError, match="unknown symmetry code 5"):
+        symmetry_order(5)
+    assert symmetry_order(5, {5: 8}) == 8 and symmetry_order(5, {5: 0}) == 0
+    with pytest.raises(ValueError, match="continuous"):
+        symmetry_rotations(0)
     g = symmetry_rotations(4)
     assert g.shape == (4, 3, 3) and np.allclose(g[0], np.eye(3)) and np.allclose(g[2], rotation_z(np.pi))
 

@@ -208,9 +208,9 @@ def test_rescans_are_new_captures_listing_changed_objects_only(rio):
             pts = in_ref[scan.object_ids == i]
             back = (pts - T[:3, 3]) @ T[:3, :3]  # undo the move: the points sit where the reference has the object
             assert _inside(back, *boxes[i], 0.08).mean() >= 0.95, i
-            assert r["symmetry"] in (0, 1, 2)
-            if CATEGORIES[label].symmetry == "none":
-                assert r["symmetry"] == 0
+            assert r["symmetry"] in (0, 1, 2, 3)
+            # 3RScan's codes for none / 2-fold / 4-fold, the extension code 3 for round objects
+            assert r["symmetry"] == {"none": 0, "2-fold": 1, "4-fold": 2, "continuous": 3}[CATEGORIES[label].symmetry]
             n_moved += 1
         # walls, floors and unlisted objects stayed where they were (up to sensor noise)
         for i in np.unique(scan.object_ids):

@@ -10,7 +10,9 @@ Conventions (used by every caller; change nothing here without the metric cards)
   Eigen's constructor), unit length within :data:`QUAT_NORM_TOL`.
 - Symmetry codes of 3RScan: 0 none, 1 two-fold (180 deg), 2 four-fold (90 deg), about the object's
   vertical axis (+Z of the scan). :func:`symmetry_order` maps a code to the group order ``n``; the
-  group is the rotations by ``k * 360/n`` deg, ``k = 0..n-1``, about +Z.
+  group is the rotations by ``k * 360/n`` deg, ``k = 0..n-1``, about +Z. scenebench's documented
+  extension: code 3 (:data:`CONTINUOUS_CODE`) is continuous symmetry about +Z (round tables, lamps,
+  bins), group order :data:`CONTINUOUS` (0, standing for "every angle").
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ import numpy as np
 ROTATION_TOL = 1e-4
 QUAT_NORM_TOL = 1e-4
 
-SYMMETRY_ORDERS: dict[int, int] = {0: 1, 1: 2, 2: 4}
-SYMMETRY_NAMES: dict[int, str] = {1: "none", 2: "2-fold", 4: "4-fold"}
+CONTINUOUS = 0  # group "order" of continuous symmetry about +Z: every rotation about the up axis
+CONTINUOUS_CODE = 3  # scenebench's extension of 3RScan's 0/1/2 codes (3RScan never writes 3)
+SYMMETRY_ORDERS: dict[int, int] = {0: 1, 1: 2, 2: 4, CONTINUOUS_CODE: CONTINUOUS}
+SYMMETRY_NAMES: dict[int, str] = {1: "none", 2: "2-fold", 4: "4-fold", CONTINUOUS: "continuous"}
 
 
 def symmetry_order(code: int, extra: Mapping[int, int] | None = None) -> int:
-    """Group order ``n`` of a 3RScan symmetry code (0 -> 1, 1 -> 2, 2 -> 4); other codes need ``extra``.
+    """Group order ``n`` of a 3RScan symmetry code (0 -> 1, 1 -> 2, 2 -> 4, extension 3 -> :data:`CONTINUOUS`);
+    other codes need ``extra`` (an order >= 1, or 0 for continuous).
 
     Raises ``ValueError`` for an unknown code: guessing would silently change the metric.
     """
@@ -42,8 +47,8 @@ def symmetry_order(code: int, extra: Mapping[int, int] | None = None) -> int:
     if isinstance(code, bool) or not isinstance(code, (int, np.integer)) or int(code) not in table:
         raise ValueError(f"unknown symmetry code {code!r}; known codes: {sorted(table)}")
     n = int(table[int(code)])
-    if n < 1:
-        raise ValueError(f"symmetry code {code} maps to group order {n}; orders must be >= 1")
+    if n < 0:
+        raise ValueError(f"symmetry code {code} maps to group order {n}; orders must be >= 1 (or 0: continuous)")
     return n
 
 
@@ -64,6 +69,8 @@ def rotation_z(angle_rad: np.ndarray | float) -> np.ndarray:
 
 def symmetry_rotations(order: int) -> np.ndarray:
     """The ``order`` rotations of the vertical symmetry group, (order, 3, 3); index 0 is identity."""
+    if int(order) < 1:
+        raise ValueError(f"the group of order {order} (continuous) has no finite list of rotations")
     return rotation_z(2.0 * np.pi * np.arange(int(order)) / int(order))
 
 

@@ -13,9 +13,11 @@ Two protocols (docs/metrics/rio_recall.md, rio_mre_mte.md):
   ground truths are ``T_gt @ S_k`` with ``S_k: x -> R_k (x - c) + c``; every ``T_gt @ S_k`` maps ``c``
   to the same point, so the translation error -- the distance between ``c`` mapped by the predicted
   and by the true pose, ``|T_pred c - T_gt c|`` -- is consistent with whichever ``k`` is chosen.
+  Continuous symmetry (order 0, round objects): the minimum over every angle, which is exactly the
+  angle between the predicted and the true up axis, ``arccos((R_pred e_z) . (R_gt e_z))``.
 - ``official``: translation error ``|t_pred - t_gt|`` of the 4x4 translations, and for a symmetric
   instance the angle shortcut of public code, ``min(e, |180 - e|, |90 - e|)`` applied to the plain
-  angle ``e`` (also to 2-fold objects: the shortcut has one formula). It is exact only when the
+  angle ``e`` (also to 2-fold and continuous objects: the shortcut has one formula). It is exact only when the
   residual rotation is about the vertical axis, and the translation is not made consistent.
 
 Ambiguity (interchangeable instances) is handled by giving an instance several ground-truth
@@ -84,7 +86,8 @@ def symmetric_rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray, order: np
 
     With ``D = R_pred^T R_gt``, ``trace(D R_k) = cos(a_k)(D00 + D11) + sin(a_k)(D01 - D10) + D22``,
     so each group element costs a few multiply-adds per instance; the largest trace gives the
-    smallest angle (arccos is decreasing).
+    smallest angle (arccos is decreasing). Order 0 (continuous) takes the maximum over every angle,
+    ``hypot(D00 + D11, D01 - D10) + D22`` = ``1 + 2 D22`` for a rotation: the angle between the up axes.
     Reference: Hodaň et al., BOP, ECCV 2018, arXiv 1808.08319 (minimum over the symmetry group).
     """
     Rp = np.asarray(R_pred, float)
@@ -106,6 +109,9 @@ def symmetric_rotation_error_deg(R_pred: np.ndarray, R_gt: np.ndarray, order: np
         ang = 2.0 * np.pi * k / np.where(has, order, 1)
         tr = np.cos(ang) * a + np.sin(ang) * b + d22
         best = np.where(has & (tr > best), tr, best)
+    cont = order == 0
+    if cont.any():
+        best = np.where(cont, np.hypot(a, b) + d22, best)
     return angle_from_trace_deg(best)
 
 
@@ -131,7 +137,7 @@ def candidate_errors(
     Args:
         T_pred, T_cand: (M, 4, 4) predicted pose and ground-truth candidate pose, row by row.
         centroid: (M, 3) instance centroid in the reference frame (the symmetry pivot).
-        order: (M,) symmetry group order (1 none, 2, 4).
+        order: (M,) symmetry group order (1 none, 2, 4; 0 continuous).
     """
     T_pred = np.asarray(T_pred, float)
     T_cand = np.asarray(T_cand, float)
@@ -140,7 +146,7 @@ def candidate_errors(
         r = symmetric_rotation_error_deg(T_pred[:, :3, :3], T_cand[:, :3, :3], order)
         t = centroid_translation_error(T_pred, T_cand, centroid)
     elif protocol == "official":
-        r = official_symmetry_shortcut_deg(rotation_error_deg(T_pred[:, :3, :3], T_cand[:, :3, :3]), order > 1)
+        r = official_symmetry_shortcut_deg(rotation_error_deg(T_pred[:, :3, :3], T_cand[:, :3, :3]), order != 1)
         t = translation_error(T_pred[:, :3, 3], T_cand[:, :3, 3])
     else:
         raise ValueError(f"unknown protocol {protocol!r}")
@@ -343,15 +349,20 @@ def instance_errors_reference(
     """One instance, written the obvious way: build every symmetric ground truth ``T_gt @ S_k``
     explicitly (``S_k`` about the centroid) and take the minimum. Returns ``(r_err, t_err, chosen)``."""
     best: tuple[float, float, int] | None = None
-    group = symmetry_rotations(order)
+    group = symmetry_rotations(order) if order >= 1 else None
     c_h = np.append(np.asarray(centroid, float), 1.0)
     for j, T_gt in enumerate(candidates):
-        if protocol == "strict":
+        if protocol == "strict" and group is None:  # continuous: the angle between the two up axes
+            up = float(np.clip(np.dot(T_pred[:3, 2], T_gt[:3, 2]), -1.0, 1.0))
+            r = float(np.degrees(np.arccos(up)))
+            t = float(np.linalg.norm((T_pred @ c_h)[:3] - (T_gt @ c_h)[:3]))
+        elif protocol == "strict":
+            assert group is not None
             r = min(_angle_reference(T_pred[:3, :3], (T_gt @ about_pivot(Rk, centroid))[:3, :3]) for Rk in group)
             t = float(np.linalg.norm((T_pred @ c_h)[:3] - (T_gt @ c_h)[:3]))
         else:
             e = _angle_reference(T_pred[:3, :3], T_gt[:3, :3])
-            r = min(e, abs(180.0 - e), abs(90.0 - e)) if order > 1 else e
+            r = min(e, abs(180.0 - e), abs(90.0 - e)) if order != 1 else e
             t = float(np.linalg.norm(T_pred[:3, 3] - T_gt[:3, 3]))
         if best is None or (t, r) < (best[1], best[0]):
             best = (r, t, j)

@@ -1,11 +1,13 @@
 """Traditional caption metrics for 3DBench's text tasks, in pure Python, plus METEOR through Java.
 
-Implementations follow pycocoevalcap (BLEU with the "closest" reference length, ROUGE-L with
-β = 1.2, CIDEr-D with σ = 6, n = 1..4, clipping and the ×10 factor) but tokenise with scenebench's
-own rule (lower case, punctuation to spaces; no Java PTB tokenizer), so names carry the tag
-``_py``. CIDEr-D's IDF comes from the references of the evaluated corpus: the same answer scores
-differently in another subset. METEOR needs ``java`` and a METEOR 1.5 jar (env
-``SCENEBENCH_METEOR_JAR``); without them it is reported unavailable with the reason.
+"coco" rules: what pycocoevalcap's COCOEvalCap computes (BLEU with the "closest" reference length,
+ROUGE-L with β = 1.2, CIDEr-D with σ = 6, n = 1..4, clipping and the ×10 factor, METEOR 1.5 corpus
+score from summed statistics) on its PTB tokens. The tokenizer is a Python reimplementation of the
+PTB rules pycocoevalcap applies, so BLEU/ROUGE-L/CIDEr-D need no Java (names keep the ``_py`` tag:
+computed in Python). CIDEr-D's IDF comes from the references of the evaluated corpus: the same
+answer scores differently in another subset. METEOR needs ``java`` and the METEOR 1.5 jar (the one
+in the pycocoevalcap wheel, or ``$SCENEBENCH_METEOR_JAR``); without them it is reported unavailable
+with the reason (the Java-free mode).
 Metric cards: ``docs/metrics/bench3d_{bleu4,rouge_l,cider_d,meteor}.md``.
 
 References:
@@ -21,6 +23,7 @@ References:
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import re
@@ -30,13 +33,128 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-TOKENIZER_VERSION = "sb-tok-1"
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+TOKENIZER_VERSION = "ptb-py-1"
+# the text-metric rules as a whole (tokenizer, BLEU-1 with brevity penalty, METEOR from summed statistics);
+# bumped from "sb-1" (sb-tok-1, BLEU-1 without BP, METEOR as the per-sample mean)
+TEXT_METRICS_VERSION = "coco-1"
+
+# What pycocoevalcap's PTBTokenizer does, in Python: Stanford PTBTokenizer 3.4.1 run with
+# ``-preserveLines -lowerCase``, then its PUNCTUATIONS tokens dropped. The jar lower-cases *before*
+# that list is compared, so the bracket tokens (-lrb- ...) survive; reproduced on purpose.
+
+PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...", ";"])
+_BRACKETS = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-LCB-", "}": "-RCB-"}
+# words whose final period PTB keeps (besides single letters and dotted forms such as u.s.a.)
+_ABBREV = frozenset(
+    "mr mrs ms dr prof st jr sr co corp inc ltd bros vs etc no nos vol fig figs ft jan feb mar apr jun jul aug sep "
+    "sept oct nov dec mt gen gov sen rep rev col lt sgt capt cmdr adm maj messrs mme mlle esq hon pres supt det wm "
+    "dept univ assn ave blvd rd".split()
+)
+_SPECIAL = {
+    "cannot": ["can", "not"],
+    "gonna": ["gon", "na"],
+    "gotta": ["got", "ta"],
+    "wanna": ["wan", "na"],
+    "lemme": ["lem", "me"],
+    "gimme": ["gim", "me"],
+    "'tis": ["'t", "is"],
+    "'twas": ["'t", "was"],
+    "y'all": ["y'", "all"],
+}
+_CLITICS = re.compile(r"(?i)^(.*?[^'])((?:n't|'s|'re|'ll|'m|'ve|'d)+)$")
+_CLITIC = re.compile(r"(?i)n't|'s|'re|'ll|'m|'ve|'d")
+_DECADE = re.compile(r"'\d0s")
+# PTB3 normalisation: curly quotes to ASCII, dashes to --, the ellipsis character to ..., fractions
+_TRANSLATE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u2013": " -- ",
+        "\u2014": " -- ",
+        "\u2015": " -- ",
+        "\u2026": " ... ",
+        "\u2010": None,  # the jar drops these hyphens as untokenizable
+        "\u2011": None,
+        "\u00bc": " 1/4 ",
+        "\u00bd": " 1/2 ",
+        "\u00be": " 3/4 ",
+    }
+)
+# split anywhere: brackets, quotes and symbols the lexer never keeps inside a word; commas and colons
+# except between digits (1,000  2:30); & except between capitals (AT&T); + except in ++ or before a digit
+_SPLIT = re.compile(
+    r"""(\.{3,}|[()\[\]{}"*=~;`$%\u00b0\u00b2\u00b3\u00b9\u2070-\u2079]|(?<=\d)'(?=\d)|[!?]+|--+|(?<!\d),|,(?!\d)"""
+    r"""|(?<!\d):|:(?!\d)|(?<!\+)\+(?![+\d])|(?<![A-Z])&|&(?![A-Z])|#(?=\d))"""
+)
+_URL = re.compile(r"^(?:https?://|www\.)\S+$|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_NUM_UNIT = re.compile(r"^(\d+(?:[.,]\d+)+)([^\W\d_].*)$")  # 1.5m -> 1.5 m (but 20cm stays)
+_WORDISH = re.compile(r"[\w.'&/@#+-]")
+
+
+def _word(piece: str) -> list[str]:
+    """PTB tokens of one piece holding no split symbol: periods, clitics, quotes, special words."""
+    if piece.endswith(".") and len(piece) > 1:
+        stem = piece.rstrip(".")
+        dots = len(piece) - len(stem)
+        if not stem:
+            return ["..."] if dots >= 3 else ["."] * dots
+        if dots >= 3:  # "hmm..." -> hmm ...; "j...." -> j. ...
+            return _word(stem + "." if dots > 3 else stem) + ["..."]
+        if "." in stem or (len(stem) == 1 and stem.isalpha()) or stem.lower() in _ABBREV:
+            return [stem + "."] + ["."] * (dots - 1)
+        return _word(stem) + ["."] * dots
+    if m := _NUM_UNIT.match(piece):
+        return [m.group(1), m.group(2)]
+    low = piece.lower()
+    if low in _SPECIAL:
+        return list(_SPECIAL[low])
+    if "'n'" in low and low != "'n'":  # rock'n'roll -> rock 'n' roll
+        i = low.index("'n'")
+        head, tail = piece[:i], piece[i + 3 :]
+        return (_word(head) if head else []) + ["'n'"] + (_word(tail) if tail else [])
+    if piece.startswith("'") and len(piece) > 1 and not _DECADE.fullmatch(low) and not _CLITIC.fullmatch(low):
+        return ["`"] + _word(piece[1:])  # an opening single quote
+    if piece.endswith("'") and len(piece) > 1 and not low.endswith("n'"):
+        return _word(piece[:-1]) + ["'"]  # a closing quote or a plural possessive
+    if m := _CLITICS.match(piece):
+        return [m.group(1), *_CLITIC.findall(m.group(2))]
+    return [piece]
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens; punctuation separates and is dropped."""
-    return _TOKEN.findall(text.lower())
+    """pycocoevalcap's tokens of ``text`` (Stanford PTB rules, lower case, its punctuation list removed).
+
+    A Python reimplementation of what ``PTBTokenizer().tokenize`` returns, without Java; letters of
+    any script are kept (``café`` stays ``café``). Known differences from the jar are listed in
+    ``docs/metrics/bench3d_bleu4.md``.
+    """
+    text = text.translate(_TRANSLATE)
+    if not text.isascii():  # the jar drops characters outside the BMP (emoji) as untokenizable
+        text = "".join(c for c in text if ord(c) <= 0xFFFF)
+    text = re.sub(r"(?<=\w)\.(?=\.\.\.)", ". ", text)
+    toks: list[str] = []
+    for chunk in text.split():
+        if _URL.match(chunk):
+            toks.append(chunk)
+            continue
+        for p in _SPLIT.split(chunk):
+            if not p:
+                continue
+            if p in _BRACKETS:
+                toks.append(_BRACKETS[p])
+            elif p.startswith("..."):
+                toks.append("...")
+            elif p == '"':
+                toks.append("``")  # opening or closing, both dropped
+            elif p.startswith("--") or not _WORDISH.search(p) or (len(p) == 1 and not p.isalnum()):
+                toks.append(p)
+            else:
+                toks.extend(_word(p))
+    return [t for t in (x.lower() for x in toks) if t not in PUNCTUATIONS]
 
 
 def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
@@ -171,57 +289,138 @@ def cider_d(hyps: Iterable[Sequence[str]], refs: Sequence[Sequence[Sequence[str]
 # ---------------------------------------------------------------------------------------------
 # METEOR through Java
 
+# Meteor 1.5 "-l en" defaults (the jar's default task): α, β, γ, δ and the exact/stem/synonym/
+# paraphrase module weights. Needed to turn the jar's per-segment statistics into summable parts.
+METEOR_ALPHA, METEOR_BETA, METEOR_GAMMA, METEOR_DELTA = 0.85, 0.20, 0.60, 0.75
+METEOR_WEIGHTS = (1.0, 0.6, 0.8, 0.6)
+METEOR_FIELDS = ("met_tw", "met_tl", "met_rw", "met_rl", "met_ch", "met_wm")
+
+
+def meteor_jar() -> str | None:
+    """``$SCENEBENCH_METEOR_JAR``, else the meteor-1.5.jar inside an installed pycocoevalcap, else None."""
+    env = os.environ.get("SCENEBENCH_METEOR_JAR")
+    if env:
+        return env
+    try:
+        spec = importlib.util.find_spec("pycocoevalcap")  # locates the wheel without importing it
+    except (ImportError, ValueError):
+        return None
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        jar = Path(root) / "meteor" / "meteor-1.5.jar"
+        if jar.is_file():
+            return str(jar)
+    return None
+
 
 def meteor_unavailable_reason(jar: str | None = None) -> str | None:
     """Why METEOR cannot run here (None when it can)."""
-    jar = jar or os.environ.get("SCENEBENCH_METEOR_JAR")
+    jar = jar or meteor_jar()
     if shutil.which("java") is None:
         return "METEOR needs Java ('java' not found on PATH)"
     if not jar:
-        return "METEOR needs a METEOR 1.5 jar: set SCENEBENCH_METEOR_JAR to its path"
+        return "METEOR needs a METEOR 1.5 jar: install pycocoevalcap or set SCENEBENCH_METEOR_JAR to its path"
     if not Path(jar).is_file():
         return f"METEOR jar {jar} does not exist"
     return None
 
 
-def meteor_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], jar: str | None = None, timeout: float = 600.0) -> list[float]:
-    """Per-sample METEOR 1.5 scores through the jar's ``-stdio`` protocol (as pycocoevalcap drives it).
+def meteor_parts(stats: Sequence[float]) -> dict[str, float]:
+    """Summable parts of one segment's 23 jar statistics (``MeteorStats`` order).
 
-    Reference: Denkowski, Lavie, WMT 2014 (METEOR 1.5).
+    Weighted matches and lengths (test ``met_tw``/``met_tl``, reference ``met_rw``/``met_rl``), chunks
+    ``met_ch`` (0 for a perfect one-chunk match: the jar's ``addStats`` skips those) and mean word matches
+    ``met_wm``. The corpus METEOR is :func:`meteor_from_sums` of their sums, as the jar's EVAL line does.
     """
-    jar = jar or os.environ.get("SCENEBENCH_METEOR_JAR")
+    if len(stats) != 23:
+        raise ValueError(f"METEOR statistics line has {len(stats)} numbers, expected 23")
+    tl, rl, tf, rf = stats[:4]
+    d = METEOR_DELTA
+    tw = sum(stats[4 + 4 * i] * w * d + stats[6 + 4 * i] * w * (1 - d) for i, w in enumerate(METEOR_WEIGHTS))
+    rw = sum(stats[5 + 4 * i] * w * d + stats[7 + 4 * i] * w * (1 - d) for i, w in enumerate(METEOR_WEIGHTS))
+    t_all = sum(stats[4 + 4 * i] + stats[6 + 4 * i] for i in range(4))
+    r_all = sum(stats[5 + 4 * i] + stats[7 + 4 * i] for i in range(4))
+    perfect = t_all == tl and r_all == rl and stats[20] == 1
+    return {
+        "met_tw": tw,
+        "met_tl": d * (tl - tf) + (1 - d) * tf,
+        "met_rw": rw,
+        "met_rl": d * (rl - rf) + (1 - d) * rf,
+        "met_ch": 0.0 if perfect else stats[20],
+        "met_wm": (stats[21] + stats[22]) / 2,
+    }
+
+
+def meteor_from_sums(precision: float | None, recall: float | None, frag: float | None) -> float | None:
+    """METEOR from weighted precision, recall and chunks per matched word (the jar's ``computeMetrics``).
+
+    ``None`` precision or recall (nothing to score) gives None; a zero one, or no matches, gives 0.
+    A perfect one-chunk match has ``frag`` 0 (its chunks are not counted). Reference: Denkowski, Lavie,
+    WMT 2014 (METEOR 1.5).
+    """
+    if precision is None or recall is None:
+        return None
+    if precision <= 0 or recall <= 0 or frag is None:
+        return 0.0
+    fmean = 1.0 / ((1.0 - METEOR_ALPHA) / precision + METEOR_ALPHA / recall)
+    return max(fmean * (1.0 - METEOR_GAMMA * math.pow(frag, METEOR_BETA)), 0.0)
+
+
+def meteor_score(parts: dict[str, float]) -> float:
+    """One segment's METEOR from :func:`meteor_parts` (what the jar prints for it)."""
+    p = parts["met_tw"] / parts["met_tl"] if parts["met_tl"] > 0 else None
+    r = parts["met_rw"] / parts["met_rl"] if parts["met_rl"] > 0 else None
+    f = parts["met_ch"] / parts["met_wm"] if parts["met_wm"] > 0 else None
+    return meteor_from_sums(p, r, f) or 0.0
+
+
+def meteor_stats(
+    hyps: Sequence[str], refs: Sequence[Sequence[str]], jar: str | None = None, timeout: float = 600.0
+) -> tuple[list[dict[str, float]], list[float], float]:
+    """Per-sample :func:`meteor_parts`, the jar's per-sample scores and its corpus score.
+
+    Drives ``meteor-1.5.jar - - -stdio -l en -norm`` as pycocoevalcap does: one ``SCORE ||| refs ||| hyp``
+    line per sample, then one ``EVAL`` line with all statistics, answered by the per-sample scores and the
+    corpus score computed from the summed statistics. pycocoevalcap sends PTB-tokenised text
+    (:func:`tokenize` joined by spaces); so does scenebench. Reference: Denkowski, Lavie, WMT 2014.
+    """
+    jar = jar or meteor_jar()
     reason = meteor_unavailable_reason(jar)
     if reason:
         raise RuntimeError(reason)
+    assert jar is not None
 
     def clean(s: str) -> str:  # the protocol's field separator must not appear inside a field
         return " ".join(s.replace("|||", " ").split())
 
-    lines = []
-    for h, rs in zip(hyps, refs):
-        lines.append("SCORE ||| " + " ||| ".join(clean(r) for r in rs) + " ||| " + clean(h))
     proc = subprocess.Popen(
-        ["java", "-jar", "-Xmx2G", str(jar), "-", "-", "-stdio", "-l", "en", "-norm"],
+        ["java", "-jar", "-Xmx2G", str(Path(jar).resolve()), "-", "-", "-stdio", "-l", "en", "-norm"],
+        cwd=str(Path(jar).resolve().parent),  # the jar finds its paraphrase table relative to itself
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
+        encoding="utf-8",
     )
-    stats = []
+    lines: list[str] = []
     assert proc.stdin and proc.stdout
     try:
-        for line in lines:
-            proc.stdin.write(line + "\n")
+        for h, rs in zip(hyps, refs):
+            proc.stdin.write("SCORE ||| " + " ||| ".join(clean(r) for r in rs) + " ||| " + clean(h) + "\n")
             proc.stdin.flush()
-            stats.append(proc.stdout.readline().strip())
-        proc.stdin.write("EVAL ||| " + " ||| ".join(stats) + "\n")
+            line = proc.stdout.readline().strip()
+            if not line:
+                raise RuntimeError("the METEOR jar stopped answering (no statistics line)")
+            lines.append(line)
+        proc.stdin.write("EVAL ||| " + " ||| ".join(lines) + "\n")
         proc.stdin.flush()
-        scores = [float(proc.stdout.readline().strip()) for _ in stats]
-        proc.stdout.readline()  # the corpus score, which scenebench recomputes as the mean
+        scores = [float(proc.stdout.readline().strip()) for _ in lines]
+        corpus = float(proc.stdout.readline().strip())
     finally:
         proc.stdin.close()
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
-    return scores
+            proc.wait()
+    parts = [meteor_parts([float(x) for x in line.split()]) for line in lines]
+    return parts, scores, corpus

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError, RunMismatchError
+from scenebench.geometry.poses import CONTINUOUS_CODE
 from scenebench.io.files import atomic_write_json, sha256_file, to_plain
 from scenebench.io.generated import HOUSES_DIR, MANIFEST, SETTINGS
 from scenebench.io.owned import Ownership, foreign_entries, remove_owned
@@ -57,7 +58,7 @@ class GenerateSettings:
     min_points: int = 40
     surprise_pth: bool | None = None  # also write SURPRISE3D scenes as .pth; None = when torch is importable
     rio_max_edge: float = 0.75
-    rio_continuous_symmetry_code: int = 2
+    rio_continuous_symmetry_code: int = CONTINUOUS_CODE  # round objects: the extension code (exact scoring)
     preview: int = 0  # pictures for the first N houses
 
     def __post_init__(self):

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.geometry.poses import CONTINUOUS_CODE
 from scenebench.synth.categories import CATEGORIES, SEMANTIC_LABELS
 from scenebench.synth.frames import points_to_zup, transform_to_zup
 from scenebench.synth.house import House, SceneMesh
@@ -39,7 +40,7 @@ class RescanSettings:
     min_rescans: int = 1
     max_rescans: int = 3
     max_edge: float = 0.5  # metres; long triangles are split so scans carry enough vertices
-    continuous_symmetry_code: int = 2  # 3RScan has no code for round objects; 2 (4-fold) is the nearest documented one
+    continuous_symmetry_code: int = CONTINUOUS_CODE  # 3RScan has no code for round objects: scenebench's extension code 3
     small_move_share: float = 0.1  # share of moves that stay under the recall thresholds (nudges)
     min_big_shift: float = 0.15  # metres: a "real" move shifts the object at least this far
     rescan_voxel: float = 0.035  # metres: grid of a rescan's fused point cloud

@@ -14,6 +14,7 @@ from scenebench.benchmarks.bench3d.specs import Primary, is_judged, task_specs
 from scenebench.benchmarks.bench3d.tasks import TASKS, parse_task_list
 from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
+from scenebench.metrics import text as T
 from scenebench.metrics.aggregate import metric_info
 from scenebench.metrics.records import SampleScore, count, summarize_scores
 from scenebench.protocol import check_protocol
@@ -123,7 +124,11 @@ def job_for(bench: Bench, answers: Answers, settings: Settings, judge: Any | Non
         return build_results(bench, answers, scorer, records, settings, judge, inputs, knobs, judge_usage=usage)
 
     # the judge decides text scores: stored scores made with another judge are not reused by `run`
-    score_key = {"judge": None if judge is None else {"model_id": judge.model_id, "prompts": judge.prompt_versions}}
+    # ...and the text metrics' version: scores stored before a tokenizer or METEOR change are redone
+    score_key = {
+        "judge": None if judge is None else {"model_id": judge.model_id, "prompts": judge.prompt_versions},
+        "text_metrics": T.TEXT_METRICS_VERSION,
+    }
     job = ScoringJob(
         "3dbench",
         settings.protocol,
@@ -341,7 +346,8 @@ def build_results(
         "aggregates": aggregates,
         "task_info": {t: {"file": bench.files[t].name, "level": TASKS[t].level, "ability": TASKS[t].ability} for t in bench.records},
         "text_metrics": {
-            "tokenizer": "sb-tok-1",
+            "mode": T.TEXT_METRICS_VERSION,
+            "tokenizer": T.TOKENIZER_VERSION,
             "cider_corpus_size": scorer.text.corpus_size,
             "meteor": scorer.text.meteor_reason or "java",
         },

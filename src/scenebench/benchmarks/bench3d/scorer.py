@@ -39,7 +39,7 @@ class TextPrep:
     """Corpus-level text metrics computed once per task before scoring (CIDEr needs the whole corpus)."""
 
     cider: dict[str, float] = field(default_factory=dict)
-    meteor: dict[str, float] = field(default_factory=dict)
+    meteor: dict[str, dict[str, float]] = field(default_factory=dict)  # per sample: score and summable parts
     meteor_reason: str | None = None
     corpus_size: dict[str, int] = field(default_factory=dict)
 
@@ -212,9 +212,11 @@ class Bench3DScorer:
             prep.cider.update({r.key: s for r, s in zip(with_ref, scores)})
             if prep.meteor_reason is None:
                 try:
-                    hyps = [self.answers.get(r.key) or "" for r in with_ref]
-                    ms = T.meteor_scores(hyps, [r.gt["references"] for r in with_ref])
-                    prep.meteor.update({r.key: s for r, s in zip(with_ref, ms)})
+                    # pycocoevalcap gives the jar PTB-tokenised text, not the raw strings
+                    hyps = [" ".join(T.tokenize(self.answers.get(r.key) or "")) for r in with_ref]
+                    refs = [[" ".join(T.tokenize(x)) for x in r.gt["references"]] for r in with_ref]
+                    parts, ms, _ = T.meteor_stats(hyps, refs)
+                    prep.meteor.update({r.key: {**p, "meteor": s} for r, p, s in zip(with_ref, parts, ms)})
                 except (OSError, RuntimeError, ValueError) as exc:
                     prep.meteor_reason = f"METEOR failed: {exc}"
         return prep
@@ -300,7 +302,7 @@ class Bench3DScorer:
             values["rouge_l"] = T.rouge_l(hyp, rtoks)
             values["cider_d"] = self.text.cider.get(rec.key, 0.0)
             if rec.key in self.text.meteor:
-                values["meteor"] = self.text.meteor[rec.key]
+                values.update(self.text.meteor[rec.key])
         return status, values, detail
 
 

@@ -20,8 +20,8 @@ def symmetry_codes(pairs: list[str] | None) -> dict[int, int]:
     out: dict[int, int] = {}
     for p in pairs or []:
         code, sep, order = p.partition("=")
-        if not sep or not code.strip().lstrip("-").isdigit() or not order.strip().isdigit() or int(order) < 1:
-            raise InputError(None, f"got {p!r}", field="--symmetry-code", expected="CODE=ORDER with integers, ORDER >= 1")
+        if not sep or not code.strip().lstrip("-").isdigit() or not order.strip().isdigit():
+            raise InputError(None, f"got {p!r}", field="--symmetry-code", expected="CODE=ORDER with integers, ORDER >= 1 or 0 (continuous)")
         out[int(code)] = int(order)
     return out
 

@@ -16,7 +16,8 @@ Both are read on construction (small; validated record by record). Conventions:
   a mix is refused naming scans of both kinds (``units="m"``/``"mm"`` decides instead). Scans of
   other splits have no say: one odd train scan no longer rescales the validation ground truth.
   The decision and its evidence are logged and kept in :attr:`RioIndex.unit_decision`.
-- ``symmetry`` codes 0/1/2 (none, 2-fold, 4-fold about +Z); other codes are refused unless mapped by
+- ``symmetry`` codes 0/1/2 (none, 2-fold, 4-fold about +Z) and scenebench's extension 3 (continuous
+  about +Z: round objects, written by the generator); other codes are refused unless mapped by
   ``symmetry_codes``. An instance's symmetry comes from its ``rigid`` entry in this rescan, else from
   its ``rigid`` entries in other rescans of the scene (symmetry is a property of the object), else
   from an optional ``symmetry`` field of its ``objects.json`` record, else 0.

@@ -56,7 +56,7 @@ SPEC = BenchmarkSpec(
         Option("units", "Translation unit of 3RScan.json: auto (detected and logged), m or mm.", "auto", commands=ALL_COMMANDS),
         Option(
             "symmetry_code",
-            "Accept an extra symmetry code: CODE=ORDER (e.g. 3=8). Repeatable.",
+            "Accept an extra symmetry code: CODE=ORDER (e.g. 5=8; ORDER 0 = continuous). Repeatable.",
             None,
             "strs",
             commands=("score", "run"),
