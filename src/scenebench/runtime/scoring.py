@@ -28,7 +28,7 @@ from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import SCORE_KIND
+from scenebench.runtime.store import SCORE_KIND, DamagedStoreError
 
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
@@ -91,8 +91,11 @@ def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
     """True when ``run`` already holds every sample of these exact inputs and settings."""
     if not run.exists() or run.read_meta().get("fingerprint") != meta.get("fingerprint"):
         return False
-    with run.store() as store:
-        done = store.ids(SCORE_KIND)
+    try:
+        with run.store() as store:
+            done = store.ids(SCORE_KIND)
+    except DamagedStoreError:  # not resumable: --overwrite resets it, a plain rerun says so when it opens the store
+        return False
     return all(i in done for i in ids)
 
 
