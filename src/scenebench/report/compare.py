@@ -318,7 +318,7 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
     lines = []
     for c in comps:
         lines.append(
-            f"**{c.other} vs {c.baseline}** ({c.benchmark}, protocol {c.protocol}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
+            f"**{_md(c.other)} vs {_md(c.baseline)}** ({_md(c.benchmark)}, protocol {_md(c.protocol)}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
             f"{int(c.level * 100)}% paired scene-clustered bootstrap, {c.n_resamples} resamples, seed {c.seed})"
         )
         lines += ["", f"| group | metric | {_md(c.baseline)} | {_md(c.other)} | Δ | CI | p |", "|:---|:---|---:|---:|---:|:---:|---:|"]
@@ -327,18 +327,20 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
             for d in ds:
                 ci = f"[{_fmt(d.ci[0], sign=True)}, {_fmt(d.ci[1], sign=True)}]" if d.ci else "n/a"
                 p = "n/a" if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
-                lines.append(f"| {_md(label)} | {d.metric} | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} | {ci} | {p} |")
+                lines.append(f"| {_md(label)} | {_md(d.metric)} | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} | {ci} | {p} |")
         lines.append("")
         for w in c.wins:
             better = "higher" if w.higher_is_better else "lower"
             lines.append(
-                f"- per-sample `{w.field}` ({better} is better): {c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}"
+                f"- per-sample `{str(w.field).replace('`', '')}` ({better} is better): {_md(c.other)} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}"
             )
         for s in c.skipped:
-            lines.append(f"- not compared: {s}")
+            lines.append(f"- not compared: {_md(s)}")
         lines.append("")
     return "\n".join(lines)
 
 
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|")
+    from scenebench.report.tables import md_escape
+
+    return md_escape(text)
