@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,17 +100,47 @@ def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
     return all(i in done for i in ids)
 
 
+@contextlib.contextmanager
+def counted_numeric_warnings() -> Iterator[list[int]]:
+    """Count, instead of printing, the numpy floating-point warnings (overflow, invalid, divide) and
+    ``RuntimeWarning``s raised inside: hostile answers (1e308, NaN) make numpy warn once per
+    operation, and a raw ``RuntimeWarning: overflow encountered in subtract`` on the terminal says
+    nothing useful. Code that deliberately ignores an error (its own ``np.errstate``) still does;
+    other warning kinds are passed on as they were raised. Yields ``[count]``."""
+    import warnings
+
+    import numpy as np
+
+    box = [0]
+
+    def count(kind: str, flag: int) -> None:
+        box[0] += 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(divide="call", over="call", invalid="call", call=count):
+            yield box
+    for w in caught:
+        if issubclass(w.category, RuntimeWarning):
+            box[0] += 1
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+
 def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results:
     """The one scoring driver: store every record as computed (resumable), summarise, save ``results.json``."""
     hooks = job.hooks
     if hooks.on_open is not None:
         hooks.on_open(job.scorer)
-    try:
-        records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
-    finally:
-        if hooks.on_stop is not None:
-            hooks.on_stop(run)
-    res = job.summarize(records, run)
+    with counted_numeric_warnings() as warned:
+        try:
+            records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
+        finally:
+            if hooks.on_stop is not None:
+                hooks.on_stop(run)
+        res = job.summarize(records, run)
+    if warned[0]:  # only then: results of clean inputs stay byte-identical
+        res.extra["numeric_warnings"] = warned[0]
     res.save(run.results_json)
     return res.in_run(run.path)  # Results.samples() reads the per-sample scores from there
 
@@ -150,6 +181,7 @@ def score_prepared(
 
 __all__ = [
     "SCORE_KIND",
+    "counted_numeric_warnings",
     "RunMeta",
     "SampleScore",
     "Scorer",
