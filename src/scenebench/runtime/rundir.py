@@ -196,7 +196,8 @@ class RunDir:
                 meta = read_json(self.run_json, what="run metadata") if self.run_json.is_file() and not self.run_json.is_symlink() else None
             except ScenebenchError:
                 meta = None
-            if not _is_run_record(meta) or (benchmark is not None and meta.get("benchmark") != benchmark):
+            record = meta if isinstance(meta, dict) and _is_run_record(meta) else None
+            if record is None or (benchmark is not None and record.get("benchmark") != benchmark):
                 foreign += run_files
         ledger = read_ledger(self.path)
         for n in present:
