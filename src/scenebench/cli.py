@@ -128,7 +128,9 @@ def _say_error(message: str, *, label: str = "error:") -> None:
     from rich.console import Console
     from rich.text import Text
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(Text.assemble((label, "bold red"), " ", message))
+    from scenebench.redact import redact_text
+
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text.assemble((label, "bold red"), " ", redact_text(message)))
 
 
 def _is_disk_full(exc: BaseException) -> bool:
@@ -189,33 +191,86 @@ def _run_folder_of(args: list[str]) -> Path | None:
     return None
 
 
+def private_log_folder() -> Path | None:
+    """``$TMPDIR/scenebench-logs-<uid>``, created 0700; None when it cannot be trusted (a symlink, not
+    a folder, someone else's, readable by others): another user could plant a link there that the
+    log writer would follow, or read the tracebacks."""
+    import os
+    import stat
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    folder = Path(tempfile.gettempdir()) / f"scenebench-logs-{uid if uid is not None else os.getlogin()}"
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid) or st.st_mode & 0o077:
+        return None
+    return folder
+
+
+def write_private_file(folder: Path, name: str, text: str) -> Path | None:
+    """Create ``folder/name`` (mode 0600) and write ``text``: never through a symlink (the folder is
+    opened with ``O_NOFOLLOW``, the file created with ``O_EXCL | O_NOFOLLOW``), never over an existing
+    file (a taken name gets a numbered one). None when it cannot be written."""
+    import os
+
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow)
+    except OSError:
+        return None
+    try:
+        stem, dot, ext = name.rpartition(".")
+        for k in range(100):
+            candidate = name if k == 0 else f"{stem}-{k}{dot}{ext}"
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600, dir_fd=dir_fd)
+            except FileExistsError:
+                continue
+            except OSError:
+                return None
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write(text)
+            return folder / candidate
+    finally:
+        os.close(dir_fd)
+    return None
+
+
 def _write_traceback_log(exc: BaseException, args: list[str]) -> Path | None:
-    """Write the full traceback beside the run it belongs to (``RUN/logs/``), else in the temp folder."""
+    """Write the full traceback (secrets masked) beside the run it belongs to (``RUN/logs/``), else in
+    this user's private temp folder (:func:`private_log_folder`)."""
     import datetime as _dt
     import os
-    import tempfile
     import traceback
 
-    from scenebench.redact import redact_argv
+    from scenebench.redact import redact_argv, redact_text
 
     text = "".join(traceback.format_exception(exc))
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     name = f"error-{stamp}-{os.getpid()}.log"
+    body = redact_text(f"scenebench {__version__}\ncommand: {' '.join(redact_argv(sys.argv))}\n\n{text}")
     run = _run_folder_of(args)
-    folders = ([run / "logs"] if run is not None else []) + [Path(tempfile.gettempdir()) / "scenebench-logs"]
-    for folder in folders:
+    if run is not None:
+        logs = run / "logs"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / name
-            path.write_text(
-                f"scenebench {__version__}\ncommand: {' '.join(redact_argv(sys.argv))}\n\n{text}",
-                encoding="utf-8",
-                errors="backslashreplace",
-            )
-            return path
+            logs.mkdir(mode=0o700, exist_ok=True)
+            if not logs.is_symlink():
+                path = write_private_file(logs, name, body)
+                if path is not None:
+                    return path
         except OSError:
-            continue
-    return None
+            pass
+    private = private_log_folder()
+    return write_private_file(private, name, body) if private is not None else None
 
 
 def _usage_error(exc: Exception) -> int:

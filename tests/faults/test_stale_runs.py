@@ -39,7 +39,8 @@ def test_rio_semseg_edit_changes_the_run_and_overwrite_rescores(tmp_path):
     p = cli(*args)
     assert p.returncode == 0, p.stderr
     before = json.loads((run / "results.json").read_text())
-    (run / "report.html").write_text("<p>report of the old results</p>")
+    assert cli("report", run).returncode == 0  # the report of the old results (its ledger lets --overwrite remove it)
+    assert (run / "report.html").is_file()
 
     semseg = data / "ref0" / "semseg.v2.json"
     doc = json.loads(semseg.read_text())

@@ -46,6 +46,7 @@ def report_command(
     from scenebench.report.runs import load_runs
     from scenebench.report.tables import tables_by_benchmark, to_latex, to_markdown
     from scenebench.report.views import ViewOptions
+    from scenebench.runtime.rundir import record_written
 
     err = make_console(stderr=True)
     runs = load_runs(run_dirs, label or None)
@@ -58,12 +59,14 @@ def report_command(
             typer.echo(text, nl=False)
         else:
             atomic_write_text(latex, text)
+            record_written(latex)
             err.print(f"LaTeX tables: {latex}")
     if not no_html:
         # a report of several runs belongs to none of them: not inside the first run's folder
         out = html or (runs[0].path / "report.html" if len(runs) == 1 else Path.cwd() / "report.html")
         opts = ViewOptions(max_scene_points=max_points, seed=seed)
         write_html_report(runs, out, view_options=opts, max_views=max_views, max_view_bytes=int(max_view_mb * 1e6))
+        record_written(out)
         err.print(f"HTML report: {out}")
 
 

@@ -79,6 +79,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_row(*fields: Any) -> str:
+    """One TSV line: a tab, newline or carriage return inside a field (an id read from the data) is
+    written ``\\t`` / ``\\n`` / ``\\r`` and a backslash ``\\\\``, so every record is exactly one line
+    of the same number of columns (the escaping of PostgreSQL's text COPY format)."""
+    return "\t".join(str(f).translate(_TSV_ESCAPES) for f in fields) + "\n"
+
+
 def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()

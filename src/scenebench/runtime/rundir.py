@@ -12,6 +12,12 @@ predictions, other protocol, other threshold) is refused unless ``overwrite`` is
 samples scored under different settings would silently corrupt the numbers. ``overwrite`` always
 starts the folder again (store, results, report), even when the fingerprint matches.
 
+``overwrite`` deletes only what scenebench can prove it wrote: the store, results and ``run.json``
+when ``run.json`` is a scenebench run record of the same benchmark, and a report (``report.html``,
+``report.tex``, ``report.md``, ``report/``) only when the folder's ledger ``.scenebench-written.json``
+lists it (``scenebench report`` adds every report it writes into a run folder). Anything else stops
+the command, naming it, before anything is deleted: ``--out .`` must never cost a user their files.
+
 One process at a time: ``open`` takes an exclusive lock (``RUN_DIR/.lock``, ``flock``) held until the
 process ends, so two identical ``run`` or ``score`` commands on one folder do not both write every
 row; the second stops with a clear error.
@@ -22,6 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,9 @@ __all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
 
 DEFAULT_RUNS_ROOT = Path("runs")
 LOCK_NAME = ".lock"
+LEDGER_NAME = ".scenebench-written.json"  # the report outputs scenebench wrote into a run folder
+REPORT_OUTPUTS = ("report.html", "report.tex", "report.md", "report")
+_RUN_FILES = ("samples.sqlite", "samples.sqlite-wal", "samples.sqlite-shm", "results.json", "run.json")
 
 _LOCKS: dict[str, tuple[int, int]] = {}  # resolved folder -> (fd, inode of its lock file) held by this process
 
@@ -89,6 +99,40 @@ def release_run_folder(folder: Path) -> None:
         os.close(held[0])
 
 
+def _is_run_record(meta: Any) -> bool:
+    """A ``run.json`` as scenebench writes it (every writer records these three strings)."""
+    return isinstance(meta, dict) and all(isinstance(meta.get(k), str) and meta.get(k) for k in ("benchmark", "protocol", "fingerprint"))
+
+
+def read_ledger(folder: Path) -> set[str]:
+    """The report outputs the ledger of ``folder`` lists (empty when there is none or it is not ours)."""
+    try:
+        doc = read_json(Path(folder) / LEDGER_NAME, what="scenebench ledger")
+    except (OSError, ScenebenchError):
+        return set()
+    written = doc.get("written") if isinstance(doc, dict) and doc.get("tool") == "scenebench" else None
+    return {w for w in written if isinstance(w, str) and w in REPORT_OUTPUTS} if isinstance(written, list) else set()
+
+
+def record_written(path: str | Path) -> None:
+    """Note in the ledger of ``path``'s folder that scenebench wrote ``path`` there, so a later
+    ``--overwrite`` may delete it; only report outputs directly in a run folder are noted (elsewhere
+    nothing of scenebench's ever deletes them). The ledger is replaced atomically."""
+    p = Path(path)
+    if p.name not in REPORT_OUTPUTS or not (p.parent / "run.json").is_file():
+        return
+    names = read_ledger(p.parent) | {p.name}
+    atomic_write_json(p.parent / LEDGER_NAME, {"tool": "scenebench", "written": sorted(names)})
+
+
+def _forget_written(folder: Path, names: Iterable[str]) -> None:
+    left = read_ledger(folder) - set(names)
+    if left:
+        atomic_write_json(folder / LEDGER_NAME, {"tool": "scenebench", "written": sorted(left)})
+    else:
+        (folder / LEDGER_NAME).unlink(missing_ok=True)
+
+
 def default_run_dir(benchmark: str, root: Path = DEFAULT_RUNS_ROOT) -> Path:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     return root / f"{benchmark}-{stamp}"
@@ -129,7 +173,7 @@ class RunDir:
         self.path.mkdir(parents=True, exist_ok=True)
         lock_run_folder(self.path)
         if overwrite:
-            self.reset()
+            self.reset(benchmark=meta.get("benchmark"))
         elif self.exists():
             old = self.read_meta()
             diffs = ", ".join(f"{k}: {old.get(k)!r} -> {meta.get(k)!r}" for k in key_fields if old.get(k) != meta.get(k))
@@ -142,15 +186,50 @@ class RunDir:
         atomic_write_json(self.run_json, meta)
         return self
 
-    def reset(self) -> None:
-        """Remove everything a run wrote (store, results, predictions stay only if the user gave them, reports)."""
-        for p in (self.store_path, self.results_json, self.run_json):
-            for q in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
-                q.unlink(missing_ok=True)
-        for name in ("report.html", "report.tex", "report.md"):  # reports of the old results must not sit beside new ones
+    def foreign_outputs(self, benchmark: str | None) -> list[str]:
+        """The entries ``reset`` would delete that scenebench cannot prove it wrote (sorted)."""
+        present = [n for n in (*_RUN_FILES, *REPORT_OUTPUTS) if os.path.lexists(self.path / n)]
+        foreign: list[str] = []
+        run_files = [n for n in present if n in _RUN_FILES]
+        if run_files:
+            try:
+                meta = read_json(self.run_json, what="run metadata") if self.run_json.is_file() and not self.run_json.is_symlink() else None
+            except ScenebenchError:
+                meta = None
+            record = meta if isinstance(meta, dict) and _is_run_record(meta) else None
+            if record is None or (benchmark is not None and record.get("benchmark") != benchmark):
+                foreign += run_files
+        ledger = read_ledger(self.path)
+        for n in present:
+            p = self.path / n
+            if n in REPORT_OUTPUTS and (n not in ledger or p.is_symlink() or p.is_dir() != (n == "report")):
+                foreign.append(n + ("/" if p.is_dir() and not p.is_symlink() else ""))
+        return sorted(foreign)
+
+    def reset(self, benchmark: str | None = None) -> None:
+        """Remove what an earlier run of ``benchmark`` wrote here (store, results, run.json, the reports
+        its ledger lists); refuse, deleting nothing, when the folder holds any of those names that
+        scenebench did not write (a foreign ``run.json``, another benchmark's run, an unlisted report).
+        Predictions and logs stay: the run rewrites its own predictions file."""
+        foreign = self.foreign_outputs(benchmark)
+        if foreign:
+            raise InputError(
+                self.path,
+                f"--overwrite refused: holds {', '.join(foreign)}, which scenebench did not write here"
+                + (f" for a {benchmark} run" if benchmark else "")
+                + "; nothing was deleted",
+                expected="another --out, or move those entries away first",
+            )
+        for name in _RUN_FILES:
             (self.path / name).unlink(missing_ok=True)
-        for sub in ("report",):
-            shutil.rmtree(self.path / sub, ignore_errors=True)
+        written = [n for n in REPORT_OUTPUTS if os.path.lexists(self.path / n)]
+        for name in written:  # reports of the old results must not sit beside new ones
+            p = self.path / name
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        _forget_written(self.path, written)
 
     def store(self) -> SampleStore:
         return SampleStore(self.store_path)

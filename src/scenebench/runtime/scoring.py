@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import SCORE_KIND
+from scenebench.runtime.store import SCORE_KIND, DamagedStoreError
 
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
@@ -93,9 +94,39 @@ def holds_all_scores(run: RunDir, meta: dict[str, Any], ids: list[str]) -> bool:
     """True when ``run`` already holds every sample of these exact inputs and settings."""
     if not run.exists() or run.read_meta().get("fingerprint") != meta.get("fingerprint"):
         return False
-    with run.store() as store:
-        done = store.ids(SCORE_KIND)
+    try:
+        with run.store() as store:
+            done = store.ids(SCORE_KIND)
+    except DamagedStoreError:  # not resumable: --overwrite resets it, a plain rerun says so when it opens the store
+        return False
     return all(i in done for i in ids)
+
+
+@contextlib.contextmanager
+def counted_numeric_warnings() -> Iterator[list[int]]:
+    """Count, instead of printing, the numpy floating-point warnings (overflow, invalid, divide) and
+    ``RuntimeWarning``s raised inside: hostile answers (1e308, NaN) make numpy warn once per
+    operation, and a raw ``RuntimeWarning: overflow encountered in subtract`` on the terminal says
+    nothing useful. Code that deliberately ignores an error (its own ``np.errstate``) still does;
+    other warning kinds are passed on as they were raised. Yields ``[count]``."""
+    import warnings
+
+    import numpy as np
+
+    box = [0]
+
+    def count(kind: str, flag: int) -> None:
+        box[0] += 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(divide="call", over="call", invalid="call", call=count):
+            yield box
+    for w in caught:
+        if issubclass(w.category, RuntimeWarning):
+            box[0] += 1
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results:
@@ -103,12 +134,15 @@ def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results
     hooks = job.hooks
     if hooks.on_open is not None:
         hooks.on_open(job.scorer)
-    try:
-        records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
-    finally:
-        if hooks.on_stop is not None:
-            hooks.on_stop(run)
-    res = job.summarize(records, run)
+    with counted_numeric_warnings() as warned:
+        try:
+            records = score_into_run(job.scorer, run, progress=progress, label=job.label or f"scoring {job.benchmark}")
+        finally:
+            if hooks.on_stop is not None:
+                hooks.on_stop(run)
+        res = job.summarize(records, run)
+    if warned[0]:  # only then: results of clean inputs stay byte-identical
+        res.extra["numeric_warnings"] = warned[0]
     res.save(run.results_json)
     return res.in_run(run.path)  # Results.samples() reads the per-sample scores from there
 
@@ -149,6 +183,7 @@ def score_prepared(
 
 __all__ = [
     "SCORE_KIND",
+    "counted_numeric_warnings",
     "RunMeta",
     "SampleScore",
     "Scorer",

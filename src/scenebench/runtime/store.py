@@ -11,6 +11,7 @@ insertion order.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sqlite3
@@ -18,6 +19,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from scenebench.errors import InputError
 
 SCORE_KIND = "score"  # the per-sample score records of a run (runtime.scoring writes them)
 
@@ -47,6 +50,27 @@ def _encode(body: Any) -> str:
     return raw.decode("utf-8")
 
 
+class DamagedStoreError(InputError):
+    """The run folder's store is not a readable SQLite database (damaged, truncated, not ours)."""
+
+
+@contextlib.contextmanager
+def _readable(path: Path) -> Iterator[None]:
+    """Turn SQLite's "file is not a database" / "database disk image is malformed" into one line
+    naming the file. Only the plain ``DatabaseError`` means damage: its subclasses (a locked or full
+    disk is ``OperationalError``) keep their own handling."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if type(exc) is not sqlite3.DatabaseError:
+            raise
+        raise DamagedStoreError(
+            path,
+            f"is damaged ({exc}): the run's stored records cannot be read; rerun with --overwrite to reset "
+            "the run folder (everything is computed again)",
+        ) from None
+
+
 class SampleStore:
     """A table of JSON records keyed by ``(kind, sample_id)``; ``kind`` separates predictions from scores."""
 
@@ -55,16 +79,21 @@ class SampleStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS records ("
-            " kind TEXT NOT NULL, sample_id TEXT NOT NULL, seq INTEGER NOT NULL,"
-            " body TEXT NOT NULL, PRIMARY KEY (kind, sample_id))"
-        )
-        # Each batch asks for MAX(seq) of its kind: without this index a full scan per batch, quadratic
-        # in runs of many scenes (2,000 rescans of 100 poses: minutes). Added to older stores on open.
-        self._db.execute("CREATE INDEX IF NOT EXISTS records_kind_seq ON records(kind, seq)")
+        try:
+            with _readable(self.path):
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS records ("
+                    " kind TEXT NOT NULL, sample_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+                    " body TEXT NOT NULL, PRIMARY KEY (kind, sample_id))"
+                )
+                # Each batch asks for MAX(seq) of its kind: without this index a full scan per batch, quadratic
+                # in runs of many scenes (2,000 rescans of 100 poses: minutes). Added to older stores on open.
+                self._db.execute("CREATE INDEX IF NOT EXISTS records_kind_seq ON records(kind, seq)")
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -84,7 +113,7 @@ class SampleStore:
         rows = [(kind, sid, _encode(body)) for sid, body in items]
         if not rows:
             return 0
-        with self._lock:
+        with self._lock, _readable(self.path):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 start = self._next_seq(kind)
@@ -100,26 +129,26 @@ class SampleStore:
         return len(rows)
 
     def ids(self, kind: str) -> set[str]:
-        with self._lock:
+        with self._lock, _readable(self.path):
             return {r[0] for r in self._db.execute("SELECT sample_id FROM records WHERE kind=?", (kind,))}
 
     def get(self, kind: str, sample_id: str) -> dict[str, Any] | None:
-        with self._lock:
+        with self._lock, _readable(self.path):
             row = self._db.execute("SELECT body FROM records WHERE kind=? AND sample_id=?", (kind, sample_id)).fetchone()
         return json.loads(row[0]) if row else None
 
     def iter(self, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        with self._lock:
+        with self._lock, _readable(self.path):
             rows = self._db.execute("SELECT sample_id, body FROM records WHERE kind=? ORDER BY seq", (kind,)).fetchall()
         for sid, body in rows:
             yield sid, json.loads(body)
 
     def count(self, kind: str) -> int:
-        with self._lock:
+        with self._lock, _readable(self.path):
             return int(self._db.execute("SELECT COUNT(*) FROM records WHERE kind=?", (kind,)).fetchone()[0])
 
     def clear(self, kind: str | None = None) -> None:
-        with self._lock:
+        with self._lock, _readable(self.path):
             if kind is None:
                 self._db.execute("DELETE FROM records")
             else:

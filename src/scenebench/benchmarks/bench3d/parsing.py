@@ -32,6 +32,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from scenebench.io.numbers import whole_number, within_bounds
 from scenebench.protocol import Protocol
 
 # ---------------------------------------------------------------------------------------------
@@ -201,9 +202,17 @@ def parse_boxes(text: str, protocol: Protocol = "strict") -> list[list[float]]:
 
 
 def parse_box_spans(text: str, protocol: Protocol = "strict") -> list[Span]:
-    """Boxes with their positions in the text (official boxes carry no position: start = end = -1)."""
+    """Boxes with their positions in the text (official boxes carry no position: start = end = -1).
+
+    ``strict``: a box with a value beyond ``io.numbers.MAX_MAGNITUDE`` (or not finite) makes the
+    answer unreadable (``official`` keeps the released unbounded ``float()``)."""
     if protocol == "official":
         return [Span(b, -1, -1) for b in _chunks(official_numbers(text, 6), 6)]
+    spans = _strict_box_spans(text)
+    return spans if all(within_bounds(s.values) for s in spans) else []
+
+
+def _strict_box_spans(text: str) -> list[Span]:
     t = normalize_text(text)
     spans = strict_group_spans(t)
     boxes = [s for s in spans if len(s.values) == 6]
@@ -227,6 +236,11 @@ def parse_point(text: str, protocol: Protocol = "strict") -> list[float] | None:
     if protocol == "official":
         nums = official_numbers(text, 3)
         return nums[:3] if nums else None
+    point = _strict_point(text)
+    return point if point is None or within_bounds(point) else None
+
+
+def _strict_point(text: str) -> list[float] | None:
     t = normalize_text(text)
     spans = strict_group_spans(t)
     for s in spans:
@@ -250,6 +264,11 @@ def parse_waypoints(text: str, protocol: Protocol = "strict") -> list[list[float
     """
     if protocol == "official":
         return _chunks(official_numbers(text, 2), 2)
+    pts = _strict_waypoints(text)
+    return pts if all(within_bounds(p) for p in pts) else []
+
+
+def _strict_waypoints(text: str) -> list[list[float]]:
     t = normalize_text(text)
     spans = strict_group_spans(t)
     pts: list[list[float]] = []
@@ -380,16 +399,20 @@ def parse_option_text(text: str, options: list[str], protocol: Protocol = "stric
 
 
 def parse_count(text: str) -> int | None:
-    """The one whole number an answer gives (digits or a number word), or None when zero or several differ.
+    """The one whole number an answer gives (digits or a number word), or None when zero or several
+    differ or one has more than ``io.numbers.MAX_INT_DIGITS`` digits.
 
     A final ``answer is 3`` wins over other numbers in the text.
     """
     t = normalize_text(text).lower()
     final = _COUNT_FINAL.findall(t)
-    if final:
+    if final:  # a number of more than 18 digits is no count: the answer is unreadable (at both protocols)
         v = final[-1]
-        return int(v) if v.isdigit() else NUMBER_WORDS[v]
-    values = {int(float(n)) for n in _COUNT_DIGITS.findall(t)}
+        return whole_number(v) if v[0].isdigit() else NUMBER_WORDS[v]
+    read = [whole_number(n) for n in _COUNT_DIGITS.findall(t)]
+    if None in read:
+        return None
+    values: set[int] = set(read)  # type: ignore[arg-type]
     values |= {NUMBER_WORDS[w] for w in _WORDS_RE.findall(t)}
     if _COUNT_NONE.search(t):
         values.add(0)

@@ -442,6 +442,9 @@ def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> lis
             off = N.official_path_loss(p, gt)
             if off is None:
                 detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
+            elif not math.isfinite(off):  # an inf waypoint: the released mean would be inf, which no results file can hold
+                detail["released_inf"] = "the released path loss is inf (scored as a failure, left out of mean_path_loss)"
+                off = None
             loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
         else:
             loss = loss_of[k]

@@ -40,7 +40,7 @@ SPEC = BenchmarkSpec(
             commands=("score", "validate"),
         ),
         Option("allow_missing", "Score records without an answer as wrong (counted).", False, "bool", commands=("score", "validate")),
-        Option("limit", "Score only the first N records of each task.", None, "int", commands=("score",)),
+        Option("limit", "Score only the first N records of each task.", None, "int", commands=("score",), min=1),
         Option(
             "check_clouds", "Check that every pcl exists and is (N, 6).", True, "bool", ("--check-clouds/--no-check-clouds",), ("validate",)
         ),

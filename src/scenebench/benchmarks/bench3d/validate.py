@@ -50,8 +50,10 @@ def validate_command(
 
 def print_ids(bench: Bench | Any) -> None:
     """TSV for scripts: the ids answers must use (``question_id`` with ``task``) and where each record is."""
+    from scenebench.io.files import tsv_row
+
     out = sys.stdout
-    out.write("task\tquestion_id\tderived\trow\thouse\tpcl\n")
+    out.write(tsv_row("task", "question_id", "derived", "row", "house", "pcl"))
     for t, recs in bench.records.items():
         for r in recs:
-            out.write(f"{t}\t{r.question_id}\t{'yes' if r.derived_id else 'no'}\t{r.row}\t{r.house}\t{r.pcl}\n")
+            out.write(tsv_row(t, r.question_id, "yes" if r.derived_id else "no", r.row, r.house, r.pcl))

@@ -58,10 +58,10 @@ def matching_command(
         ..., "--descriptors", help="Folder of scan-pair folders, each with reference.npy and rescan.npy (K x D)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the negative draws and the bootstrap (recorded)."),
-    negatives: int = typer.Option(50, "--negatives", help="Negatives per positive (the protocol uses 50)."),
+    negatives: int = typer.Option(50, "--negatives", min=1, help="Negatives per positive (the protocol uses 50)."),
     out: Path | None = OUT,
     overwrite: bool = typer.Option(False, "--overwrite", help="Start the run folder again if it holds other inputs or settings."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", help="Scene-clustered bootstrap resamples for the 95% CIs (0: none)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Scene-clustered bootstrap resamples for the 95% CIs (0: none)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on a terminal."),
 ) -> None:
     """Top-1 descriptor matching accuracy: 1 positive among 1 + 50 seeded negatives, L2."""

@@ -115,11 +115,13 @@ def print_ids(annotations: Path) -> None:
     """TSV of sample_id, index, scene_id, question_type (plain stdout, for scripts)."""
     import sys
 
+    from scenebench.io.files import tsv_row
+
     ann = load_annotations(annotations)
     out = sys.stdout
-    out.write("sample_id\tindex\tscene_id\tquestion_type\n")
+    out.write(tsv_row("sample_id", "index", "scene_id", "question_type"))
     for s in ann.samples:
-        out.write(f"{s.sample_id}\t{s.index}\t{s.scene_id}\t{s.question_type}\n")
+        out.write(tsv_row(s.sample_id, s.index, s.scene_id, s.question_type))
 
 
 def validate_command(
