@@ -191,7 +191,8 @@ class BenchmarkSpec:
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""
-        fields = ("info", "loader", "predictions", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit", "synthetic")
+        fields = ("info", "loader", "predictions", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit")
+        fields += ("synthetic",)
         out = {k: getattr(self, k) for k in fields}
         out.update({f"{group} {cmd}": path for group, cmd, path in self.extra_commands})
         return {k: v for k, v in out.items() if v is not None}
