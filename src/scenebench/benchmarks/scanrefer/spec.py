@@ -13,6 +13,7 @@ SPEC = BenchmarkSpec(
     validate=f"{P}.scorer:validate_command",
     source=f"{P}.source:ScanReferSource",
     view=f"{P}.view:build_views",
+    layout=f"{P}.layout:LAYOUT",
     synthetic=f"{P}.writer:write_synthetic",
     inputs=(
         Input("annotations", "truth", "file", "ScanRefer_filtered_<split>.json (the evaluated split).", ("--annotations", "-a")),
