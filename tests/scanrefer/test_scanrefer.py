@@ -159,3 +159,17 @@ def test_oracle_scores_100_through_the_cli_and_the_api_gives_golden_numbers(data
     capsys.readouterr()
     cli.main(["report", str(tmp_path / "strict"), "--html", str(tmp_path / "r.html")])
     assert "the table 0" in (tmp_path / "r.html").read_text()  # the 3D view of a sample, with its description
+
+
+@pytest.mark.slow
+def test_generated_data_scores_100_for_the_oracle(tmp_path):
+    from scenebench.synth.pipeline import GenerateSettings, run
+
+    settings = GenerateSettings(seed=3, houses=2, test_every=2, min_rooms=2, max_rooms=2, width=64, height=48, formats=("surprise3d",))
+    manifest = run(tmp_path / "gen", settings, progress=False)
+    folder = tmp_path / "gen" / "scanrefer"
+    assert "scanrefer/ScanRefer_filtered_val.json" in manifest["aggregated"]
+    val = json.loads((folder / "ScanRefer_filtered_val.json").read_text())
+    assert val and all(r["description"].startswith(("the ", "this is a ")) for r in val)
+    res = scenebench.run("scanrefer", "oracle", out=tmp_path / "run", data=str(folder))
+    assert res.metrics["overall"] == {"Acc@0.25": 100.0, "Acc@0.5": 100.0} and res.counts.n_scored == len(val)

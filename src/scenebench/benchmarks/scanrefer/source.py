@@ -46,6 +46,7 @@ class ScanReferSource:
         self.by_id = {s.sample_id: s for s in self.samples_}
         train = self.root / "ScanRefer_filtered_train.json"
         self.train_samples = truth_files(train, self.labels)[0] if train.is_file() else []
+        self._tables: dict[str, np.ndarray] = {}
         self.names = {(s.scene_id, s.object_id): s.object_name for s in [*self.samples_, *self.train_samples]}
 
     def spec(self) -> dict[str, Any]:
@@ -74,7 +75,9 @@ class ScanReferSource:
 
     def truth(self, sample: ModelSample) -> Prediction:
         s = self.by_id[sample.sample_id]
-        table = load_boxes(self.scenes, s.scene_id)
+        if s.scene_id not in self._tables:  # truth is asked per sample: read each scene's table once
+            self._tables = {s.scene_id: load_boxes(self.scenes, s.scene_id)}
+        table = self._tables[s.scene_id]
         row = table[table[:, 7].astype(np.int64) == s.object_id]
         return BoxPrediction(s.sample_id, box=[float(v) for v in (row[0, :6] if len(row) else np.zeros(6))])
 
