@@ -1,5 +1,6 @@
 """ScanRefer views: the scene's points (``<scene_id>_aligned_vert.npy`` beside the box tables, when
-there) with the GT box and the predicted box, read back from the run's own inputs (checksums verified)."""
+there, else the box centres) with the GT box and the predicted box; annotations, labels, predictions and
+box tables are read back from the run's own inputs (checksums verified)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 
-from scenebench.geometry.boxes import center_size_to_minmax
 from scenebench.io.arrays import load_npy
 from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
@@ -28,12 +28,8 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     for scene_id, todo in by_scene([s for s in samples if s.sample_id in want]).items():
         entry = (inputs.get("boxes") or {}).get(scene_id)
         table = load_boxes(checked_input(entry, f"box table of {scene_id}").parent, scene_id)
-        vert_path = boxes_dir / f"{scene_id}_aligned_vert.npy"
-        pts = (
-            load_npy(vert_path)
-            if vert_path.is_file()
-            else np.concatenate([center_size_to_minmax(table[:, :6]).reshape(-1, 3), np.zeros((2 * len(table), 3))], 1)
-        )
+        vert_path = boxes_dir / f"{scene_id}_aligned_vert.npy"  # drawn only, never scored: not in the run's checksums
+        pts = load_npy(vert_path) if vert_path.is_file() else np.pad(table[:, :3], ((0, 0), (0, 3)))  # else the box centres
         key = f"scanrefer:{scene_id}:{str(entry.get('sha256', ''))[:12]}"
         vs.scenes[key] = vw.scene_payload(pts[:, :3], pts[:, 3:6], up="z", key=key, max_points=opts.max_scene_points, seed=opts.seed)
         gt, found = gt_boxes(table, np.array([s.object_id for s in todo]), run.results.protocol)
