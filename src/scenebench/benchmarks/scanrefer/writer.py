@@ -36,15 +36,11 @@ def write_npy(path: Path, arr: np.ndarray) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def write_scene(
-    folder: Path, scene_id: str, boxes: np.ndarray, vert: np.ndarray | None = None, ins: np.ndarray | None = None
-) -> list[Path]:
-    out = [Path(folder) / f"{scene_id}_aligned_bbox.npy"]
-    write_npy(out[0], np.asarray(boxes, np.float64).reshape(-1, 8))
-    if vert is not None and ins is not None:
-        out += [Path(folder) / f"{scene_id}_aligned_vert.npy", Path(folder) / f"{scene_id}_ins_label.npy"]
-        write_npy(out[1], np.asarray(vert, np.float32))
-        write_npy(out[2], np.asarray(ins, np.uint32))
+def write_scene(folder: Path, scene_id: str, boxes: np.ndarray, vert: np.ndarray, ins: np.ndarray) -> list[Path]:
+    """One scene's box table ``(K, 8)``, points ``(N, 6)`` and per-point ``object_id + 1`` (0: none)."""
+    out = [Path(folder) / f"{scene_id}_{kind}.npy" for kind in ("aligned_bbox", "aligned_vert", "ins_label")]
+    for path, arr, dtype in zip(out, (np.reshape(boxes, (-1, 8)), vert, ins), (np.float64, np.float32, np.uint32)):
+        write_npy(path, np.asarray(arr, dtype))
     return out
 
 
