@@ -149,7 +149,12 @@ class BenchmarkSpec:
     - ``source``: the run source class for ``scenebench run`` (``None``: no ``run``);
     - ``view``: the report's 3D view builder (``None``: no 3D views);
     - ``layout``: the paper's results-table layout (``None``: the generic long table);
-    - ``audit``: ``rows(folder, **options) -> list of audit rows`` for ``scenebench audit``.
+    - ``audit``: ``rows(folder, **options) -> list of audit rows`` for ``scenebench audit``;
+    - ``synthetic``: ``write(folder, root, summaries, rng) -> list of paths``: this benchmark's
+      synthetic data, written by ``scenebench generate`` into ``folder`` (``root/<data_folder>``)
+      after the generator's own formats, from what it finds under ``root`` and the per-house
+      ``summaries`` (``split``, ``scene_id``...); it returns the files it wrote (nothing when the
+      data it derives from was not generated).
 
     Data: ``inputs`` and ``options`` (the CLI is built from them), ``primary_metric`` (the report's
     default histogram; a benchmark with one per group sets ``results.extra["primary_metric"]``),
@@ -180,12 +185,14 @@ class BenchmarkSpec:
     view: str | None = None
     layout: str | None = None
     audit: str | None = None
+    synthetic: str | None = None
     extra_commands: tuple[tuple[str, str, str], ...] = ()
     commands: str | None = None
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""
         fields = ("info", "loader", "predictions", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit")
+        fields += ("synthetic",)
         out = {k: getattr(self, k) for k in fields}
         out.update({f"{group} {cmd}": path for group, cmd, path in self.extra_commands})
         return {k: v for k, v in out.items() if v is not None}

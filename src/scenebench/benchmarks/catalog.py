@@ -39,6 +39,7 @@ BUILTIN: dict[str, str] = {
     "3dbench": "scenebench.benchmarks.bench3d.spec:SPEC",
     "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
     "rio": "scenebench.benchmarks.rio.spec:SPEC",
+    "scanrefer": "scenebench.benchmarks.scanrefer.spec:SPEC",
 }
 
 

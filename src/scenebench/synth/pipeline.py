@@ -511,6 +511,7 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
                 objects.update(sm["3rscan"]["objects"])
         paths = write_index(out / "3rscan", scenes, objects, units="m")
         written += list(paths.values())
+    written += _finalize_declared(out, s, summaries)
     manifest = {
         "generator": "scenebench.synth",
         "seed": s.seed,
@@ -539,6 +540,20 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
     }
     atomic_write_json(out / MANIFEST, manifest)
     return manifest
+
+
+def _finalize_declared(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) -> list[Path]:
+    """The data of every declared benchmark with a ``synthetic`` writer (``BenchmarkSpec.synthetic``),
+    derived from what the generator staged in ``out``; each gets its own seeded stream."""
+    from scenebench.benchmarks.catalog import specs
+    from scenebench.registry import load_object
+
+    written: list[Path] = []
+    for spec in specs():
+        if spec.synthetic and spec.data_folder:
+            digest = int.from_bytes(hashlib.sha256(spec.name.encode()).digest()[:4], "little")
+            written += load_object(spec.synthetic)(out / spec.data_folder, out, summaries, np.random.default_rng([int(s.seed), digest]))
+    return written
 
 
 def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path]:

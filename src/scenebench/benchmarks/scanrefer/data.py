@@ -1,0 +1,120 @@
+"""ScanRefer ground truth: ``ScanRefer_filtered_<split>.json``, ScanNet box tables and the label TSV.
+
+Chen, Chang, Niessner, "ScanRefer: 3D Object Localization in RGB-D Scans using Natural Language",
+ECCV 2020, arXiv 1912.08830 (released code: ``lib/dataset.py``, ``data/scannet/load_scannet_data.py``).
+
+- annotations: a JSON list of ``{scene_id, object_id, object_name, ann_id, description, ...}``
+  (ids as strings in the release; integers are accepted);
+- box tables: ``<scene_id>_aligned_bbox.npy``, (K, 8) rows ``[cx, cy, cz, dx, dy, dz, nyu40id,
+  object_id]`` of the axis-aligned ScanNet scene (row ``object_id`` in the release);
+- ``scannetv2-labels.combined.tsv``: ``raw_category`` -> ``nyu40class``, which makes the 18 ScanRefer
+  classes (anything else is ``others``, class 17) behind the unique/multiple split.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.arrays import load_npy
+from scenebench.io.files import check_path_id, read_json
+from scenebench.io.generated import require_finished
+
+CLASSES = ("cabinet", "bed", "chair", "sofa", "table", "door", "window", "bookshelf", "picture", "counter", "desk", "curtain")
+CLASSES += ("refrigerator", "shower curtain", "toilet", "sink", "bathtub", "others")
+OTHERS = CLASSES.index("others")  # 17
+MAX_NUM_OBJ = 128  # the released loader keeps the first 128 rows of a box table
+FIELDS = ("scene_id", "object_id", "object_name", "ann_id", "description")
+
+
+@dataclass(frozen=True)
+class Sample:
+    sample_id: str
+    scene_id: str
+    object_id: int
+    ann_id: int
+    object_name: str
+    description: str
+    unique: bool  # the released _get_unique_multiple_lookup: no other object of its class in the scene
+
+
+def _int_id(value: object, path: Path, where: str, field: str) -> int:
+    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())):
+        raise InputError(path, f"{value!r} is not a non-negative integer id", where=where, field=field)
+    return int(value)
+
+
+def read_raw2label(path: str | Path) -> dict[str, int]:
+    """``raw_category`` -> ScanRefer class index (released ``_get_raw2label``; columns found by header name)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(p, "label TSV does not exist", expected="scannetv2-labels.combined.tsv")
+    rows = list(csv.reader(p.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
+    head = rows[0] if rows else []
+    for name in ("raw_category", "nyu40class"):
+        if name not in head:
+            raise InputError(p, "header lacks a column", where="line 1", field=name, expected="the ScanNet v2 label TSV header")
+    raw, nyu = head.index("raw_category"), head.index("nyu40class")
+    out = {}
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) <= max(raw, nyu):
+            raise InputError(p, f"has {len(row)} columns", where=f"line {n}", field="nyu40class")
+        out[row[raw]] = CLASSES.index(row[nyu]) if row[nyu] in CLASSES else OTHERS
+    return out
+
+
+def load_annotations(path: str | Path, raw2label: dict[str, int]) -> list[Sample]:
+    """The samples in file order, each with its unique/multiple flag over this file (the evaluated split)."""
+    p = Path(path)
+    require_finished(p)
+    doc = read_json(p, what="ScanRefer annotations")
+    if not isinstance(doc, list):
+        raise InputError(p, "is not a JSON list", expected="a list of {scene_id, object_id, object_name, ann_id, description}")
+    recs, seen = [], set()
+    for i, r in enumerate(doc):
+        where = f"record {i}"
+        if not isinstance(r, dict):
+            raise InputError(p, "is not an object", where=where)
+        for f in FIELDS:
+            if not isinstance(r.get(f), str | int) or isinstance(r.get(f), bool):
+                raise InputError(p, "missing or not a string", where=where, field=f)
+        scene = check_path_id(str(r["scene_id"]), p, where=where, field="scene_id")
+        obj, ann = _int_id(r["object_id"], p, where, "object_id"), _int_id(r["ann_id"], p, where, "ann_id")
+        if (scene, obj, ann) in seen:
+            raise InputError(p, f"repeats ({scene}, {obj}, {ann})", where=where, field="ann_id")
+        seen.add((scene, obj, ann))
+        name = str(r["object_name"])
+        recs.append((scene, obj, ann, name, str(r["description"]), raw2label.get(" ".join(name.split("_")), OTHERS)))
+    classes: dict[str, dict[int, int]] = defaultdict(dict)
+    for scene, obj, _, _, _, label in recs:
+        classes[scene].setdefault(obj, label)  # the first record of an object names its class, as released
+    counts = {s: np.bincount(list(c.values()), minlength=len(CLASSES)) for s, c in classes.items()}
+    return [Sample(f"{s}:{o}:{a}", s, o, a, n, d, bool(counts[s][lab] == 1)) for s, o, a, n, d, lab in recs]
+
+
+def by_scene(samples: list[Sample]) -> dict[str, list[Sample]]:
+    out: dict[str, list[Sample]] = defaultdict(list)
+    for s in samples:
+        out[s.scene_id].append(s)
+    return dict(out)
+
+
+def box_path(folder: str | Path, scene_id: str) -> Path:
+    return Path(folder) / f"{scene_id}_aligned_bbox.npy"
+
+
+def load_boxes(folder: str | Path, scene_id: str) -> np.ndarray:
+    """A scene's (K, 8) box table, checked: finite, sizes >= 0."""
+    p = box_path(folder, scene_id)
+    t = load_npy(p)
+    if t.ndim != 2 or t.shape[1] != 8 or not np.issubdtype(t.dtype, np.number):
+        raise InputError(p, f"box table has shape {t.shape}", expected="(K, 8) numbers: cx cy cz dx dy dz nyu40id object_id")
+    bad = np.flatnonzero(~np.isfinite(t).all(1) | (t[:, 3:6] < 0).any(1))
+    if bad.size:
+        raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
+    return t.astype(np.float64)

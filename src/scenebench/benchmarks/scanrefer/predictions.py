@@ -1,0 +1,49 @@
+"""ScanRefer predictions: the benchmark's submission shape, one box per (scene_id, object_id, ann_id).
+
+A JSON list (``pred.json``) or JSONL of ``{"scene_id", "object_id", "ann_id", "bbox"}``, ``bbox``
+the 8 corners (8 x 3, metres, the released ``get_3d_box`` output); the axis-aligned box of the
+corners is scored, as the released ``box3d_iou`` does. Returned as min-max rows by sample id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.io.files import iter_jsonl, read_json
+
+from .data import Sample
+
+
+def read_predictions(path: str | Path, samples: list[Sample]) -> dict[str, np.ndarray]:
+    p = Path(path)
+    if p.suffix == ".jsonl":
+        rows = [(f"line {n}", r) for n, r in iter_jsonl(p, allow_empty=True)]
+    else:
+        doc = read_json(p, what="ScanRefer predictions")
+        if not isinstance(doc, list):
+            raise InputError(p, "is not a JSON list", expected="a list of {scene_id, object_id, ann_id, bbox}")
+        rows = [(f"record {i}", r) for i, r in enumerate(doc)]
+    known = {s.sample_id for s in samples}
+    out: dict[str, np.ndarray] = {}
+    for where, r in rows:
+        if not isinstance(r, dict):
+            raise InputError(p, "is not an object", where=where)
+        for f in ("scene_id", "object_id", "ann_id"):
+            if not isinstance(r.get(f), str | int) or isinstance(r.get(f), bool):
+                raise InputError(p, "missing or not a string/integer", where=where, field=f)
+        sid = ":".join([str(r["scene_id"]), *(str(int(v)) if str(v).isdigit() else str(v) for v in (r["object_id"], r["ann_id"]))])
+        if sid not in known:
+            raise InputError(p, f"{sid} (scene_id:object_id:ann_id) is no sample of the annotations", where=where)
+        if sid in out:
+            raise InputError(p, f"a second box for {sid}", where=where, field="ann_id")
+        try:
+            corners = np.asarray(r.get("bbox"), dtype=np.float64)
+        except (TypeError, ValueError):
+            corners = np.zeros(0)
+        if corners.shape != (8, 3) or not np.isfinite(corners).all():
+            raise InputError(p, "not 8 corners of finite numbers", where=where, field="bbox", expected="[[x, y, z] x 8]")
+        out[sid] = np.concatenate([corners.min(0), corners.max(0)])
+    return out
