@@ -340,7 +340,7 @@ def ref_score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
             detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
         loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
     else:
-        loss = N.path_loss(p, gt)
+        loss = N.strict_path_loss(p, gt)
     ok = N.path_success(loss, len(gt))
     detail["loss"] = loss
     return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, detail

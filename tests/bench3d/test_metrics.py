@@ -83,6 +83,21 @@ def test_path_loss_golden():
     assert N.path_success(2.999, 3)
 
 
+def test_strict_path_loss_fails_an_answer_that_stays_at_the_start():
+    gt = [[0, 0], [1, 0], [2, 0], [3, 0]]  # the route starts at [0, 0]
+    stay = [[0, 0]] * 5  # longer than the route: the released rule sums over it, every point on the start
+    assert N.path_loss(stay, gt) == 0.0 and N.path_success(N.path_loss(stay, gt), 4)  # the released rule passes it
+    assert N.coverage_loss(stay, gt) == pytest.approx(0 + 1 + 2 + 3)  # the route's points to their nearest answer point
+    assert N.strict_path_loss(stay, gt) == pytest.approx(6.0)
+    assert not N.path_success(N.strict_path_loss(stay, gt), 4)  # 6 m is not < 4 waypoints x 1 m
+    assert N.strict_path_loss(gt, gt) == 0.0  # the oracle
+    detour = [[0, 0], [1, 0], [2, 0], [3, 0], [3, 1]]  # on the route plus one point 1 m off it
+    assert N.strict_path_loss(detour, gt) == pytest.approx(1.0)  # released 0+0+0+0+1 = 1, GT side 0: max 1
+    short = [[0, 1], [2, 1]]  # GT is the longer list: both terms are the same sum, 1 + sqrt(2) + 1 + sqrt(2)
+    assert N.strict_path_loss(short, gt) == N.path_loss(short, gt) == pytest.approx(2 + 2 * math.sqrt(2))
+    assert N.strict_path_loss([], gt) == math.inf
+
+
 def test_path_loss_tie_uses_gt_as_long_list():
     gt = [[0, 0], [10, 0]]
     pred = [[0, 0], [0, 0]]  # same length: L = GT -> 0 + 10

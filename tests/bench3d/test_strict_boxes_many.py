@@ -75,7 +75,10 @@ def test_path_losses_and_lengths_equal_the_per_path_functions():
     with np.errstate(all="ignore"):
         losses = N.path_losses(preds, gts)
         ref = [N.path_loss(p, g) for p, g in zip(preds, gts)]
+        strict = N.strict_path_losses(preds, gts)
+        ref_strict = [N.strict_path_loss(p, g) for p, g in zip(preds, gts)]
         lengths = N.path_lengths(preds + gts)
         ref_len = [N.path_length(p) for p in preds + gts]
     assert bits(losses) == bits(ref)
+    assert bits(strict) == bits(ref_strict)
     assert bits(lengths) == bits(ref_len)

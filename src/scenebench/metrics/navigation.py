@@ -1,7 +1,8 @@
 """3DBench navigation: path loss and success, plus SPL-style and nDTW figures.
 
 Paths are (n, 2) arrays of ``[x, z]`` waypoints in metres (the floor plane of a y-up world).
-Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``.
+Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``. ``strict`` success uses
+:func:`strict_path_loss` (cannot be passed by staying at the start); ``official`` the released rule.
 
 References:
 
@@ -43,6 +44,27 @@ def path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
     return float(d.min(axis=1).sum())
 
 
+def coverage_loss(pred: np.ndarray, gt: np.ndarray) -> float:
+    """Σ over the ground-truth waypoints of the distance to the nearest predicted point (metres);
+    inf for an empty list. How much of the route the answer misses, whatever its length."""
+    p, g = _pts(pred), _pts(gt)
+    if len(p) == 0 or len(g) == 0:
+        return math.inf
+    return float(np.linalg.norm(g[:, None, :] - p[None, :, :], axis=-1).min(axis=1).sum())
+
+
+def strict_path_loss(pred: np.ndarray, gt: np.ndarray) -> float:
+    """The ``strict`` loss: ``max(path_loss, coverage_loss)``.
+
+    The released rule sums over the longer list only, so an answer longer than the route that
+    repeats the start point (which is the first GT waypoint) has loss 0 and succeeds without moving.
+    Taking the larger of the released loss and the GT-side sum charges every waypoint of the route
+    the answer never comes near; a path on the route still scores 0, and where the ground truth is
+    the longer list (or ties) both terms are the same sum. NaN propagates (a failure).
+    """
+    return float(np.maximum(path_loss(pred, gt), coverage_loss(pred, gt)))
+
+
 def _run_sums(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """``values[o : o + n].sum()`` for consecutive runs of the given ``lengths`` (0 for an empty run).
 
@@ -72,16 +94,32 @@ def path_losses(preds: list[np.ndarray], gts: list[np.ndarray]) -> np.ndarray:
     of every answer in one array, the nearest per long point by ``np.minimum.reduceat`` (a minimum
     is exact in any order), the sums by :func:`_run_sums`."""
     ps, gs = [_pts(p) for p in preds], [_pts(g) for g in gts]
-    out = np.full(len(ps), math.inf)
-    ok = [k for k in range(len(ps)) if len(ps[k]) and len(gs[k])]
+    longs = [p if len(g) < len(p) else g for p, g in zip(ps, gs)]
+    shorts = [g if len(g) < len(p) else p for p, g in zip(ps, gs)]
+    return _directed_sums(longs, shorts)
+
+
+def strict_path_losses(preds: list[np.ndarray], gts: list[np.ndarray]) -> np.ndarray:
+    """:func:`strict_path_loss` of many pairs, bit for bit: the released loss of every pair and its
+    GT-side sum (:func:`path_losses` with the GT forced to be the long list), their maximum."""
+    ps, gs = [_pts(p) for p in preds], [_pts(g) for g in gts]
+    released = path_losses(ps, gs)
+    out: np.ndarray = np.maximum(released, _directed_sums(gs, ps))
+    return out
+
+
+def _directed_sums(froms: list[np.ndarray], tos: list[np.ndarray]) -> np.ndarray:
+    """Σ over each ``froms[k]`` point of the distance to the nearest ``tos[k]`` point (inf if either
+    is empty), every pair in one array as in :func:`path_losses`."""
+    out = np.full(len(froms), math.inf)
+    ok = [k for k in range(len(froms)) if len(froms[k]) and len(tos[k])]
     if not ok:
         return out
-    longs = [ps[k] if len(gs[k]) < len(ps[k]) else gs[k] for k in ok]
-    shorts = [gs[k] if len(gs[k]) < len(ps[k]) else ps[k] for k in ok]
+    longs, shorts = [froms[k] for k in ok], [tos[k] for k in ok]
     n_long = np.array([len(x) for x in longs], dtype=np.int64)
     n_short = np.array([len(x) for x in shorts], dtype=np.int64)
     long_owner, _ = _runs(n_long)
-    per_long = n_short[long_owner]  # pairs of each long point
+    per_long = n_short[long_owner]
     row, col = _runs(per_long)
     short_at = (np.cumsum(n_short) - n_short)[long_owner[row]] + col
     d = np.linalg.norm(np.concatenate(longs)[row] - np.concatenate(shorts)[short_at], axis=-1)

@@ -416,7 +416,7 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
 
 def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
     """:func:`score_navigation` of many answers: nDTW's dynamic programme on all answers at once
-    (``N.dtw_many``), strict path loss and path lengths likewise (``N.path_losses``,
+    (``N.dtw_many``), strict path loss and path lengths likewise (``N.strict_path_losses``,
     ``N.path_lengths``); success and SPL from those per answer."""
     parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
     ok = [k for k, p in enumerate(parsed) if len(p)]
@@ -426,7 +426,7 @@ def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> lis
         if protocol == "official":
             loss_of: dict[int, float] = {}
         else:
-            loss_of = dict(zip(ok, N.path_losses([parsed[k] for k in ok], gts).tolist()))
+            loss_of = dict(zip(ok, N.strict_path_losses([parsed[k] for k in ok], gts).tolist()))
         pred_len = dict(zip(ok, N.path_lengths([parsed[k] for k in ok]).tolist()))
         gt_len = dict(zip(ok, N.path_lengths(gts).tolist()))
     dtw_of = dict(zip(ok, dists))
