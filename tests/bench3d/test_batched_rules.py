@@ -338,6 +338,9 @@ def ref_score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
         off = N.official_path_loss(p, gt)
         if off is None:
             detail["released_crash"] = "OverflowError: a squared offset beyond the float range (scored as a failure)"
+        elif not math.isfinite(off):
+            detail["released_inf"] = "the released path loss is inf (scored as a failure, left out of mean_path_loss)"
+            off = None
         loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
     else:
         loss = N.strict_path_loss(p, gt)
@@ -365,7 +368,8 @@ def test_batched_navigation_matches_the_per_answer_rules(protocol):
     with np.errstate(all="ignore"):
         got = S.score_navigation_many(items, protocol)
         ref = [ref_score_navigation(r, t, protocol) for r, t in items]
-    assert sum(o[0] == "scored" for o in ref) > 800
+    # strict refuses coordinates beyond 1e9 (io.numbers): fewer of these fuzzed answers are readable there
+    assert sum(o[0] == "scored" for o in ref) > 700
     for (rec, text), g, r in zip(items, got, ref):
         assert same(g, r), (text, g, r)
         assert json.dumps(g) == json.dumps(r)
