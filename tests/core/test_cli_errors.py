@@ -132,8 +132,8 @@ def test_unexpected_error_before_a_run_folder_logs_to_the_temp_folder(tmp_path):
     assert p.returncode in (1, 2), (p.stdout, p.stderr)
     assert len(lines(p.stderr)) == 1, p.stderr
     assert "[bold]not markup[/bold]" in p.stderr  # printed literally, not as Rich markup
-    if p.returncode == 1:  # an unexpected error: its traceback is in the temp folder
-        logs = list((tmp / "scenebench-logs").glob("error-*.log"))
+    if p.returncode == 1:  # an unexpected error: its traceback is in the user's private temp folder (issue 29.4)
+        logs = list((tmp / f"scenebench-logs-{os.getuid()}").glob("error-*.log"))
         assert len(logs) == 1 and str(logs[0]) in p.stderr and "constructor exploded" in logs[0].read_text()
 
 
