@@ -118,7 +118,7 @@ def test_judge_fault_mid_run_stops_cleanly_and_resumes(judged_bench, tmp_path, f
         # The failing request was tried 1 + max_retries (5) times (the backoff between tries, full
         # jitter, is tested in tests/judges/test_client.py::test_backoff_grows_exponentially).
         assert len(bad.bodies) == GOOD + 6 and len({json.dumps(b["messages"]) for b in bad.bodies[GOOD:]}) == 1
-        assert took < 120
+        assert took < 250  # bounded retries, not a hang (a loaded 2-core machine took 133 s)
     from scenebench.judges.cache import JudgeCache
 
     cache = JudgeCache(tmp_path / "cache.sqlite")
