@@ -37,7 +37,7 @@ from scenebench.io.generated import HOUSES_DIR, MANIFEST, SETTINGS
 from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
-GENERATOR_VERSION = "4"  # bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "5"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)
@@ -157,15 +157,20 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
 
             _save_json(stage / "3dbench" / GRAPHS / f"{house.house_id}.json", scene_graph(house, cap.coverage, s.min_points))
         if "surprise3d" in s.formats:
-            from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
+            from scenebench.synth.surprise import SurpriseSettings, instance_ids, relabel, scene_arrays, surprise_house
 
             recs = surprise_house(house, cap, _rng(s, index, 3), sid, SurpriseSettings(min_points=s.min_points))
-            arr = scene_arrays(cap, SurpriseSettings().superpoint_size)
+            # written ids: a seeded permutation of the placement indices, records shuffled (a sub-stream of stage 3)
+            id_rng = np.random.default_rng([int(s.seed), int(index), 3, 1])
+            ids = instance_ids(len(house.objects) + len(house.parts), id_rng)
+            recs = relabel(recs, ids, id_rng)
+            arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids)
             _write_surprise_scene(stage / "surprise3d" / "scenes", sid, arr, s.surprise_pth)
             from scenebench.synth.scannetpp import FOLDER as SCANNETPP
             from scenebench.synth.scannetpp import SEGMENTS_ANNO, segments_anno
 
-            doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], house.label_of)
+            placement = np.argsort(ids[1:]) + 1  # written id - 1 -> placement index
+            doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1])))
             _save_json(stage / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO, doc)
             summary["surprise3d"] = recs
         if "3rscan" in s.formats:
