@@ -37,6 +37,7 @@ from scenebench.io.generated import HOUSES_DIR, MANIFEST, SETTINGS
 from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
+RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
 GENERATOR_VERSION = "5"  # bump when the same seed and settings would produce different data
 
 
@@ -180,8 +181,9 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
             scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
             if scene is not None:
-                for scan in scene.scans:
-                    # plain writes: the staging folder's rename commits the house
+                for k, scan in enumerate(scene.scans):
+                    # plain writes: the staging folder's rename commits the house; an evaluated rescan's
+                    # labels go to the ground-truth tree (they would give every changed object's pose)
                     write_scan(
                         stage / "3rscan" / scan.scan_id,
                         scan.vertices,
@@ -190,6 +192,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
                         scan.object_ids,
                         scan.instances,
                         atomic=False,
+                        labels_dir=stage / RIO_GT / scan.scan_id if test and k > 0 else None,
                     )
                 summary["3rscan"] = {"scene": to_plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
         files = sorted(p for p in stage.rglob("*") if p.is_file())
@@ -514,8 +517,12 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
         for sm in summaries:
             if "3rscan" in sm:
                 objects.update(sm["3rscan"]["objects"])
-        paths = write_index(out / "3rscan", scenes, objects, units="m")
-        written += list(paths.values())
+        from scenebench.synth.rescans import public_index
+
+        public_scenes, public_objects = public_index(scenes, objects)
+        written += list(write_index(out / "3rscan", public_scenes, public_objects, units="m").values())
+        if public_scenes != scenes:  # the full index (the evaluated split's answers) only in the ground-truth tree
+            written += list(write_index(out / RIO_GT, scenes, objects, units="m").values())
     written += _finalize_declared(out, s, summaries)
     manifest = {
         "generator": "scenebench.synth",
