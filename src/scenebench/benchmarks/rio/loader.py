@@ -16,7 +16,8 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.poses import is_identity, symmetry_class_name, symmetry_order
-from scenebench.io.generated import require_finished
+from scenebench.io.files import read_json
+from scenebench.io.generated import MANIFEST, generate_root, require_finished
 
 from .index import (
     HIDDEN_SPLITS,
@@ -165,7 +166,20 @@ def ground_truth_root(root: str | Path, gt: str | Path | None = None) -> Path | 
             raise InputError(g, "ground-truth folder does not exist", field="gt", expected="a folder holding 3RScan.json")
         return g
     cand = Path(root).parent.joinpath(*GT_TREE)
-    return cand if cand.is_dir() else None
+    if cand.is_dir():
+        return cand
+    out = generate_root(root)
+    if out is not None and (out / MANIFEST).is_file():
+        listed = read_json(out / MANIFEST, what="generate manifest").get("aggregated", {})
+        if "/".join((*GT_TREE, INDEX_NAME)) in listed:  # the folder was copied without its answers
+            raise InputError(
+                root,
+                f"is generated data whose evaluated-split ground truth was written to {'/'.join(GT_TREE)} beside it, "
+                "and that folder is not there",
+                field="gt",
+                expected="--gt pointing at the ground-truth tree, or the tree at <data>/../gt/3rscan",
+            )
+    return None
 
 
 class ThreeRScan(RioIndex, ScanFiles):
