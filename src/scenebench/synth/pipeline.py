@@ -37,7 +37,8 @@ from scenebench.io.generated import HOUSES_DIR, MANIFEST, SETTINGS
 from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
-GENERATOR_VERSION = "4"  # bump when the same seed and settings would produce different data
+RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
+GENERATOR_VERSION = "5"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)
@@ -157,15 +158,20 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
 
             _save_json(stage / "3dbench" / GRAPHS / f"{house.house_id}.json", scene_graph(house, cap.coverage, s.min_points))
         if "surprise3d" in s.formats:
-            from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
+            from scenebench.synth.surprise import SurpriseSettings, instance_ids, relabel, scene_arrays, surprise_house
 
             recs = surprise_house(house, cap, _rng(s, index, 3), sid, SurpriseSettings(min_points=s.min_points))
-            arr = scene_arrays(cap, SurpriseSettings().superpoint_size)
+            # written ids: a seeded permutation of the placement indices, records shuffled (a sub-stream of stage 3)
+            id_rng = np.random.default_rng([int(s.seed), int(index), 3, 1])
+            ids = instance_ids(len(house.objects) + len(house.parts), id_rng)
+            recs = relabel(recs, ids, id_rng)
+            arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids)
             _write_surprise_scene(stage / "surprise3d" / "scenes", sid, arr, s.surprise_pth)
             from scenebench.synth.scannetpp import FOLDER as SCANNETPP
             from scenebench.synth.scannetpp import SEGMENTS_ANNO, segments_anno
 
-            doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], house.label_of)
+            placement = np.argsort(ids[1:]) + 1  # written id - 1 -> placement index
+            doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1])))
             _save_json(stage / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO, doc)
             summary["surprise3d"] = recs
         if "3rscan" in s.formats:
@@ -175,8 +181,9 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
             scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
             if scene is not None:
-                for scan in scene.scans:
-                    # plain writes: the staging folder's rename commits the house
+                for k, scan in enumerate(scene.scans):
+                    # plain writes: the staging folder's rename commits the house; an evaluated rescan's
+                    # labels go to the ground-truth tree (they would give every changed object's pose)
                     write_scan(
                         stage / "3rscan" / scan.scan_id,
                         scan.vertices,
@@ -185,6 +192,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
                         scan.object_ids,
                         scan.instances,
                         atomic=False,
+                        labels_dir=stage / RIO_GT / scan.scan_id if test and k > 0 else None,
                     )
                 summary["3rscan"] = {"scene": to_plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
         files = sorted(p for p in stage.rglob("*") if p.is_file())
@@ -509,8 +517,12 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
         for sm in summaries:
             if "3rscan" in sm:
                 objects.update(sm["3rscan"]["objects"])
-        paths = write_index(out / "3rscan", scenes, objects, units="m")
-        written += list(paths.values())
+        from scenebench.synth.rescans import public_index
+
+        public_scenes, public_objects = public_index(scenes, objects)
+        written += list(write_index(out / "3rscan", public_scenes, public_objects, units="m").values())
+        if public_scenes != scenes:  # the full index (the evaluated split's answers) only in the ground-truth tree
+            written += list(write_index(out / RIO_GT, scenes, objects, units="m").values())
     written += _finalize_declared(out, s, summaries)
     manifest = {
         "generator": "scenebench.synth",

@@ -340,3 +340,22 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         )
     entry = {"reference": scans[0].scan_id, "type": split, "ambiguity": ambiguity, "scans": entries}
     return RioScene(entry, scans)
+
+
+EVALUATED = "validation"  # the scene type of test houses: the split scored, whose answers stay hidden
+
+
+def public_index(scenes: list[dict[str, Any]], objects: dict[str, list]) -> tuple[list[dict[str, Any]], dict[str, list]]:
+    """The model-facing ``3RScan.json`` scenes and ``objects.json`` lists: for the evaluated split,
+    rescans keep their reference and frame ``transform`` (input: it aligns the rescan) but no
+    ``rigid`` / ``nonrigid`` / ``removed`` lists, and rescans have no object list (which instances a
+    rescan still holds). The full ones go to the ground-truth tree, as the real test split's are hidden."""
+    hidden: set[str] = set()
+    out = []
+    for sc in scenes:
+        if sc.get("type") != EVALUATED:
+            out.append(sc)
+            continue
+        hidden.update(str(r["reference"]) for r in sc["scans"])
+        out.append({**sc, "scans": [{**r, "rigid": [], "nonrigid": [], "removed": []} for r in sc["scans"]]})
+    return out, {k: v for k, v in objects.items() if k not in hidden}

@@ -16,6 +16,8 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.poses import is_identity, symmetry_class_name, symmetry_order
+from scenebench.io.files import read_json
+from scenebench.io.generated import MANIFEST, generate_root, require_finished
 
 from .index import (
     HIDDEN_SPLITS,
@@ -32,6 +34,7 @@ from .index import (
     Scene,
 )
 from .scans import ScanFiles
+from .writer import INDEX_NAME, OBJECTS_NAME
 
 __all__ = [
     "HIDDEN_SPLITS",
@@ -52,6 +55,7 @@ __all__ = [
     "Scene",
     "ThreeRScan",
     "check_scope",
+    "ground_truth_root",
 ]
 
 
@@ -145,8 +149,43 @@ def check_scope(scope: str) -> str:
     return scope
 
 
+GT_TREE = ("gt", "3rscan")  # <data>/../gt/3rscan: the ground-truth tree of generated data
+
+
+def ground_truth_root(root: str | Path, gt: str | Path | None = None) -> Path | None:
+    """The ground-truth tree of the 3RScan folder ``root``: ``gt`` when given (it must exist), else
+    ``<root>/../gt/3rscan`` when that folder exists, else None (released data: the truth is in ``root``).
+
+    ``scenebench generate`` writes there what the real benchmark keeps hidden for the evaluated
+    split: the full ``3RScan.json`` and ``objects.json`` (the model-facing ones hold no ``rigid``,
+    ``nonrigid``, ``removed`` lists and no rescan object lists for that split) and the evaluated
+    rescans' label files."""
+    if gt is not None:
+        g = Path(gt)
+        if not g.is_dir():
+            raise InputError(g, "ground-truth folder does not exist", field="gt", expected="a folder holding 3RScan.json")
+        return g
+    cand = Path(root).parent.joinpath(*GT_TREE)
+    if cand.is_dir():
+        return cand
+    out = generate_root(root)
+    if out is not None and (out / MANIFEST).is_file():
+        listed = read_json(out / MANIFEST, what="generate manifest").get("aggregated", {})
+        if "/".join((*GT_TREE, INDEX_NAME)) in listed:  # the folder was copied without its answers
+            raise InputError(
+                root,
+                f"is generated data whose evaluated-split ground truth was written to {'/'.join(GT_TREE)} beside it, "
+                "and that folder is not there",
+                field="gt",
+                expected="--gt pointing at the ground-truth tree, or the tree at <data>/../gt/3rscan",
+            )
+    return None
+
+
 class ThreeRScan(RioIndex, ScanFiles):
-    """A 3RScan root folder: ``3RScan.json``, ``objects.json`` and one folder per scan."""
+    """A 3RScan root folder: ``3RScan.json``, ``objects.json`` and one folder per scan, with the
+    ground truth read from :func:`ground_truth_root` when there is such a tree (``index_path`` and
+    ``objects_path``, when given, win over the tree's files)."""
 
     def __init__(
         self,
@@ -157,11 +196,26 @@ class ThreeRScan(RioIndex, ScanFiles):
         index_path: str | Path | None = None,
         objects_path: str | Path | None = None,
         split: str | None = None,
+        gt: str | Path | None = None,
     ) -> None:
+        g = ground_truth_root(root, gt)
+        if g is not None:
+            require_finished(g)
+            if index_path is None and (g / INDEX_NAME).is_file():
+                index_path = g / INDEX_NAME
+            if objects_path is None and (g / OBJECTS_NAME).is_file():
+                objects_path = g / OBJECTS_NAME
         RioIndex.__init__(
             self, root, units=units, symmetry_codes=symmetry_codes, index_path=index_path, objects_path=objects_path, split=split
         )
-        ScanFiles.__init__(self)
+        ScanFiles.__init__(self, g)
+
+    def roots(self) -> dict[str, dict[str, str]]:
+        """For a run's inputs when a ground-truth tree is read: the scan folder and the tree, so a
+        report finds the scans (the recorded index is then the tree's); {} for released data."""
+        if self.gt_root is None:
+            return {}
+        return {"data_root": {"path": str(self.root)}, "gt_root": {"path": str(self.gt_root)}}
 
     def ground_truth(self, rescan: Rescan, scope: str = "changed") -> list[GroundTruthInstance]:
         """The samples of a rescan, sorted by reference instance id (its :meth:`ground_truth_table` as objects).

@@ -4,12 +4,20 @@
 - ``labels.instances.annotated.v2.ply`` / ``mesh.refined.v2.obj`` only when a task needs geometry
   (an instance without an ``obb``, a model that looks at points); one scan's points are cached at a time.
 
+A ground-truth tree (``gt_root``, ``OUT/gt/3rscan/<scan_id>/``) holds the label files of the
+evaluated rescans of generated data: their instance labels give every changed object's pose away,
+so the model-facing scan folder keeps only the geometry (``mesh.refined.v2.obj`` with vertex
+colours). Labels (``semseg.v2.json``) are looked for in the scan folder, then in the tree; points
+are read from the scan folder only (its labelled PLY, else, for a scan whose PLY is in the tree,
+the coloured OBJ with every ``objectId`` 0), so nothing of the tree reaches a model.
+
 :class:`ScanFiles` needs ``root`` and ``objects`` (``objects.json`` records, from :class:`.index.RioIndex`).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -76,6 +84,30 @@ def _semseg_typed(p: Path) -> dict[int, dict[str, Any]] | None:
     return {g["objectId"]: g for g in doc["segGroups"]}
 
 
+_VERTEX_LINE = re.compile(rb"^v[ \t]+([^\r\n]*)", re.MULTILINE)
+
+
+def obj_points(p: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(xyz, rgb uint8, objectId = 0)`` of the ``v x y z [r g b]`` lines of an OBJ (colours 0..1,
+    as MeshLab and Open3D write them; grey without). Parsed in one pass, no loop over vertices."""
+    if not p.exists():
+        raise InputError(p, "scan geometry is missing", expected=f"{OBJ_NAME} in the scan folder")
+    lines = _VERTEX_LINE.findall(p.read_bytes())
+    tokens = b" ".join(lines).split()
+    width = len(lines[0].split()) if lines else 3
+    if width not in (3, 6) or len(tokens) != width * len(lines):
+        raise InputError(p, "vertex lines differ in length or are not 'v x y z' / 'v x y z r g b'", expected="v x y z [r g b]")
+    try:
+        vals = np.array(tokens, dtype=np.bytes_).astype(np.float64).reshape(-1, width)
+    except ValueError:
+        raise InputError(p, "a vertex line holds a value that is not a number", expected="v x y z [r g b]") from None
+    if not np.isfinite(vals).all():
+        raise InputError(p, "vertex coordinates or colours contain NaN or infinity")
+    xyz = vals[:, :3].copy()
+    rgb = np.round(np.clip(vals[:, 3:6], 0, 1) * 255).astype(np.uint8) if width == 6 else np.full((len(vals), 3), 128, np.uint8)
+    return xyz, rgb, np.zeros(len(vals), np.int64)
+
+
 class ScanFiles:
     """Lazy access to the files of each scan folder under ``root``."""
 
@@ -83,7 +115,8 @@ class ScanFiles:
     index_path: Path
     objects: dict[str, dict[int, ObjectInfo]]
 
-    def __init__(self) -> None:
+    def __init__(self, gt_root: Path | None = None) -> None:
+        self.gt_root = gt_root
         self._semseg_cache: dict[str, dict[int, dict[str, Any]]] = {}
         self._obb_cache: dict[str, dict[int, Sequence[float] | None]] = {}
         self._points_cache: tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
@@ -91,6 +124,13 @@ class ScanFiles:
     def scan_dir(self, scan_id: str) -> Path:
         check_path_id(scan_id, self.index_path, field="reference")  # a scan id is a folder name under the root
         return self.root / scan_id
+
+    def label_file(self, scan_id: str, name: str) -> Path:
+        """``name`` (a label file) of a scan: in its folder, else in the ground-truth tree when it is there."""
+        p = self.scan_dir(scan_id) / name
+        if not p.exists() and self.gt_root is not None and (self.gt_root / scan_id / name).exists():
+            return self.gt_root / scan_id / name
+        return p
 
     def scan_files_fingerprint(self, rescans: Sequence[Rescan]) -> dict[str, Any]:
         """One content digest over every per-scan file a score depends on, for the run fingerprint.
@@ -108,7 +148,7 @@ class ScanFiles:
         n = 0
         for sid in scan_ids:
             for name in (SEMSEG_NAME, PLY_NAME):
-                f = self.scan_dir(sid) / name
+                f = self.label_file(sid, name)
                 digest = sha256_file(f) if f.is_file() else "absent"
                 n += digest != "absent"
                 h.update(f"{sid}/{name}={digest}\n".encode())
@@ -117,7 +157,7 @@ class ScanFiles:
     def semseg(self, scan_id: str) -> dict[int, dict[str, Any]]:
         """``objectId -> segGroup`` of a scan; {} when the scan has no semseg.v2.json."""
         if scan_id not in self._semseg_cache:
-            p = self.scan_dir(scan_id) / SEMSEG_NAME
+            p = self.label_file(scan_id, SEMSEG_NAME)
             groups: dict[int, dict[str, Any]] = {}
             if p.exists():
                 fast = _semseg_typed(p)
@@ -131,7 +171,7 @@ class ScanFiles:
         the file: what :meth:`semseg` gives (and checks), without keeping every group's fields.
         The ground-truth table needs only these; an unusual file is read by :meth:`semseg`."""
         if scan_id not in self._obb_cache:
-            p = self.scan_dir(scan_id) / SEMSEG_NAME
+            p = self.label_file(scan_id, SEMSEG_NAME)
             out: dict[int, Sequence[float] | None] | None = None
             if scan_id not in self._semseg_cache and p.exists():
                 try:
@@ -193,6 +233,10 @@ class ScanFiles:
         from plyfile import PlyData
 
         p = self.scan_dir(scan_id) / PLY_NAME
+        if not p.exists() and self.gt_root is not None and (self.gt_root / scan_id / PLY_NAME).exists():
+            pts = obj_points(self.scan_dir(scan_id) / OBJ_NAME)  # labels are ground truth here: geometry only
+            self._points_cache = (scan_id, pts)
+            return pts
         if not p.exists():
             raise InputError(p, "labelled instance mesh is missing", expected=f"{PLY_NAME} in the scan folder")
         try:

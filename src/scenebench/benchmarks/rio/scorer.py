@@ -382,11 +382,13 @@ def prepare_scoring(
     n_resamples: int = 1000,
     seed: int = 0,
     extra: Mapping[str, Any] | None = None,
+    gt: str | Path | None = None,
 ) -> ScoringJob:
-    """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`)."""
+    """The RIO scoring job for the shared driver (:func:`scenebench.runtime.scoring.score_benchmark`);
+    ``gt``: the ground-truth tree (default ``<data>/../gt/3rscan`` when present, :func:`.loader.ground_truth_root`)."""
     checked = check_protocol(protocol)
     check_scope(scope)
-    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes, split=split)
+    loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes, split=split, gt=gt)
     rescans = loaded.split_rescans(split)
     preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
     settings = scoring_settings(
@@ -402,6 +404,7 @@ def prepare_scoring(
     if loaded.objects_path.exists():
         inputs["objects"] = file_fingerprint(loaded.objects_path)
     inputs["scan_files"] = loaded.scan_files_fingerprint(rescans)  # semseg.v2.json + PLY: they move centroids
+    inputs.update(loaded.roots())
 
     scorer = RioScorer(loaded, preds, rescans, checked, scope)
     scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
@@ -440,6 +443,7 @@ def score_rio(
     seed: int = 0,
     progress: bool = True,
     extra: Mapping[str, Any] | None = None,
+    gt: str | Path | None = None,
 ) -> tuple[Results, Any]:
     """Score a predictions file against a 3RScan folder; returns the results and the run folder (the v1 entry point)."""
     from scenebench.runtime.scoring import score_benchmark
@@ -459,5 +463,6 @@ def score_rio(
         n_resamples=n_resamples,
         seed=seed,
         extra=extra,
+        **({"gt": gt} if gt is not None else {}),
     )
     return res, run

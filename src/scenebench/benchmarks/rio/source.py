@@ -49,16 +49,21 @@ class RIOSource:
         units: str = "auto",
         symmetry_codes: Mapping[str, int] | None = None,
         scope: str = "changed",
+        gt: str | None = None,
     ) -> None:
         codes = {int(k): int(v) for k, v in (symmetry_codes or {}).items()}
         self.scope = check_scope(scope)
-        self.data = ThreeRScan(data, units=units, symmetry_codes=codes, split=split)
+        # the ground truth (the tree of generated data) decides the samples and the score; a model gets
+        # only sample inputs and scenes, whose points come from the scan folders (ScanFiles.points)
+        self.data = ThreeRScan(data, units=units, symmetry_codes=codes, split=split, gt=gt)
         self.split = split
         self._kwargs: dict[str, Any] = {"data": str(data), "split": split, "units": units}
         if codes:  # JSON-able, so Ray workers rebuild the same source
             self._kwargs["symmetry_codes"] = {str(k): v for k, v in sorted(codes.items())}
         if scope != "changed":
             self._kwargs["scope"] = scope
+        if gt is not None:
+            self._kwargs["gt"] = str(gt)
         self.rescans = self.data.split_rescans(split)
         self._gt = {r.scan_id: self.data.ground_truth(r, scope) for r in self.rescans}
         self._by_id = {g.sample_id: g for gts in self._gt.values() for g in gts}
@@ -71,6 +76,7 @@ class RIOSource:
         if self.data.objects_path.exists():
             out["objects"] = file_fingerprint(self.data.objects_path)
         out["scan_files"] = self.data.scan_files_fingerprint(self.rescans)  # semseg.v2.json + PLY of every scan used
+        out.update(self.data.roots())
         return out
 
     def samples(self) -> list[ModelSample]:

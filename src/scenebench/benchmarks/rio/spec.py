@@ -51,6 +51,14 @@ SPEC = BenchmarkSpec(
             ("run",),
             required=True,
         ),
+        Option(
+            "gt",
+            "Ground-truth tree of generated data (3RScan.json, objects.json, the evaluated rescans' label files); "
+            "default: <data>/../gt/3rscan when present.",
+            None,
+            "path",
+            commands=ALL_COMMANDS,
+        ),
         Option("split", "train, validation or all (train + validation); test ground truth is hidden.", "validation", commands=ALL_COMMANDS),
         Option("scope", SCOPE, "changed", commands=ALL_COMMANDS),
         Option("units", "Translation unit of 3RScan.json: auto (detected and logged), m or mm.", "auto", commands=ALL_COMMANDS),

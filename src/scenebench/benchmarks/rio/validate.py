@@ -18,12 +18,13 @@ def validate_rio(
     geometry: bool = False,
     units: str = "auto",
     scope: str = "changed",
+    gt: str | Path | None = None,
 ) -> dict[str, Any]:
     """Load the index, every evaluated rescan's ground truth (and PLYs with ``geometry``); return a summary.
 
     Raises :class:`scenebench.errors.InputError` on the first problem, naming file, record and field.
     """
-    data = ThreeRScan(data_root, units=units, split=split)
+    data = ThreeRScan(data_root, units=units, split=split, gt=gt)
     rescans = data.split_rescans(split)
     counts: Counter[str] = Counter()
     for r in rescans:
@@ -43,6 +44,7 @@ def validate_rio(
                 data.points(sid)
     out: dict[str, Any] = {
         "index": str(data.index_path),
+        **({"ground_truth": str(data.gt_root)} if data.gt_root is not None else {}),
         "units": data.unit_decision,
         "scenes_by_split": dict(Counter(s.split for s in data.scenes)),
         "split": split,
@@ -56,8 +58,11 @@ def validate_rio(
     return out
 
 
-def validate_command(data: Path, predictions: Path | None = None, *, split: str, scope: str, units: str, geometry: bool = False) -> None:
+def validate_command(
+    data: Path, predictions: Path | None = None, *, split: str, scope: str, units: str, geometry: bool = False, gt: Path | None = None
+) -> None:
     """``scenebench validate rio``: the summary of :func:`validate_rio` as JSON."""
     import json
 
-    print(json.dumps(validate_rio(data, split=split, predictions=predictions, geometry=geometry, units=units, scope=scope), indent=2))
+    summary = validate_rio(data, split=split, predictions=predictions, geometry=geometry, units=units, scope=scope, gt=gt)
+    print(json.dumps(summary, indent=2))

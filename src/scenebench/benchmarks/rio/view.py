@@ -12,6 +12,7 @@ the benchmark's own loader, in metres, with the unit decision and symmetry codes
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,10 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     objects = checked_input(inputs["objects"], "3RScan objects") if "objects" in inputs else None
     settings = run.results.settings
     codes = {int(k): int(v) for k, v in (settings.get("symmetry_codes") or {}).items()}
-    data = ThreeRScan(index.parent, units=_units(settings.get("units")), symmetry_codes=codes, index_path=index, objects_path=objects)
+    # with a ground-truth tree the recorded index is the tree's; the scans are in the recorded data root
+    root = Path(inputs["data_root"]["path"]) if isinstance(inputs.get("data_root"), dict) else index.parent
+    gt = Path(inputs["gt_root"]["path"]) if isinstance(inputs.get("gt_root"), dict) else None
+    data = ThreeRScan(root, units=_units(settings.get("units")), symmetry_codes=codes, index_path=index, objects_path=objects, gt=gt)
     rescans = data.split_rescans(str(settings.get("split", "validation")))
     preds = read_pose_predictions(
         checked_input(inputs.get("predictions"), "predictions"),

@@ -125,9 +125,12 @@ def _ply_bytes(vertices: np.ndarray, colors: np.ndarray, faces: np.ndarray | Non
     return (header + body).encode("ascii")
 
 
-def _obj_text(vertices: np.ndarray, faces: np.ndarray | None) -> str:
+def _obj_text(vertices: np.ndarray, faces: np.ndarray | None, colors: np.ndarray | None = None) -> str:
     parts = ["# written by scenebench (3RScan mesh.refined.v2.obj layout)\n"]
-    if len(vertices):
+    if len(vertices) and colors is not None:  # vertex colours 0..1 after the position (MeshLab / Open3D convention)
+        rows = np.concatenate([vertices, np.asarray(colors, float) / 255.0], 1).tolist()
+        parts.append("\n".join("v %.6f %.6f %.6f %.6f %.6f %.6f" % tuple(r) for r in rows) + "\n")
+    elif len(vertices):
         parts.append("\n".join("v %.6f %.6f %.6f" % tuple(r) for r in vertices.tolist()) + "\n")
     if faces is not None and len(faces):
         parts.append("\n".join("f %d %d %d" % tuple(r) for r in (faces.astype(np.int64) + 1).tolist()) + "\n")
@@ -143,11 +146,17 @@ def write_scan(
     instances: Sequence[Mapping[str, Any]],
     *,
     atomic: bool = True,
+    labels_dir: str | Path | None = None,
 ) -> dict[str, Path]:
     """Write one scan folder in the 3RScan v2 layout; return the paths written.
 
     ``atomic=False`` writes files plainly, for callers that write into a staging folder whose
     rename is the commit (the synthetic-data pipeline); the bytes are the same.
+
+    ``labels_dir`` (``OUT/gt/3rscan/<scan_id>``) takes the files that carry instance labels (the
+    PLY, ``semseg.v2.json``, the segments file) instead of ``scan_dir``, which then keeps the
+    geometry alone: ``mesh.refined.v2.obj`` with vertex colours (for rescans of an evaluated split,
+    whose labels would give every changed object's pose away).
 
     Args:
         scan_dir: ``ROOT/<scan_id>``; the folder name is the scan id.
@@ -193,7 +202,9 @@ def write_scan(
     per_vertex = {"objectId": ids, **{k: arr[ids] for k, arr in lut.items()}}
 
     scan_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"ply": scan_dir / PLY_NAME, "obj": scan_dir / OBJ_NAME, "semseg": scan_dir / SEMSEG_NAME, "segs": scan_dir / SEGS_NAME}
+    lab = scan_dir if labels_dir is None else Path(labels_dir)
+    lab.mkdir(parents=True, exist_ok=True)
+    paths = {"ply": lab / PLY_NAME, "obj": scan_dir / OBJ_NAME, "semseg": lab / SEMSEG_NAME, "segs": lab / SEGS_NAME}
     groups = []
     order = np.argsort(ids, kind="stable")  # one sort instead of a full mask per instance
     sorted_ids = ids[order]
@@ -206,7 +217,7 @@ def write_scan(
         groups.append(g)
     texts = {
         "ply": _ply_bytes(v, c, f, per_vertex),
-        "obj": _obj_text(v, f).encode("utf-8"),
+        "obj": _obj_text(v, f, None if labels_dir is None else c).encode("utf-8"),
         "segs": (
             json.dumps({"sceneId": f"scenebench.{scan_dir.name}", "segIndices": ids.tolist()}, ensure_ascii=False, allow_nan=False) + "\n"
         ).encode("utf-8"),
