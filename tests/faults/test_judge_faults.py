@@ -87,6 +87,7 @@ def _results(run: Path):
     for k in ("created", "command"):
         d.pop(k, None)
     d["extra"]["judge"].pop("usage", None)
+    d["extra"]["judge"].pop("endpoint", None)  # the reference run asked another server (another port)
     return d
 
 

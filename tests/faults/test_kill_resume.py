@@ -98,6 +98,8 @@ def _normal(path: Path, own: Path) -> object:
         d.pop("command", None)
         # Judge usage sums the counters of every invocation, and a SIGKILLed one cannot save its own: cost accounting, not results.
         (d.get("extra", {}).get("judge") or {}).pop("usage", None)
+        # The reference run asks another server (another port): where the judge was, not what it said.
+        (d.get("extra", {}).get("judge") or {}).pop("endpoint", None)
         # Seconds per scene are wall-clock measurements of whichever process predicted the scene.
         (d.get("extra", {}).get("model_diagnostics") or {}).pop("seconds_per_scene", None)
     return d
