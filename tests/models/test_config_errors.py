@@ -34,8 +34,9 @@ def test_model_server_refusing_the_connection_is_one_line(b3d_dir, tmp_path, cap
         )
     err = capsys.readouterr().err.strip()
     assert exc.value.code == 2 and len(err.splitlines()) == 1
-    assert err.startswith(f"error: cannot connect to {url}/chat/completions") and "Connection refused" in err
-    assert "bug" not in err and "--base-url" in err
+    # the model adapter's server-fault line (issue 29.9): names the model and the server, says how to resume
+    assert err.startswith(f"error: model openai:some-model at {url} unavailable:") and "Connection refused" in err
+    assert "bug" not in err and "rerun the same command" in err
 
 
 def test_no_ray_cluster_is_a_set_up_error():
