@@ -284,3 +284,78 @@ def test_nearest_segments_an_unnamed_target_next_to_the_named_anchor():
     p.fit(train)
     assert p.guess_label("resting on top of the table", among={"table"}) == "table"
     assert p.guess_label("resting on top of the table", among={"cup", "table"}) == "cup"
+
+
+def _grid_blob(lo, size, step=0.05):
+    """Points on a regular grid filling the cube [lo, lo + size] (deterministic, dense for a 0.1 m voxel)."""
+    g = np.arange(0.0, size + 1e-9, step)
+    return np.asarray(lo, float) + np.stack(np.meshgrid(g, g, g, indexing="ij"), axis=-1).reshape(-1, 3)
+
+
+def test_cluster_segments_one_component_of_the_guessed_label_not_every_instance():
+    from scenebench.models.builtin.heuristics import split_components
+    from scenebench.models.builtin.labels import LabelsModel
+
+    big = _grid_blob([0, 0, 0], 0.3)  # 7^3 = 343 points
+    small = _grid_blob([3, 0, 0], 0.2)  # 5^3 = 125 points, 2.7 m away: another component
+    table = _grid_blob([3.5, 0, 0], 0.2)
+    pts = np.concatenate([big, small, table])
+    i_big, i_small = np.arange(343), 343 + np.arange(125)
+    i_table = 468 + np.arange(125)
+    objs = [
+        SceneObject(1, "chair", [0.15, 0.15, 0.15, 0.3, 0.3, 0.3], i_big),
+        SceneObject(2, "chair", [3.1, 0.1, 0.1, 0.2, 0.2, 0.2], i_small),
+        SceneObject(3, "table", [3.6, 0.1, 0.1, 0.2, 0.2, 0.2], i_table),
+    ]
+    comps = split_components(pts, np.concatenate([i_big, i_small]), voxel=0.1)
+    assert [len(c) for c in comps] == [343, 125] and comps[0].tolist() == i_big.tolist()
+    train = [
+        (ModelSample(f"t{i}", "h", "cs", "mask", q), TextPrediction(f"t{i}", "chair")) for i, q in enumerate(["where to sit", "sit down"])
+    ]
+    m, lab = ClusterModel(), LabelsModel()
+    m.fit(train)
+    lab.fit(train)
+    q_anchor = ModelSample("a", "s", "rel_pos", "mask", "somewhere to sit near the table")
+    q_plain = ModelSample("b", "s", "cs", "mask", "somewhere to sit")
+    out = m.predict(SceneBatch(_scene(objs, pts), [q_anchor, q_plain]))
+    # the question names an anchor (table): the chair component nearest to it, though it is the smaller one
+    assert out[0].indices == i_small.tolist()
+    # no anchor named: the largest component
+    assert out[1].indices == i_big.tolist()
+    # baseline:labels answers the union of both chairs for either question
+    both = sorted(i_big.tolist() + i_small.tolist())
+    assert [sorted(p.indices) for p in lab.predict(SceneBatch(_scene(objs, pts), [q_anchor, q_plain]))] == [both, both]
+
+
+def _cube_surface(lo, size, step=0.02):
+    """Points on the five visible faces (no bottom) of an axis-aligned cube standing on z = lo[2]."""
+    g = np.arange(0.0, size + 1e-9, step)
+    u, v = (a.ravel() for a in np.meshgrid(g, g, indexing="ij"))
+    z0, s = np.zeros_like(u), np.full_like(u, size)
+    faces = [np.c_[u, v, s], np.c_[z0, u, v], np.c_[s, u, v], np.c_[u, z0, v], np.c_[u, s, v]]
+    return np.asarray(lo, float) + np.unique(np.concatenate(faces).round(6), axis=0)
+
+
+def test_nearest_recovers_a_translation_that_identity_misses():
+    g = np.arange(-1.0, 2.0 + 1e-9, 0.05)
+    fx, fy = (a.ravel() for a in np.meshgrid(g, g, indexing="ij"))
+    floor = np.c_[fx, fy, np.zeros_like(fx)]
+    cube = _cube_surface([0.0, 0.0, 0.0], 0.4)
+    static = _cube_surface([1.2, 1.2, 0.0], 0.3)  # an unmoved neighbour, 0.8 m away
+    shift = np.array([0.15, 0.0, 0.0])
+    rescan = np.concatenate([floor, cube + shift, static])
+    ref = np.concatenate([floor, cube, static])
+    ids = np.concatenate([np.full(len(floor), 1), np.full(len(cube), 7), np.full(len(static), 8)])
+    scene = _scene([], rescan, up_axis=2, reference_points=ref, reference_instance_ids=ids)
+    s = [
+        ModelSample("r/7", "r", "relocalization", "pose", "find the box", inputs={"instance": 7}),
+        ModelSample("r/8", "r", "relocalization", "pose", "find it", inputs={"instance": 8}),
+    ]
+    moved, still = NearestObjectModel().predict(SceneBatch(scene, s))
+    t = np.asarray(moved.pose)[:3, 3]
+    assert np.asarray(moved.pose)[:3, :3].tolist() == np.eye(3).tolist()
+    assert np.abs(t - shift).max() < 0.02  # within 2 cm of the 15 cm shift, height kept
+    assert t[2] == 0.0
+    assert np.abs(np.asarray(still.pose)[:3, 3]).max() < 0.02  # the unmoved cube stays
+    identity = PriorModel().predict(SceneBatch(scene, s[:1]))[0]
+    assert np.linalg.norm(np.asarray(identity.pose)[:3, 3] - shift) == pytest.approx(0.15)

@@ -17,8 +17,13 @@ question's words:
 - detection: the boxes of every listed object whose label the query names;
 - navigation: a straight path (a point every 1.5 m) from the start to the nearest object of the
   target category;
-- anything else (classification of an object cloud, room detection, captions, RIO poses): the
-  blind prior's answer, so the table shows exactly where the rules add something.
+- RIO re-localization: translation-only nearest-surface alignment (``translate_onto``) of the
+  reference instance's points to the rescan cloud without its floor, starting from "nothing moved":
+  ICP steps, each moving the instance horizontally by the mean offset to its nearest rescan points
+  within a shrinking radius (0.3, 0.2, 0.1 m; at most 10 steps each). No rotation: a turned object is found only when the
+  turn is under the 10 (20) degree threshold;
+- anything else (classification of an object cloud, room detection, captions): the blind prior's
+  answer, so the table shows exactly where the rules add something.
 
 ``baseline:cluster`` uses geometry only, no labels: it removes the floor and ceiling bands, cuts
 the cloud into connected components on a voxel grid (one ``scipy.ndimage.label`` call), drops
@@ -29,6 +34,13 @@ wall-sized components, and then
 - re-localizes a RIO instance: when 70% of its reference points still have rescan surface within
   5 cm it stays (identity); otherwise it moves (translation only) onto the rescan cluster whose
   size matches best near its old place;
+- segments a SURPRISE3D target (mask): the target category is guessed from the question's words
+  as ``baseline:labels`` does, but instead of every instance of that label it predicts one
+  connected component of the label's points (``split_components``: the points carrying that
+  ground-truth label, on the same voxel grid, 26-connected; instance ids are not used): the
+  component nearest to an anchor object (a category the question names) or, when the question
+  names none, the largest. Where several instances share the target label it answers one blob
+  instead of their union, so its numbers differ from ``baseline:labels`` by that split;
 - falls back to the blind prior elsewhere (and when there is no train split to name clusters).
 """
 
@@ -58,6 +70,9 @@ _WORD = re.compile(r"[a-z0-9]+")
 RELATION_THRESHOLD = 0.5  # metres, the 3DBench direction rule
 STATIC_DISTANCE = 0.05  # metres: a reference point with rescan surface this close is still "there"
 STATIC_COVERAGE = 0.7  # share of an instance's points that must still be there to keep it in place
+FLOOR_BAND = 0.05  # metres above the lowest rescan point treated as floor when aligning
+ALIGN_RADII = (0.3, 0.2, 0.1)  # metres: nearest-surface search radius of each alignment stage
+ALIGN_STEPS = 10  # ICP steps per stage at most
 
 
 def mention_order(query: str, labels: set[str]) -> list[str]:
@@ -135,6 +150,33 @@ def nearest_option(options: tuple[str, ...], value: float) -> int | None:
     return int(np.argmin(np.abs(np.asarray(nums) - value))) if nums else None
 
 
+def translate_onto(
+    ref: np.ndarray, tree: Any, surface: np.ndarray, up: int, radii: tuple[float, ...] = ALIGN_RADII, steps: int = ALIGN_STEPS
+) -> np.ndarray:
+    """Horizontal translation (3,) moving the points ``ref`` onto the surface ``surface`` (indexed by ``tree``).
+
+    Point-to-point ICP restricted to a translation: each step matches every moved point to its
+    nearest surface point within the stage's radius and moves by the mean offset, up to ``steps``
+    steps per radius (fewer once a step is under 0.5 mm). The mean, not the median: on faces that
+    slide along themselves most offsets are 0 and only the leading faces pull, so a median would
+    never move. The vertical part stays 0 because objects rest where they were. A stage stops when
+    under 10% of the points find surface (nothing to align to: the object left).
+    """
+    t = np.zeros(3)
+    horiz = np.arange(3) != up
+    for r in radii:
+        for _ in range(steps):
+            d, j = tree.query(ref + t, k=1, distance_upper_bound=r)
+            ok = np.isfinite(d)
+            if ok.sum() < max(3, 0.1 * len(ref)):
+                break
+            step = np.mean(surface[j[ok]] - (ref[ok] + t), axis=0)
+            t[horiz] += step[horiz]
+            if np.linalg.norm(step[horiz]) < 5e-4:
+                break
+    return t
+
+
 class NearestObjectModel:
     name = "baseline:nearest"
     ground_truth_perception = True  # reads the ground-truth scene graph (labels, boxes, instances)
@@ -143,16 +185,45 @@ class NearestObjectModel:
         self.prior = LabelsModel(seed=seed)
 
     def settings(self) -> dict[str, Any]:
-        return {"relation_threshold_m": RELATION_THRESHOLD, "rules": 2}  # rules: bumped when the rules change, so old runs restart
+        return {
+            "relation_threshold_m": RELATION_THRESHOLD,
+            "align_radii_m": list(ALIGN_RADII),
+            "align_steps": ALIGN_STEPS,
+            "rules": 3,
+        }  # rules: bumped when the rules change, so old runs restart
 
     def fit(self, train: list[tuple[ModelSample, Prediction]]) -> None:
         self.prior.fit(train)
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
         objects = batch.scene.objects
-        return [self._one(batch, s, objects) or self.prior.answer(batch, s) for s in batch.samples]
+        cache: dict[str, Any] = {}
+        return [self._one(batch, s, objects, cache) or self.prior.answer(batch, s) for s in batch.samples]
 
-    def _one(self, batch: SceneBatch, s: ModelSample, objects: list[SceneObject]) -> Prediction | None:
+    def _pose(self, batch: SceneBatch, s: ModelSample, cache: dict[str, Any]) -> Prediction | None:
+        scene = batch.scene
+        if not scene.has("reference_points") or "instance" not in s.inputs:
+            return None
+        up = int(scene.get("up_axis")) if scene.has("up_axis") else 2
+        if "tree" not in cache:
+            from scipy.spatial import cKDTree
+
+            pts = np.asarray(scene.points, float)
+            # Floor points lie under every object and would pin it in place: align to the rest.
+            cache["floor"] = float(np.min(pts[:, up])) + FLOOR_BAND if len(pts) else 0.0
+            cache["surface"] = pts[pts[:, up] > cache["floor"]]
+            cache["tree"] = cKDTree(cache["surface"]) if len(cache["surface"]) else None
+        ref = np.asarray(scene.get("reference_points"), float)[np.asarray(scene.get("reference_instance_ids")) == int(s.inputs["instance"])]
+        ref = ref[ref[:, up] > cache["floor"]]
+        if len(ref) == 0 or cache["tree"] is None:
+            return None
+        pose = np.eye(4)
+        pose[:3, 3] = translate_onto(ref, cache["tree"], cache["surface"], up)
+        return PosePrediction(s.sample_id, pose=pose.tolist())
+
+    def _one(self, batch: SceneBatch, s: ModelSample, objects: list[SceneObject], cache: dict[str, Any]) -> Prediction | None:
+        if s.answer_kind == "pose":
+            return self._pose(batch, s, cache)
         if not objects:
             return None
         labels = {o.label for o in objects}
@@ -263,6 +334,32 @@ def cluster_cloud(
     return out
 
 
+def split_components(points: np.ndarray, idx: np.ndarray, voxel: float = 0.1, min_points: int = 10) -> list[np.ndarray]:
+    """The points ``idx`` of ``points`` split into connected components of their voxel grid (26-connected).
+
+    Returns index arrays into ``points``, largest first (ties: lowest first index); components with
+    fewer than ``min_points`` points are noise and dropped unless nothing else is left.
+    """
+    from scipy import ndimage
+
+    idx = np.asarray(idx, np.int64)
+    if idx.size == 0:
+        return []
+    p = np.asarray(points, float)[idx]
+    cells = np.floor((p - p.min(axis=0)) / voxel).astype(np.int64)
+    grid = np.zeros(cells.max(axis=0) + 1, dtype=bool)
+    grid[tuple(cells.T)] = True
+    lab, _ = ndimage.label(grid, structure=np.ones((3, 3, 3), bool))
+    point_lab = lab[tuple(cells.T)]
+    order = np.argsort(point_lab, kind="stable")
+    _, starts, counts = np.unique(point_lab[order], return_index=True, return_counts=True)
+    comps = [np.sort(idx[order[st : st + n]]) for st, n in zip(starts, counts)]
+    big = [c for c in comps if len(c) >= min_points]
+    comps = big or comps
+    comps.sort(key=lambda c: (-len(c), int(c[0])))
+    return comps
+
+
 class ClusterModel:
     name = "baseline:cluster"
     ground_truth_perception = True  # names clusters with ground-truth labels
@@ -273,7 +370,7 @@ class ClusterModel:
         self.prototypes: dict[str, np.ndarray] = {}
 
     def settings(self) -> dict[str, Any]:
-        return {"voxel": self.voxel}
+        return {"voxel": self.voxel, "mask": "components"}  # mask: SURPRISE3D masks are label components, not the labels answer
 
     def fit(self, train: list[tuple[ModelSample, Prediction]]) -> None:
         self.prior.fit(train)
@@ -317,6 +414,8 @@ class ClusterModel:
         kind, sid = s.answer_kind, s.sample_id
         if kind == "pose":
             return self._pose(batch, s, clusters(), up, cache)
+        if kind == "mask":
+            return self._mask(batch, s)
         if not self.prototypes or kind not in ("option", "boxes", "box") or s.task == "room_detection":
             return None
         named = mention_order(s.query, set(self.prototypes))
@@ -333,6 +432,26 @@ class ClusterModel:
             hits = [b for (_, b), n in zip(cl, names) if n == named[0]]
             return BoxPrediction(sid, box=hits[0]) if hits else None
         return None
+
+    def _mask(self, batch: SceneBatch, s: ModelSample) -> Prediction | None:
+        objs = [o for o in batch.scene.objects if o.point_indices is not None]
+        target = self.prior.guess_label(s.query, among={o.label for o in objs})
+        hits = [o for o in objs if o.label == target]
+        if not hits:
+            return None
+        idx = np.unique(np.concatenate([np.asarray(o.point_indices, np.int64) for o in hits]))
+        comps = split_components(batch.scene.points, idx, voxel=self.voxel)
+        if not comps:
+            return None
+        named = [lab for lab in mention_order(s.query, {o.label for o in objs}) if lab != target]
+        anchors = [centre(o) for o in objs if named and o.label == named[0]]
+        pick = comps[0]
+        if anchors and len(comps) > 1:
+            pts = np.asarray(batch.scene.points, float)
+            a = np.stack(anchors)
+            d = [float(np.min(np.linalg.norm(a - pts[c].mean(axis=0), axis=1))) for c in comps]
+            pick = comps[int(np.argmin(d))]
+        return MaskPrediction(s.sample_id, indices=pick.tolist())
 
     def _pose(
         self, batch: SceneBatch, s: ModelSample, cl: list[tuple[np.ndarray, list[float]]], up: int, cache: dict[str, Any]
