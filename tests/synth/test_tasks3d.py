@@ -85,7 +85,8 @@ def test_counting_options_do_not_reveal_the_truth(samples):
 
 def test_choice_answers_are_spread_over_positions_and_values():
     """Distributional: over 30 houses the right option's position is near uniform, no count value
-    answers more than 35% of counting questions, relation types are balanced."""
+    answers more than 35% of counting questions, relation types are balanced. (Counting asks each
+    count a house holds with a probability, ≈2 questions a house at this low resolution.)"""
     from collections import Counter
 
     pos, counts, rels = Counter(), Counter(), Counter()
@@ -99,7 +100,7 @@ def test_choice_answers_are_spread_over_positions_and_values():
         counts.update(r["gt_choices"][r["gt_choice"]] for r in b.records["Counting"])
         rels.update(r["gt_choices"][r["gt_choice"]].split(r["objects"][0].split()[0], 1)[0] for r in b.records["PositionRelation"])
     n_count = sum(counts.values())
-    assert n_count >= 60 and max(counts.values()) <= 0.35 * n_count, counts
+    assert n_count >= 45 and max(counts.values()) <= 0.35 * n_count, counts
     for stem, k in (("Classification", 6), ("Counting", 6), ("PositionRelation", 4)):
         row = [pos[(stem, j)] for j in range(k)]
         assert sum(row) >= 24 and max(row) <= 2.0 * sum(row) / k, (stem, row)

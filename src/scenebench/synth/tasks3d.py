@@ -2,9 +2,11 @@
 
 Every sample is built from the scene graph and only about objects the fused cloud actually shows
 (coverage >= ``min_points``); counting and detection skip a type when any of its instances is
-hidden. Multiple-choice distractors follow the published rules: classification offers five other
+hidden. Multiple-choice distractors follow the published rules (classification offers five other
 categories, counting six consecutive integers around the truth, position relation three other
-relation sentences. Record shapes are those of ``scenebench.benchmarks.bench3d.records``.
+relation sentences) and are drawn so that no option is likelier right than another given the
+question's form: answers are uniform over each form's options, distractors come from the same
+distribution as answers, option order is a uniform permutation. Record shapes are those of ``scenebench.benchmarks.bench3d.records``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ STEMS = tuple(TASK_TYPE)
 
 DEFAULT_PER_HOUSE = {
     "Classification": 2,
-    "Counting": 3,
+    "Counting": 6,  # a cap: each count a house holds is asked with a probability, ≈3 a house
     "Detection": 2,
     "VisualGrounding": 3,
     "VisualGrounding_plus": 2,
@@ -83,6 +85,15 @@ def _fmt_box(b: list[float]) -> str:
 
 
 MAX_COUNT = 9  # counting answers and options lie in 1..MAX_COUNT
+# Counting options per kind of set: six consecutive counts. COUNT_SHARE is, for each count of the
+# window, the share of houses of the default generator (default sensor, 160 houses, seed 99)
+# holding a fully visible set of that kind and size; it sets how often a drawn count is kept.
+COUNT_WINDOW = {"house": (1, 2, 3, 4, 5, 6), "floor": (3, 4, 5, 6, 7, 8)}
+COUNT_SHARE = {
+    "house": (1.00, 0.98, 0.78, 0.43, 0.30, 0.20),
+    "floor": (0.36, 0.47, 0.38, 0.41, 0.42, 0.28),
+}
+REL_TRIES = 30  # draws of a relation type per position-relation sample
 _NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 _VIEW = (
     "Standing at the {x} and facing the {y}, ",
@@ -103,6 +114,33 @@ _REL_WORDS = {
     "above": ("above", "higher than", "over"),
     "below": ("below", "lower than", "under"),
 }
+
+
+def count_keep(kind: str) -> tuple[float, ...]:
+    """Probability of keeping a drawn target count of ``kind``: the window's rarest share over the
+    count's share, so that across houses every count of the window is asked equally often."""
+    share = COUNT_SHARE[kind]
+    return tuple(min(share) / v for v in share)
+
+
+def draw_counts(cands: list[tuple[int, str]], n: int, rng: np.random.Generator) -> list[int]:
+    """Indices of the candidate sets ``(count, kind)`` to ask about (at most ``n``). Every
+    (kind, count) of a window that the house holds is asked, independently, with probability
+    :func:`count_keep`, about one of its sets picked uniformly. Across houses a count is then asked
+    with probability share x keep, the same for every count of the window; drawing a target and
+    falling back to the nearest size (or redrawing until something fits) would instead favour the
+    sizes most houses hold. Houses with more sets than ``n`` picks keep a uniform subset."""
+    by_value: dict[tuple[int, str], list[int]] = {}
+    for k, c in enumerate(cands):
+        if c[1] in COUNT_WINDOW and c[0] in COUNT_WINDOW[c[1]]:
+            by_value.setdefault(c, []).append(k)
+    out = []
+    for (v, kind), ks in sorted(by_value.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if rng.random() < count_keep(kind)[COUNT_WINDOW[kind].index(v)]:
+            out.append(ks[int(rng.integers(len(ks)))])
+    if len(out) > n:
+        out = [out[i] for i in sorted(rng.permutation(len(out))[: max(n, 0)])]
+    return [out[i] for i in rng.permutation(len(out))]
 
 
 def _viewpoint(rng: np.random.Generator, x: str, y: str) -> str:
@@ -283,56 +321,39 @@ class Generator:
             self._add("ConversationObj", {"pcl": self._object_pcl(o), "query": q, "reference": aa, "object": o.category}, a)
 
     # --- scene perception ----------------------------------------------------------------------
-    def _count_questions(self) -> list[tuple[int, str, str, str]]:
-        """(count, key, noun, scope text) for every countable set: a category in the house, a
-        category in one room, the things on one support, the furniture of one room. Only sets
-        whose members are all visible; counts 1..``MAX_COUNT``."""
-        out: list[tuple[int, str, str, str]] = []
+    def _count_questions(self) -> list[tuple[int, str, str, str, str]]:
+        """(count, key, noun, scope text, kind) for every countable set: a category in the house or
+        the furniture of one room, whose members are all visible and whose size lies in the kind's
+        window. Not asked, because their answers could not be balanced over six options: a
+        category in one room (1 or 2 in nine houses of ten) and the things on one support (small
+        items are often hidden, so fully visible sets of four or more are rare)."""
+        out: list[tuple[int, str, str, str, str]] = []
         vis = self.f.visible_ids
         phys = [o for o in self.h.objects if o.category not in ("doorway", "window")]
         for cat in sorted({o.category for o in phys}):
             members = [o for o in phys if o.category == cat]
             if all(o.index in vis for o in members):
-                out.append((len(members), cat, words(cat), "in the house"))
-                for r in sorted({o.room for o in members}):
-                    inr = [o for o in members if o.room == r]
-                    if len(inr) != len(members):
-                        out.append((len(inr), cat, words(cat), f"in the {self.h.plan.rooms[r].type}"))
+                out.append((len(members), cat, words(cat), "in the house", "house"))
         for r in self.h.plan.rooms:
             furn = [o for o in phys if o.room == r.index and not o.support]
             if furn and all(o.index in vis for o in furn):
-                out.append((len(furn), "furniture", "piece of furniture", f"standing on the floor of the {r.type}"))
-        for sup in phys:
-            on = [o for o in phys if o.support == sup.index]
-            d = self.f.describe(sup)
-            if on and d and all(o.index in vis for o in on):
-                out.append((len(on), "item", "item", f"on the {d}"))
+                out.append((len(furn), "furniture", "piece of furniture", f"standing on the floor of the {r.type}", "floor"))
         # the same wording must not name two different sets
-        texts = {}
-        for n, _key, noun, scope in out:
+        texts: dict[tuple[str, str], list[int]] = {}
+        for n, _key, noun, scope, _kind in out:
             texts.setdefault((noun, scope), []).append(n)
-        return [q for q in out if len(texts[(q[2], q[3])]) == 1 and 1 <= q[0] <= MAX_COUNT]
+        return [q for q in out if len(texts[(q[2], q[3])]) == 1 and q[0] in COUNT_WINDOW[q[4]]]
 
     def counting(self) -> None:
-        """Answers spread over 1..MAX_COUNT: each question first draws a target count uniformly,
-        then asks about a set whose size is nearest to it. Options: the truth plus five other
-        values drawn uniformly from 1..MAX_COUNT (so the options say nothing about the answer),
-        in a uniformly random order."""
+        """Each kind of set has one fixed option window of six consecutive counts
+        (``COUNT_WINDOW``) and its answers are made uniform over that window (:func:`draw_counts`).
+        Given the question's form and its options every option is then as likely right; the
+        order is a uniform permutation."""
         cands = self._count_questions()
-        used: set[int] = set()
-        for _ in range(self.n("Counting")):
-            left = [k for k in range(len(cands)) if k not in used]
-            if not left:
-                return
-            want = int(self.rng.integers(1, MAX_COUNT + 1))
-            gap = np.array([abs(cands[k][0] - want) for k in left])
-            best = [left[i] for i in np.flatnonzero(gap == gap.min())]
-            k = best[int(self.rng.integers(len(best)))]
-            used.add(k)
-            n, key, noun, scope = cands[k]
-            others = [v for v in range(1, MAX_COUNT + 1) if v != n]
-            choices = [n] + [others[i] for i in self.rng.choice(len(others), 5, replace=False)]
-            choices = [choices[i] for i in self.rng.permutation(6)]
+        for k in draw_counts([(c[0], c[4]) for c in cands], self.n("Counting"), self.rng):
+            window = COUNT_WINDOW[cands[k][4]]
+            n, key, noun, scope, _kind = cands[k]
+            choices = [window[i] for i in self.rng.permutation(len(window))]
             gi = choices.index(n)
             plural = f"{T.plural(noun)} {scope}"
             q = T.question("Counting", self.rng, plural=plural) + _options(choices)
@@ -382,20 +403,23 @@ class Generator:
     # --- scene reasoning -----------------------------------------------------------------------
     def _view_pairs(self, allow_vertical: bool) -> dict[str, list[tuple[Any, Any, Any, Any]]]:
         """Relation -> [(viewer anchor, faced object, A, B)]: A and B unique, visible and in the same
-        room as each other and as the viewer, the relation read from the viewer's standpoint."""
+        room as each other and as the viewer, the relation read from the viewer's standpoint.
+        Neither A nor B is the viewer or the faced object: a faced A is mostly farther than B
+        ("behind"), a faced B mostly nearer, so which object is faced would give the answer away.
+        Both orders of every pair are kept, so each relation's opposite is as available."""
         uniq = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
         by_rel: dict[str, list] = {}
         for r in sorted({o.room for o in uniq}):
             inroom = [o for o in uniq if o.room == r]
             anchors = [o for o in inroom if not o.support]
-            if len(inroom) < 3 or len(anchors) < 2:
+            if len(inroom) < 4 or len(anchors) < 2:
                 continue
             for x in anchors:
                 for y in anchors:
                     if x is y or np.linalg.norm((y.center - x.center)[[0, 2]]) < 0.8:
                         continue
                     fwd, right = viewer_frame(x.center, y.center)
-                    objs = [o for o in inroom if o is not x]
+                    objs = [o for o in inroom if o is not x and o is not y]
                     for i, a in enumerate(objs):
                         for b in objs[i + 1 :]:
                             for p, q in ((a, b), (b, a)):
@@ -405,26 +429,29 @@ class Generator:
                                 by_rel.setdefault(rel, []).append((x, y, p, q))
         return by_rel
 
-    def _balanced(self, by_rel: dict[str, list], n: int) -> list[tuple[str, tuple]]:
-        """``n`` samples whose relation is drawn uniformly from all relation types (then a pair)."""
+    def _balanced(self, by_rel: dict[str, list], n: int, types: tuple[str, ...]) -> list[tuple[str, tuple]]:
+        """``n`` samples whose relation is drawn uniformly from ``types``; a type this house lacks is
+        drawn again (at most ``REL_TRIES`` draws per sample) rather than replaced by a present one,
+        which would favour the common types."""
         out = []
+        if not by_rel:
+            return out
         for _ in range(n):
-            rel = RELATIONS[int(self.rng.integers(len(RELATIONS)))]
-            if rel not in by_rel:  # not present here: the nearest available type by random choice
-                avail = sorted(by_rel)
-                if not avail:
-                    return out
-                rel = avail[int(self.rng.integers(len(avail)))]
-            items = by_rel[rel]
-            out.append((rel, items[int(self.rng.integers(len(items)))]))
+            for _try in range(REL_TRIES):
+                rel = types[int(self.rng.integers(len(types)))]
+                if rel in by_rel:
+                    items = by_rel[rel]
+                    out.append((rel, items[int(self.rng.integers(len(items)))]))
+                    break
         return out
 
     def position(self, test: bool) -> None:
         """Relations read from a stated viewpoint ("standing at the sofa facing the TV"), objects in
-        one room, relation types balanced, three distractor relations drawn uniformly."""
-        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=not test), self.n("PositionRelation")):
+        one room, the answer uniform over the relation types, three distractor relations drawn
+        uniformly from the others (so given the four options each is as likely right)."""
+        types = tuple(r for r in RELATIONS if (r not in VERTICAL) or not test)
+        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=not test), self.n("PositionRelation"), types):
             wa, wb = words(a.category), words(b.category)
-            types = [r for r in RELATIONS if (r not in VERTICAL) or not test]
             others = [r for r in types if r != rel]
             rels = [rel] + [others[i] for i in self.rng.choice(len(others), 3, replace=False)]
             rels = [rels[i] for i in self.rng.permutation(4)]
@@ -445,7 +472,7 @@ class Generator:
                 },
                 ans,
             )
-        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=True), self.n("Relation")):
+        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=True), self.n("Relation"), RELATIONS):
             wa, wb = words(a.category), words(b.category)
             view = _viewpoint(self.rng, words(x.category), words(y.category))
             s = _relation_text(self.rng, rel, wa, wb, float(np.linalg.norm(a.center - b.center)))
