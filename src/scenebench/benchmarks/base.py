@@ -150,6 +150,8 @@ class BenchmarkSpec:
     - ``view``: the report's 3D view builder (``None``: no 3D views);
     - ``layout``: the paper's results-table layout (``None``: the generic long table);
     - ``audit``: ``rows(folder, **options) -> list of audit rows`` for ``scenebench audit``;
+    - ``audit_trained``: ``trained(folder, out, **options) -> list of trained-probe rows`` (fitted on
+      the train split, scored on the test split; :mod:`scenebench.metrics.probes`, the audit extra);
     - ``synthetic``: ``write(folder, root, summaries, rng) -> list of paths``: this benchmark's
       synthetic data, written by ``scenebench generate`` into ``folder`` (``root/<data_folder>``)
       after the generator's own formats, from what it finds under ``root`` and the per-house
@@ -185,6 +187,7 @@ class BenchmarkSpec:
     view: str | None = None
     layout: str | None = None
     audit: str | None = None
+    audit_trained: str | None = None
     synthetic: str | None = None
     extra_commands: tuple[tuple[str, str, str], ...] = ()
     commands: str | None = None
@@ -192,7 +195,7 @@ class BenchmarkSpec:
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""
         fields = ("info", "loader", "predictions", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit")
-        fields += ("synthetic",)
+        fields += ("audit_trained", "synthetic")
         out = {k: getattr(self, k) for k in fields}
         out.update({f"{group} {cmd}": path for group, cmd, path in self.extra_commands})
         return {k: v for k, v in out.items() if v is not None}

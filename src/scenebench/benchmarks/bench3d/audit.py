@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +73,161 @@ def _task_metric(task: str, block: dict[str, Any]) -> str | None:
             return k
     numeric = [k for k, v in block.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     return numeric[0] if numeric else None
+
+
+# --- trained probes (scikit-learn, the audit extra): fitted on train/, scored on the test split ---
+
+_WORD = re.compile(r"[a-z0-9]+")
+_OPTIONS = re.compile(r"\boptions\s*:", re.IGNORECASE)  # the query lists its options after this
+_QUESTION_TYPE = {  # the record field that says what kind of question it is (else: "all" only)
+    "counting": lambda r: f"object={r.raw.get('object')}" if r.raw.get("object") is not None else None,
+    "position_relation": lambda r: "with viewpoint" if r.raw.get("viewpoint") else "no viewpoint",
+}
+
+
+def _ngrams(text: str, prefix: str, n: int = 2) -> tuple[str, ...]:
+    toks = _WORD.findall(text.lower())
+    return tuple(f"{prefix}{' '.join(toks[i : i + k])}" for k in range(1, n + 1) for i in range(len(toks) - k + 1))
+
+
+def _option_tokens(choices: list[Any]) -> tuple[tuple[str, ...], ...]:
+    """Per option: position, text n-grams and the whole text; numeric options also their rank among the options."""
+    texts = [str(c) for c in choices]
+    nums: list[float] | None = []
+    for c in choices:
+        try:
+            nums.append(float(c))  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            nums = None
+            break
+    out = []
+    for j, t in enumerate(texts):
+        toks = (f"pos={j}", f"text={t.strip().lower()}", *_ngrams(t, "w:"))
+        if nums is not None:
+            rank = sorted(nums).index(nums[j])
+            toks += (f"rank={rank}", f"rank_from_top={len(nums) - 1 - rank}")
+        out.append(toks)
+    return tuple(out)
+
+
+def _metadata_tokens(rec: Any, in_house: int, k: int) -> tuple[str, ...]:
+    """What the metadata probe sees: point-cloud file name tokens, ids and record order; no question text."""
+    stem = Path(rec.pcl).stem.lower()
+    parts = [p for p in re.split(r"[^a-z0-9]+", stem) if p]
+    toks = [f"file:{p}" for p in parts] + [f"file_letters:{re.sub(r'[0-9]+', '#', p)}" for p in parts]
+    digits = [int(d) for d in re.findall(r"[0-9]+", stem)]
+    if digits:
+        toks += [f"file_last_mod{k}={digits[-1] % k}", f"file_sum_mod{k}={sum(digits) % k}"]
+    qid = re.findall(r"[0-9]+", str(rec.question_id))
+    if qid:
+        toks.append(f"qid_mod{k}={int(qid[-1]) % k}")
+    toks += [f"row_mod{k}={rec.row % k}", f"in_house={in_house}", f"in_house_mod{k}={in_house % k}"]
+    return tuple(toks)
+
+
+def choice_items(records: list[Any], view: str) -> list[Any]:
+    """The multiple-choice ``records`` as :class:`~scenebench.metrics.probes.ChoiceItem` for the
+    ``question`` (query n-grams, without its options list) or the ``metadata`` view."""
+    from scenebench.metrics.probes import ChoiceItem
+
+    items = []
+    seen_in_house: dict[tuple[str, str], int] = {}
+    for rec in records:
+        choices = list(rec.gt["choices"])
+        k = len(choices)
+        where = (rec.task, rec.house)
+        in_house = seen_in_house.get(where, 0)
+        seen_in_house[where] = in_house + 1
+        if view == "question":
+            stem = _OPTIONS.split(rec.query, maxsplit=1)[0]
+            context = _ngrams(stem, "q:")
+        elif view == "metadata":
+            context = _metadata_tokens(rec, in_house, k)
+        else:
+            raise ValueError(f"unknown probe view {view!r}")
+        qtype = _QUESTION_TYPE.get(rec.task, lambda r: None)(rec)
+        groups = ("all",) if qtype is None else ("all", qtype)
+        items.append(ChoiceItem(rec.key, groups, context, _option_tokens(choices), int(rec.gt["answer"])))
+    if len({it.groups for it in items}) == 1:  # one question type: its row would repeat "all"
+        items = [replace(it, groups=("all",)) for it in items]
+    return items
+
+
+class _StartProbe:
+    """Navigation without looking: stand still at the start point."""
+
+    name = "probe:nav-start"
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+    def predict(self, batch: Any) -> list[Any]:
+        from scenebench.models.predictions import WaypointsPrediction
+
+        return [WaypointsPrediction(s.sample_id, points=[list(s.inputs["start"])] * 2) for s in batch.samples]
+
+
+class _MeanOffsetProbe:
+    """Navigation without looking: a straight line from the start by the mean train start-to-goal offset."""
+
+    name = "probe:nav-mean-offset"
+
+    def __init__(self, offset: list[float]) -> None:
+        self.offset = offset
+
+    def settings(self) -> dict[str, Any]:
+        return {"offset": self.offset}
+
+    def predict(self, batch: Any) -> list[Any]:
+        from scenebench.models.predictions import WaypointsPrediction
+
+        out = []
+        for s in batch.samples:
+            x, z = (float(v) for v in s.inputs["start"])
+            out.append(WaypointsPrediction(s.sample_id, points=[[x, z], [x + self.offset[0], z + self.offset[1]]]))
+        return out
+
+
+def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> list[dict[str, Any]]:
+    """The trained-probe rows of a 3DBench folder (``split``: unused; train questions from ``train/``):
+    per multiple-choice task and question type the question-only and metadata-only probes' accuracy,
+    and the blind navigation paths' strict success, each with its Wilson interval against chance."""
+    import numpy as np
+
+    from scenebench.benchmarks.bench3d.loader import load_bench
+    from scenebench.benchmarks.bench3d.tasks import TASKS
+    from scenebench.metrics.probes import choice_rows, fit_choice_probe, probe_row
+    from scenebench.models.sources.base import make_source
+    from scenebench.runtime.runner import run_benchmark
+
+    train_root = root / "train"
+    if not train_root.is_dir():
+        return []
+    test_bench, train_bench = load_bench(root), load_bench(train_root)
+    rows: list[dict[str, Any]] = []
+    for task in sorted(TASKS):
+        if TASKS[task].kind != "choice" or not test_bench.records.get(task) or not train_bench.records.get(task):
+            continue
+        for view in ("question", "metadata"):
+            test = choice_items(test_bench.records[task], view)
+            chosen = fit_choice_probe(choice_items(train_bench.records[task], view), test, seed=seed)
+            for r in choice_rows(test, chosen):
+                rows.append({"benchmark": "3dbench", "task": task, "probe": view, **r})
+    nav_test = [r for r in test_bench.records.get("navigation", []) if "start" in r.gt]
+    nav_train = [r for r in train_bench.records.get("navigation", []) if "start" in r.gt and len(r.gt["positions"])]
+    if nav_test and nav_train:
+        moves = [np.asarray(r.gt["positions"][-1], float) - np.asarray(r.gt["start"], float) for r in nav_train]
+        offset = [float(v) for v in np.mean(moves, axis=0)]
+        source = make_source("3dbench", data=str(root), train=str(train_root))
+        for probe, model in (("nav-start", _StartProbe()), ("nav-mean-offset", _MeanOffsetProbe(offset))):
+            res = run_benchmark(
+                source, model.name, out / "3dbench" / "trained" / probe, model=model, tasks=["navigation"], seed=seed, progress=progress
+            ).results
+            n = res.counts.n_samples
+            success = float(res.metrics.get("by_task", {}).get("navigation", {}).get("success", 0.0))
+            k = round(success / 100.0 * n)
+            # chance None: the audit fills in the random probe's success on the same task
+            rows.append(
+                {"benchmark": "3dbench", "task": "navigation", "probe": probe, "group": "all", **probe_row(n, k, None), "metric": "success"}
+            )
+    return rows

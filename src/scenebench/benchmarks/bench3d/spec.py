@@ -20,6 +20,7 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     audit=f"{P}.audit:rows",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input("data", "data", "folder", "3DBench folder: one JSON list per task (Classification.json, ...)."),
         Input("predictions", "predictions", "file", "answers.jsonl: {question_id, task, text} per record.", ("--predictions", "-p")),

@@ -1,0 +1,122 @@
+"""Trained shortcut probes of ``scenebench audit``: fit on the train split, score on the test split.
+
+A benchmark turns each multiple-choice question into a :class:`ChoiceItem`: ``context`` is what the
+probe may see of the question (its word n-grams for a question-only probe; file-name, id and
+record-order tokens for a metadata-only probe) and ``options`` the features of each option (its
+text n-grams, its position...). One logistic regression scores every (question, option) pair on
+the option's features and on each context token crossed with each option feature, so it can learn
+"questions with these words answer this option text / this position"; the test question's answer
+is its best-scoring option (ties: the first). Nothing here reads a scene.
+
+A probe's test accuracy gets a Wilson 95% interval (:func:`wilson_interval`); it is flagged only
+when the interval's *lower* bound exceeds chance + ``margin`` points: with ~20 test questions a
+probe can land 10 points above chance by luck, and the flag must not fire on that.
+
+scikit-learn (the ``audit`` extra) is imported only by :func:`fit_choice_probe`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scenebench.extras import require
+
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile: a two-sided 95% interval
+PROBE_MARGIN = 5.0  # points: a trained probe must stay within chance + 5
+HASH_FEATURES = 2**20  # hashed feature space: collisions are rare at audit sizes (a few 1e4 tokens)
+
+
+def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials, as fractions in [0, 1]."""
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    p = k / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    # the exact bounds at k = 0 / k = n are 0 / 1; rounding must not put them a hair outside
+    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class ChoiceItem:
+    """One multiple-choice question as a probe sees it (no scene, and the answer only in train)."""
+
+    key: str
+    groups: tuple[str, ...]  # the report rows it counts in, e.g. ("all", "<question type>")
+    context: tuple[str, ...]  # the probe's view of the question: tokens
+    options: tuple[tuple[str, ...], ...]  # per option, its feature tokens
+    answer: int  # index of the right option
+
+
+def pair_tokens(item: ChoiceItem, j: int) -> list[str]:
+    """The features of option ``j`` of ``item``: its own tokens, and every context token crossed with each."""
+    own = item.options[j]
+    return [f"o:{t}" for t in own] + [f"{c}&o:{t}" for c in item.context for t in own]
+
+
+def fit_choice_probe(train: Sequence[ChoiceItem], test: Sequence[ChoiceItem], *, seed: int = 0, c: float = 1.0) -> list[int]:
+    """Fit a logistic regression on the (question, option) pairs of ``train``; the chosen option per ``test`` item."""
+    if not train:
+        raise ValueError("a trained probe needs train questions")
+    require("sklearn", "audit", "the trained probes of scenebench audit")
+    import numpy as np
+    from sklearn.feature_extraction import FeatureHasher
+    from sklearn.linear_model import LogisticRegression
+
+    hasher = FeatureHasher(n_features=HASH_FEATURES, input_type="string", alternate_sign=False)
+    x = hasher.transform([pair_tokens(it, j) for it in train for j in range(len(it.options))])
+    y = np.array([int(j == it.answer) for it in train for j in range(len(it.options))])
+    if y.min() == y.max():
+        raise ValueError("train questions must have both right and wrong options")
+    model = LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=seed)
+    model.fit(x, y)
+    if not test:
+        return []
+    scores = model.decision_function(hasher.transform([pair_tokens(it, j) for it in test for j in range(len(it.options))]))
+    chosen, at = [], 0
+    for it in test:
+        k = len(it.options)
+        chosen.append(int(np.argmax(scores[at : at + k])))  # argmax: the first of equal scores
+        at += k
+    return chosen
+
+
+def probe_row(n: int, correct: int, chance: float | None, *, margin: float = PROBE_MARGIN) -> dict[str, Any]:
+    """``n``, ``correct``, ``score`` (percent), its Wilson 95% ``low`` / ``high`` (percent), ``chance``
+    (percent) and ``flag``: the lower bound above chance + ``margin`` points (never without a chance)."""
+    low, high = wilson_interval(correct, n)
+    return {
+        "n": n,
+        "correct": correct,
+        "score": 100.0 * correct / n,
+        "low": 100.0 * low,
+        "high": 100.0 * high,
+        "chance": chance,
+        "flag": chance is not None and 100.0 * low > chance + margin,
+    }
+
+
+def choice_rows(test: Sequence[ChoiceItem], chosen: Sequence[int], *, margin: float = PROBE_MARGIN) -> list[dict[str, Any]]:
+    """One row per group of ``test`` (first-seen order): :func:`probe_row` of the probe's accuracy
+    against chance, the expected accuracy of a uniform guess (mean of 1/#options)."""
+    if len(chosen) != len(test):
+        raise ValueError(f"{len(chosen)} choices for {len(test)} questions")
+    stats: dict[str, list[float]] = {}  # group -> [n, correct, sum of 1/#options]
+    for it, j in zip(test, chosen):
+        for g in _unique(it.groups):
+            s = stats.setdefault(g, [0, 0, 0.0])
+            s[0] += 1
+            s[1] += int(j == it.answer)
+            s[2] += 1.0 / len(it.options)
+    return [
+        {"group": g, **probe_row(int(n), int(k), 100.0 * inv / n, margin=margin), "metric": "accuracy"} for g, (n, k, inv) in stats.items()
+    ]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))

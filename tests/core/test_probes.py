@@ -1,0 +1,85 @@
+"""Trained audit probes: Wilson intervals worked out by hand, and a probe that finds a planted
+question-text shortcut (flagged) but not random answers (not flagged)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scenebench.metrics.probes import ChoiceItem, choice_rows, fit_choice_probe, probe_row, wilson_interval
+
+pytest.importorskip("sklearn")
+
+
+def test_wilson_interval_golden_values():
+    # z = 1.959964, z^2 = 3.841459. k=8, n=10: p = 0.8, denom = 1 + z^2/n = 1.384146,
+    # centre = (0.8 + z^2/20) / denom = 0.992073 / 1.384146 = 0.716740,
+    # half = z / denom * sqrt(0.8*0.2/10 + z^2/400) = 1.416010 * sqrt(0.0256036) = 1.416010 * 0.160011 = 0.226578
+    lo, hi = wilson_interval(8, 10)
+    assert lo == pytest.approx(0.490162, abs=1e-5) and hi == pytest.approx(0.943318, abs=1e-5)
+    # k=5, n=10: centre 0.5, half = 1.416010 * sqrt(0.025 + 0.0096036) = 1.416010 * 0.186021 = 0.263404
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.236596, abs=1e-5) and hi == pytest.approx(0.763404, abs=1e-5)
+    # k=0: the lower bound is 0, the upper 2 * (z^2/20) / denom = 2 * 0.192073 / 1.384146 = 0.277535
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(0.277535, abs=1e-5))
+    # k=n mirrors k=0
+    assert wilson_interval(10, 10) == (pytest.approx(1 - 0.277535, abs=1e-5), 1.0)
+    with pytest.raises(ValueError):
+        wilson_interval(0, 0)
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+
+
+def test_flag_needs_the_lower_bound_above_chance_plus_margin():
+    # n=100, chance 25, margin 5. k=38: p=0.38, denom 1.038415, centre (0.38 + 0.019207) / denom = 0.384441,
+    # half = 1.887457 * sqrt(0.002356 + 0.000096) = 0.093464 -> low 29.10: 38% correct, yet not flagged.
+    row = probe_row(100, 38, 25.0)
+    assert row["score"] == 38.0 and row["low"] == pytest.approx(29.098, abs=1e-2) and row["flag"] is False
+    # k=40: centre 0.403700, half = 1.887457 * sqrt(0.0024 + 0.000096) = 0.094297 -> low 30.94 > 30: flagged.
+    row = probe_row(100, 40, 25.0)
+    assert row["low"] == pytest.approx(30.940, abs=1e-2) and row["flag"] is True
+    assert probe_row(100, 100, None)["flag"] is False  # no chance, no flag
+
+
+ANIMALS = {"moo": "cow", "woof": "dog", "meow": "cat", "quack": "duck"}
+FILLER = ["loud", "quiet", "farm", "house", "early", "late", "small", "big"]
+
+
+def _items(n: int, rng: np.random.Generator, planted: bool) -> list[ChoiceItem]:
+    """Four-option questions "which animal says <sound>?" with shuffled options; the right option is
+    the sound's animal (``planted``) or a uniformly random one."""
+    out = []
+    sounds = sorted(ANIMALS)
+    for i in range(n):
+        sound = sounds[rng.integers(4)]
+        words = ["which", "animal", "says", sound, *rng.choice(FILLER, 2, replace=False)]
+        opts = list(rng.permutation(sorted(ANIMALS.values())))
+        answer = opts.index(ANIMALS[sound]) if planted else int(rng.integers(4))
+        options = tuple((f"pos={j}", f"text={o}") for j, o in enumerate(opts))
+        out.append(ChoiceItem(f"q{i}", ("all", f"sound={sound}"), tuple(f"q:{w}" for w in words), options, answer))
+    return out
+
+
+@pytest.mark.parametrize("planted", [True, False])
+def test_question_text_shortcut_is_flagged_and_random_answers_are_not(planted):
+    rng = np.random.default_rng(7)
+    train, test = _items(200, rng, planted), _items(100, rng, planted)
+    chosen = fit_choice_probe(train, test, seed=0)
+    assert chosen == fit_choice_probe(train, test, seed=0)  # deterministic
+    rows = {r["group"]: r for r in choice_rows(test, chosen)}
+    overall = rows["all"]
+    assert overall["n"] == 100 and overall["chance"] == pytest.approx(25.0)
+    assert sum(r["n"] for g, r in rows.items() if g != "all") == 100
+    if planted:
+        assert overall["score"] == 100.0 and overall["flag"] is True
+    else:
+        assert overall["score"] < 40.0 and overall["flag"] is False
+        assert not any(r["flag"] for r in rows.values())
+
+
+def test_a_probe_needs_right_and_wrong_train_options():
+    item = ChoiceItem("q", ("all",), ("q:x",), (("pos=0",),), 0)  # one option: every train pair is right
+    with pytest.raises(ValueError, match="right and wrong"):
+        fit_choice_probe([item], [item])
+    with pytest.raises(ValueError, match="train questions"):
+        fit_choice_probe([], [item])
