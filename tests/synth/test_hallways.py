@@ -220,7 +220,7 @@ def test_generated_house_json_lists_the_hallway(tmp_path):
         h = build_house(SEED, i, min_rooms=6, max_rooms=8)
         doc = json.loads((out / "3dbench" / "houses" / f"({i}).json").read_text())
         assert [r["roomType"] for r in doc["rooms"]] == [r.type for r in h.plan.rooms]
-        graph = json.loads((out / "3dbench" / "scene_graph" / f"{h.house_id}.json").read_text())
+        graph = json.loads((out / "gt" / "3dbench" / "scene_graph" / f"{h.house_id}.json").read_text())
         assert [r["type"] for r in graph["rooms"]] == [r.type for r in h.plan.rooms]
         found += HALLWAY in [r.type for r in h.plan.rooms]
     assert found >= 1

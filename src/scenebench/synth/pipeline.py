@@ -38,7 +38,7 @@ from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
-GENERATOR_VERSION = "6"  # bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "7"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     """Build, sense and annotate house ``index``; commit its folder under ``OUT/.houses``; return its summary."""
     from scenebench.synth.house import build_house, scene_hex
     from scenebench.synth.sensing import SensorSettings, capture, object_cloud
-    from scenebench.synth.tasks3d import TaskSettings, bench3d_house, object_uid
+    from scenebench.synth.tasks3d import TaskSettings, bench3d_house
 
     root = Path(out) / HOUSES_DIR
     house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
@@ -151,12 +151,14 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             _save_npy(stage / "3dbench" / "scene" / f"{house.house_id}.npy", cloud)
             orng = _rng(s, index, 5)
             for inst in b.object_uids:
-                _save_npy(stage / "3dbench" / "Objects" / f"{object_uid(house, inst)}.npy", object_cloud(cap.raw, inst, sensor, orng))
+                _save_npy(stage / "3dbench" / "Objects" / f"{b.object_names[inst]}.npy", object_cloud(cap.raw, inst, sensor, orng))
             summary["bench3d"] = {"records": b.records, "instructions": b.instructions}
             from scenebench.synth.scene_graph import FOLDER as GRAPHS
-            from scenebench.synth.scene_graph import scene_graph
+            from scenebench.synth.scene_graph import GT_DIR, scene_graph
 
-            _save_json(stage / "3dbench" / GRAPHS / f"{house.house_id}.json", scene_graph(house, cap.coverage, s.min_points))
+            # ground truth: outside the data folder handed to models
+            graph = scene_graph(house, cap.coverage, s.min_points, _rng(s, index, 6))
+            _save_json(stage / GT_DIR / "3dbench" / GRAPHS / f"{house.house_id}.json", graph)
         if "surprise3d" in s.formats:
             from scenebench.synth.surprise import SurpriseSettings, instance_ids, relabel, scene_arrays, surprise_house
 

@@ -1,4 +1,8 @@
-"""The 3DBench scene graph of one house: ``OUT/3dbench/scene_graph/<house_id>.json``.
+"""The 3DBench scene graph of one house: ``OUT/gt/3dbench/scene_graph/<house_id>.json``.
+
+It is ground truth, so it lives outside the data folder handed to models (``OUT/3dbench``); the
+3DBench run source finds it at ``<data>/../gt/3dbench`` (or ``--gt``). Objects are listed in a
+seeded random order, not placement order.
 
 3DBench's own files only mention the objects its detection and grounding questions happen to be
 about, so a scene-graph-as-text model built from them sees an incomplete house. This file lists
@@ -15,16 +19,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from scenebench.synth.categories import DETECTION_NAME
 from scenebench.synth.house import House
 from scenebench.synth.relations import box6, room_box
 
+GT_DIR = "gt"  # OUT/gt/<benchmark>/: ground truth kept out of the benchmark data folders
 FOLDER = "scene_graph"
 VERSION = 1
 
 
-def scene_graph(house: House, coverage: dict[int, int], min_points: int) -> dict[str, Any]:
-    """The scene graph document of ``house``; ``coverage``: instance id -> points in the fused cloud."""
+def scene_graph(house: House, coverage: dict[int, int], min_points: int, rng: np.random.Generator | None = None) -> dict[str, Any]:
+    """The scene graph document of ``house``; ``coverage``: instance id -> points in the fused cloud;
+    ``rng`` shuffles the object list."""
     rooms = [{"index": r.index, "type": r.type, "bbox": room_box(house, r.index)} for r in house.plan.rooms]
     objects = []
     for o in house.objects:
@@ -42,6 +50,8 @@ def scene_graph(house: House, coverage: dict[int, int], min_points: int) -> dict
                 "points": n,
             }
         )
+    if rng is not None:
+        objects = [objects[i] for i in rng.permutation(len(objects))]
     return {
         "version": VERSION,
         "house_id": house.house_id,
@@ -54,4 +64,4 @@ def scene_graph(house: House, coverage: dict[int, int], min_points: int) -> dict
     }
 
 
-__all__ = ["FOLDER", "scene_graph"]
+__all__ = ["FOLDER", "GT_DIR", "scene_graph"]

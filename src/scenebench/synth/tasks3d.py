@@ -69,11 +69,20 @@ class TaskSettings:
 class Bench3DHouse:
     records: dict[str, list[dict[str, Any]]]  # stem -> records (the split is decided by the caller)
     instructions: list[dict[str, Any]]
-    object_uids: list[int]  # instance ids whose clouds are referenced as Objects/<uid>.npy
+    object_uids: list[int]  # instance ids whose clouds are referenced as Objects/<name>.npy
+    object_names: dict[int, str]  # instance id -> file stem under Objects/
 
 
-def object_uid(house: House, index: int) -> str:
-    return f"{house.house_id}_obj{index:03d}"
+def object_names(house: House, rng: np.random.Generator) -> dict[int, str]:
+    """Object cloud file stems ``<house>_<token>``: the token is a seeded random draw, so the name
+    says nothing about placement order or category (a name built from the index let a blind
+    reader sort files into placement order, which correlates with category)."""
+    n = len(house.objects)
+    while True:  # 40-bit tokens: a repeat is rare, but names must be unique
+        tokens = rng.integers(0, 1 << 40, n)
+        if len(set(tokens.tolist())) == n:
+            break
+    return {o.index: f"{house.house_id}_{int(t):010x}" for o, t in zip(house.objects, tokens)}
 
 
 def _options(choices: list) -> str:
@@ -174,8 +183,10 @@ class Generator:
         self.records: dict[str, list[dict]] = {k: [] for k in STEMS}
         self.instructions: list[dict] = []
         self.obj_uids: list[int] = []
+        self.obj_names = object_names(house, rng)
         self.scene_rooms = [r.type for r in house.plan.rooms]
-        self.scene_objects = [o.category for o in self.f.visible]
+        # shuffled: in placement order the house metadata's object list gave away categories by position
+        self.scene_objects = [self.f.visible[i].category for i in rng.permutation(len(self.f.visible))]
 
     # --- plumbing ------------------------------------------------------------------------------
     def _add(self, stem: str, rec: dict, answer: str) -> None:
@@ -200,7 +211,7 @@ class Generator:
     def _object_pcl(self, o) -> str:
         if o.index not in self.obj_uids:
             self.obj_uids.append(o.index)
-        return f"Objects/{object_uid(self.h, o.index)}.npy"
+        return f"Objects/{self.obj_names[o.index]}.npy"
 
     def n(self, stem: str) -> int:
         return int(self.s.per_house.get(stem, 0))
@@ -215,7 +226,9 @@ class Generator:
         by_cat: dict[str, list] = {}
         for o in ok:
             by_cat.setdefault(o.category, []).append(o)
-        return [v[0] for _, v in sorted(by_cat.items())]
+        pool = [v[0] for _, v in sorted(by_cat.items())]
+        # a random order: in category order the records' order within a house followed their answers
+        return [pool[i] for i in self.rng.permutation(len(pool))]
 
     def classification(self) -> None:
         """Options are six categories of objects this house shows as object clouds: the asked one
@@ -607,4 +620,4 @@ def bench3d_house(house: House, coverage: dict[int, int], rng: np.random.Generat
     g.conversation()
     g.scaption()
     g.svqa()
-    return Bench3DHouse(g.records, g.instructions, sorted(g.obj_uids))
+    return Bench3DHouse(g.records, g.instructions, sorted(g.obj_uids), {i: g.obj_names[i] for i in g.obj_uids})

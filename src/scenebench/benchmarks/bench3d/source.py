@@ -14,8 +14,10 @@ position_relation), ``boxes`` (detection; room_detection with boxes kept in the 
 A scene is one ``pcl`` file (an object cloud for object-level tasks, a house cloud otherwise), so
 it is loaded once for all questions on it. ``points`` are the cloud's xyz (y up, metres),
 ``colors`` its rgb scaled to [0, 1]. ``objects`` is the house's object list (labels and boxes; no
-point indices): the scene graph that scene-graph-as-text baselines read. It comes from
-``scene_graph/<house>.json`` when the data has one (written by ``scenebench generate``: every
+point indices): the scene graph that scene-graph-as-text baselines read (only models that declare
+ground-truth perception get it). It comes from ``scene_graph/<house>.json`` in the data folder,
+else in the ground-truth folder (``--gt``, default ``<data>/../gt/3dbench`` when present: where
+``scenebench generate`` writes it, outside the data handed to models; every
 object the cloud shows, labelled with its category; such houses also offer ``rooms``, a list of
 ``{"type", "box"}`` with RoomDetection's ``[x, z, y, lx, lz, h]`` boxes), else from the benchmark's
 own detection and grounding records of that house (incomplete: only the objects those mention).
@@ -60,6 +62,7 @@ ANSWER_KIND = {
 }
 TRAIN_DIR = "train"
 GRAPH_DIR = "scene_graph"  # <house>.json: the house's full object list (scenebench generate writes it)
+GT_DEFAULT = ("..", "gt", "3dbench")  # generate's ground-truth tree, relative to the data folder
 
 
 def to_sample(rec: Any) -> ModelSample:
@@ -122,14 +125,20 @@ class Bench3DSource:
     benchmark = "3dbench"
     predictions_name = "answers.jsonl"
 
-    def __init__(self, data: str, train: str | None = None, houses: str | None = None, objects_gt: str | None = None) -> None:
+    def __init__(
+        self, data: str, train: str | None = None, houses: str | None = None, objects_gt: str | None = None, gt: str | None = None
+    ) -> None:
         from scenebench.benchmarks.bench3d.loader import load_bench
 
         self.root = Path(data)
+        if gt is not None and not Path(gt).is_dir():
+            raise InputError(Path(gt), "is not a folder", field="--gt", expected="a ground-truth folder holding scene_graph/")
+        default_gt = self.root.joinpath(*GT_DEFAULT)
+        self.gt_root = Path(gt) if gt is not None else (default_gt if default_gt.is_dir() else None)
         self.bench = load_bench(self.root, houses=houses, objects_gt=objects_gt)
         tr = Path(train) if train else self.root / TRAIN_DIR
         self.train_root = tr if tr.is_dir() else None
-        self._kwargs = {"data": str(self.root), "train": train, "houses": houses, "objects_gt": objects_gt}
+        self._kwargs = {"data": str(self.root), "train": train, "houses": houses, "objects_gt": objects_gt, "gt": gt}
         self._records = {r.key: r for r in self.bench.all_records()}  # sample_id = Record.key (<task>:<question_id>)
         self._house_objects: dict[str, list[SceneObject]] | None = None
         from scenebench.benchmarks.bench3d.tasks import TASKS
@@ -165,16 +174,25 @@ class Bench3DSource:
         return [(to_sample(r), to_truth(r)) for r in load_bench(self.train_root).all_records()]
 
     def _graph_path(self, house: str) -> Path:
-        """``scene_graph/<house>.json``, else the graph named after the house's scene cloud
+        """The data folder's graph, else the ground-truth folder's (see :meth:`_graph_in`)."""
+        p = self._graph_in(self.root, house)
+        if not p.is_file() and self.gt_root is not None:
+            alt = self._graph_in(self.gt_root, house)
+            if alt.is_file():
+                return alt
+        return p
+
+    def _graph_in(self, root: Path, house: str) -> Path:
+        """``root/scene_graph/<house>.json``, else the graph named after the house's scene cloud
         (``scene/<name>.npy`` -> ``scene_graph/<name>.json``: released-shape files give the house number as ``id``)."""
         from scenebench.io.files import check_path_id, inside
 
-        check_path_id(house, self.root, field="id")
-        p = inside(self.root, self.root / GRAPH_DIR / f"{house}.json")
+        check_path_id(house, root, field="id")
+        p = inside(root, root / GRAPH_DIR / f"{house}.json")
         if not p.is_file():
             for pcl, (h, scene_level) in self._clouds.items():
-                if h == house and scene_level and (alt := self.root / GRAPH_DIR / f"{Path(pcl).stem}.json").is_file():
-                    return inside(self.root, alt)
+                if h == house and scene_level and (alt := root / GRAPH_DIR / f"{Path(pcl).stem}.json").is_file():
+                    return inside(root, alt)
         return p
 
     def house_objects(self, house: str) -> list[SceneObject]:

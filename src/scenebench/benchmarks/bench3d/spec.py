@@ -5,6 +5,7 @@ from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
 P = "scenebench.benchmarks.bench3d"
 HOUSES = "Folder of house JSONs ((<id>).json, rooms[].roomType) for scene text tasks (default: --data/houses)."
 OBJECTS_GT = "GT/Classification.json (object names per house) for scene text tasks (default: --data/GT/Classification.json)."
+GT = "Ground-truth folder with scene_graph/<house>.json (default: --data/../gt/3dbench when present)."
 JUDGE = "LLM judge for text tasks: none, local, local:PATH.gguf, openai:MODEL."
 
 SPEC = BenchmarkSpec(
@@ -54,6 +55,7 @@ SPEC = BenchmarkSpec(
         ),
         Option("data", "Benchmark data folder.", None, "path", commands=("run",), required=True),
         Option("train", "Train split (same task files) for baselines that learn (default: --data/train).", None, "path", commands=("run",)),
+        Option("gt", GT, None, "path", commands=("run",)),
         Option("houses", HOUSES, None, "path", commands=("score", "validate", "run")),
         Option("objects_gt", OBJECTS_GT, None, "path", commands=("score", "validate", "run")),
     ),
