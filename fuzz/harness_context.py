@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 CONTEXT_ENV = "SCENEBENCH_FUZZ_CONTEXT"
-CONTEXT_VERSION = "2"  # 2: generator version 3 needs denser houses for SURPRISE3D questions
+CONTEXT_VERSION = "3"  # 2: generator version 3 needs denser houses for SURPRISE3D questions; 3: the gt/ tree
 # Every n-th point of a generated scene is kept: small seeds make byte-level mutation land in the data.
 SCENE_STRIDE = 25
 
@@ -72,8 +72,12 @@ def build_context(root: str | Path) -> Context:
     )
     _make_surprise3d(gen / "surprise3d", ctx.s3d)
     shutil.copytree(gen / "3dbench", ctx.b3d, ignore=shutil.ignore_patterns("train"))
+    _ensure_counting(ctx.b3d)
     _make_bench3d_answers(ctx.b3d)
     shutil.copytree(gen / "3rscan", ctx.rio)
+    # Released 3RScan keeps every scan's labels and the full index beside the scans: put the generated
+    # ground-truth tree back in, so every reader (labels, rigid moves) is reached by the mutations.
+    shutil.copytree(gen / "gt" / "3rscan", ctx.rio, dirs_exist_ok=True)
     _make_rio_predictions(ctx)
     _make_run_json(ctx)
     _make_pth_scene(ctx)
@@ -102,6 +106,30 @@ def _make_surprise3d(src: Path, dst: Path) -> None:
 
     table = pa.table({"index": list(range(len(ann))), "mask_indices": [[0, 1, 2, i + 3] for i in range(len(ann))]})
     pq.write_table(table, dst / "predictions.parquet")
+
+
+def _ensure_counting(b3d: Path) -> None:
+    """Two-room houses seldom hold a set the balanced counting questions may ask about (each count of
+    a window equally often the answer): without a record the counting reader would go unfuzzed, so
+    write two in the generator's shape about the test house's scene."""
+    path = b3d / "Counting.json"
+    if json.loads(path.read_text()):
+        return
+    pcl = json.loads((b3d / "Detection.json").read_text())[0]["pcl"]
+    recs = [
+        {
+            "question_id": k + 1,
+            "id": str(k + 1),
+            "pcl": pcl,
+            "query": f"How many {obj} can you find in this house? Options: (A) 1 (B) 2 (C) 3 (D) 4 (E) 5 (F) 6",
+            "gt_choices": [1, 2, 3, 4, 5, 6],
+            "gt_choice": k + 1,
+            "object": obj,
+            "src_dataset": "scenebench",
+        }
+        for k, obj in enumerate(["chairs", "paintings"])
+    ]
+    path.write_text(json.dumps(recs))
 
 
 def _make_pth_scene(ctx: Context) -> None:

@@ -50,7 +50,7 @@ def test_a_run_sends_score_options_to_the_scoring_and_the_rest_to_the_source(mon
     args = ["run", "3dbench", "--data", str(tmp_path), "--model", "oracle", "--tasks", "Counting,navigation", "--limit", "3"]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert seen["source"] == {"data": str(tmp_path), "train": None, "houses": None, "objects_gt": None}
+    assert seen["source"] == {"data": str(tmp_path), "train": None, "houses": None, "objects_gt": None, "gt": None}
     assert seen["score"] == {"judge": None}  # --judge none: no judge built
     o = seen["options"]
     assert (o.model, o.limit, o.protocol, o.tasks) == ("oracle", 3, "strict", ["counting", "navigation"])  # official names mapped

@@ -139,7 +139,7 @@ def summarize_scores(
         one = _one_cluster(scene_code[rows_kept], starts, ends)
         fast = summarize_one_cluster_groups(specs, columns, rows_kept, starts[one], ends[one], n_resamples=n_resamples, level=level)
         blocks: dict[int, tuple[dict[str, Any], dict[str, Any]]] = dict(zip(np.flatnonzero(one).tolist(), fast)) if fast else {}
-        tally = np.bincount(code * len(status_names) + status_code, minlength=n_vals * len(status_names)).reshape(n_vals, -1)
+        tally = np.bincount(code * len(status_names) + status_code, minlength=n_vals * len(status_names)).reshape(n_vals, len(status_names))
         key = f"by_{g}"
         metrics[key], cis, counts = {}, {}, {}
         for v in sorted(range(n_vals), key=names.__getitem__):
