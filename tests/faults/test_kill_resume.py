@@ -310,16 +310,36 @@ def test_kill_during_judging_then_resume(fuzz_ctx, tmp_path):
 
     ref_srv = FakeOpenAI(default="hang", hang_seconds=0.05)
     try:
-        took = _timed(args(ref_srv, tmp_path / "ref", tmp_path / "ref-cache.sqlite"))
+        # When judging starts and ends in an uninterrupted run: rule scoring and the METEOR jar come first
+        # and take most of the run, so a window over the whole run seldom lands while judging.
+        t0 = time.perf_counter()
+        p = subprocess.Popen(
+            [sys.executable, "-m", "scenebench", *map(str, args(ref_srv, tmp_path / "ref", tmp_path / "ref-cache.sqlite"))],
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        first = None
+        while p.poll() is None:
+            if first is None and ref_srv.bodies:
+                first = time.perf_counter() - t0
+            time.sleep(0.02)
+        took = time.perf_counter() - t0
+        assert p.returncode == 0, p.stderr.read()[-3000:] if p.stderr else ""
         n_distinct = len({json.dumps(b["messages"]) for b in ref_srv.bodies})
     finally:
         ref_srv.httpd.shutdown()
-    assert n_distinct >= 20
+    assert n_distinct >= 20 and first is not None
     srv = FakeOpenAI(default="hang", hang_seconds=0.05)
     try:
         run = tmp_path / "run"
         asked = kill_loop(
-            args(srv, run, tmp_path / "cache.sqlite"), seed=14, window=(0.4 * took, took), snapshot=lambda _: len(srv.bodies), folder=run
+            args(srv, run, tmp_path / "cache.sqlite"),
+            seed=14,
+            window=(first + 0.1 * (took - first), first + 0.7 * (took - first)),
+            snapshot=lambda _: len(srv.bodies),
+            folder=run,
         )
         r = _cli(args(srv, run, tmp_path / "cache.sqlite"))
         assert r.returncode == 0, r.stderr[-2000:]
