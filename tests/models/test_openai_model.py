@@ -74,10 +74,12 @@ def test_openai_model_runs_3dbench_and_surprise3d_on_a_real_server(local_llm_ser
 
 def test_a_scene_list_too_long_for_the_context_is_halved(monkeypatch):
     openai = pytest.importorskip("openai")
-    from types import SimpleNamespace
+    import httpx2
 
-    # The shape of an HTTP 400 as the openai client reports it (no server needed for this rule).
-    response = SimpleNamespace(request=None, status_code=400, headers={})
+    # A real HTTP 400 as the openai client receives it (no server needed for this rule; openai 3.60
+    # reads the request's headers when the error is built, so a stand-in object no longer passes).
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    response = httpx2.Response(400, request=request)
     from scenebench.models.base import SceneBatch, SceneView
     from scenebench.models.builtin.openai_chat import OpenAIChatModel
 
