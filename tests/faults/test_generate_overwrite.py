@@ -8,23 +8,19 @@ say what it wrote; anything else in DIR stops the command, naming it, before any
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 from scenebench.errors import InputError
 from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1"}
 GEN = ["--houses", "1", "--test-every", "1", "--min-rooms", "2", "--max-rooms", "2", "--formats", "3dbench"]
 GEN += ["--width", "32", "--height", "24", "--quiet"]
 
 
-def _cli(args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], env=ENV, capture_output=True, text=True, timeout=600)
+_cli = run_cli
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

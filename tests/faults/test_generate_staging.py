@@ -13,17 +13,15 @@ renamed into place), so the moment is exact rather than a race with a timer.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 pytestmark = pytest.mark.slow
 
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1"}
 GEN = ["--houses", "2", "--seed", "3", "--test-every", "2", "--min-rooms", "2", "--max-rooms", "2"]
 GEN += ["--width", "48", "--height", "32", "--no-surprise-pth", "--quiet"]
 
@@ -55,8 +53,7 @@ main(sys.argv[1:])
 
 
 def _cli(args, code: str | None = None) -> subprocess.CompletedProcess:
-    head = [sys.executable, "-c", code] if code else [sys.executable, "-m", "scenebench"]
-    return subprocess.run([*head, *map(str, args)], env=ENV, capture_output=True, text=True, timeout=600)
+    return run_cli(args, code=code)
 
 
 def _readers(out: Path, tmp: Path) -> dict[str, list]:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
+from cli_run import run_cli
 
 pytest.importorskip("openai", reason="needs the judge extra")
 from fake_openai import FakeOpenAI
@@ -203,9 +201,7 @@ def test_endpoint_id_ignores_what_does_not_name_the_server():
 # --- 29.9: model-server faults through the CLI --------------------------------------------------
 
 
-def _cli(args, **env):
-    e = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1", "COLUMNS": "400", **env}
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], env=e, capture_output=True, text=True, timeout=300)
+_cli = run_cli
 
 
 def _run_args(fuzz_ctx, srv, out, *extra, tasks="counting"):

@@ -13,14 +13,12 @@ uninterrupted run.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 pytest.importorskip("openai", reason="needs the judge extra")
 from fake_openai import FakeOpenAI
@@ -29,9 +27,7 @@ pytestmark = pytest.mark.slow
 GOOD = 6
 
 
-def _cli(args):
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1", "COLUMNS": "400"}
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], env=env, capture_output=True, text=True, timeout=300)
+_cli = run_cli
 
 
 @pytest.fixture(scope="module")

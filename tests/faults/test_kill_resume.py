@@ -28,16 +28,14 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_run import QUIET_ENV, run_cli
 
 pytestmark = pytest.mark.slow
 KILLS = 4
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1"}
+ENV = QUIET_ENV  # the Popen runs below kill the CLI mid-run
 
 
-def _cli(args, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scenebench", *map(str, args)], env=env or ENV, capture_output=True, text=True, timeout=600
-    )
+_cli = run_cli
 
 
 def _timed(args, env=None) -> float:

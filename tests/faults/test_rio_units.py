@@ -7,13 +7,11 @@ value of 150 in a train scene divided every validation ground-truth translation 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 
 from scenebench.benchmarks.rio.loader import ThreeRScan
 from scenebench.errors import InputError
@@ -70,9 +68,7 @@ def test_a_millimetre_file_is_still_detected_and_converted(fuzz_ctx, tmp_path):
     assert all(np.allclose(got[k], want[k], atol=1e-9) for k in want)
 
 
-def _cli(args):
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", "NO_COLOR": "1", "COLUMNS": "400"}
-    return subprocess.run([sys.executable, "-m", "scenebench", *map(str, args)], env=env, capture_output=True, text=True, timeout=300)
+_cli = run_cli
 
 
 def test_mixed_units_in_the_evaluated_split_are_refused_naming_the_scans(fuzz_ctx, tmp_path):

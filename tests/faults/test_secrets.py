@@ -10,11 +10,10 @@ searched for the key.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 pytest.importorskip("openai", reason="needs the judge extra (openai client)")
 
@@ -24,9 +23,7 @@ CANARY = "sk-scenebench-CANARY-7f3a9c1e5b2d4086"
 
 
 def _cli(*args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "scenebench", *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
-    )
+    return run_cli(args, env, cwd=cwd)
 
 
 def _holders(root: Path, needle: bytes) -> list[str]:

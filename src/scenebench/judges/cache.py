@@ -16,12 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from scenebench.io.sqlite import connect_durable
 from scenebench.judges.api import JudgeVerdict
 
 ENV_CACHE = "SCENEBENCH_JUDGE_CACHE"
@@ -85,9 +85,7 @@ class JudgeCache:
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db = connect_durable(self.path)
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS verdicts ("
             " key TEXT PRIMARY KEY, model_id TEXT NOT NULL, prompt_version TEXT NOT NULL, kind TEXT NOT NULL,"

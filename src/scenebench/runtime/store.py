@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.errors import InputError
+from scenebench.io.sqlite import connect_durable
 
 SCORE_KIND = "score"  # the per-sample score records of a run (runtime.scoring writes them)
 
@@ -78,11 +79,10 @@ class SampleStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        with _readable(self.path):
+            self._db = connect_durable(self.path)
         try:
             with _readable(self.path):
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute(
                     "CREATE TABLE IF NOT EXISTS records ("
                     " kind TEXT NOT NULL, sample_id TEXT NOT NULL, seq INTEGER NOT NULL,"
