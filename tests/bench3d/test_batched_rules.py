@@ -342,9 +342,11 @@ def ref_score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
             detail["released_inf"] = "the released path loss is inf (scored as a failure, left out of mean_path_loss)"
             off = None
         loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
+        ok = N.path_success(loss, len(gt))
     else:
         loss = N.strict_path_loss(p, gt)
-    ok = N.path_success(loss, len(gt))
+        detail["goal_distance"] = N.goal_distance(p, gt)
+        ok = N.strict_success(loss, detail["goal_distance"], len(gt))
     detail["loss"] = loss
     return "scored", {"success": float(ok), "loss": loss, "spl": N.spl(ok, p, gt), "ndtw": N.ndtw(p, gt)}, detail
 

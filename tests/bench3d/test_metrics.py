@@ -98,6 +98,36 @@ def test_strict_path_loss_fails_an_answer_that_stays_at_the_start():
     assert N.strict_path_loss([], gt) == math.inf
 
 
+def test_strict_success_needs_the_route_and_the_goal():
+    # Route of 9 waypoints on the 0.25 m grid, 2 m long: the released threshold is 9 x 1 m = 9 m.
+    gt = [[0.25 * i, 0.0] for i in range(9)]
+    stay = [[0.0, 0.0]] * 10
+    # staying put: GT side 0.25 x (0+1+...+8) = 9.0, not < 9; goal 2 m away, not < 1 m
+    assert N.strict_path_loss(stay, gt) == pytest.approx(9.0) and N.goal_distance(stay, gt) == 2.0
+    assert not N.strict_success(9.0, 2.0, 9)
+    # a 1.5 m route (7 waypoints, threshold 7 m): staying put costs 0.25 x 21 = 5.25 m < 7 m, which
+    # passes the loss rule alone (why a loss threshold of 1 m a waypoint is loose for short routes),
+    # but the goal is 1.5 m away: strict fails
+    short = gt[:7]
+    assert N.strict_path_loss(stay, short) == pytest.approx(5.25) and N.path_success(5.25, 7)
+    assert N.goal_distance(stay, short) == 1.5 and not N.strict_success(5.25, 1.5, 7)
+    # stopping 0.75 m short of the goal on the route: GT side 0.25 + 0.5 + 0.75 = 1.5 m < 9, goal 0.75 < 1
+    stop = gt[:6]
+    assert N.strict_path_loss(stop, gt) == pytest.approx(1.5) and N.goal_distance(stop, gt) == 0.75
+    assert N.strict_success(1.5, 0.75, 9)
+    # stopping 1 m short: loss 0.25 + 0.5 + 0.75 + 1 = 2.5 m < 9 but the goal is exactly 1 m away (not < 1)
+    assert N.goal_distance(gt[:5], gt) == 1.0 and not N.strict_success(N.strict_path_loss(gt[:5], gt), 1.0, 9)
+    # arriving off the route: the goal alone does not pass, the loss rule must hold too
+    # [0,3] [2,3] [2,0]: GT is the longer list; GT point x is nearest to [2,0] at 2 - x (the others are
+    # >= 3 m away): 2 + 1.75 + ... + 0.25 + 0 = 9.0, not < 9, though the answer ends on the goal
+    round_ = [[0.0, 3.0], [2.0, 3.0], [2.0, 0.0]]
+    assert N.strict_path_loss(round_, gt) == 9.0 and N.goal_distance(round_, gt) == 0.0
+    assert not N.strict_success(9.0, 0.0, 9)
+    assert N.strict_success(N.strict_path_loss(gt, gt), N.goal_distance(gt, gt), 9)  # the oracle
+    assert N.goal_distance([], gt) == math.inf and not N.strict_success(math.inf, math.inf, 9)
+    assert not N.strict_success(math.nan, 0.0, 9) and not N.strict_success(0.0, math.nan, 9)
+
+
 def test_path_loss_tie_uses_gt_as_long_list():
     gt = [[0, 0], [10, 0]]
     pred = [[0, 0], [0, 0]]  # same length: L = GT -> 0 + 10

@@ -14,7 +14,8 @@ from scenebench.synth.categories import CATEGORY_NAMES, DETECTION_CLASSES
 from scenebench.synth.house import build_house
 from scenebench.synth.relations import relation
 from scenebench.synth.sensing import SensorSettings, capture
-from scenebench.synth.tasks3d import STEMS, TASK_TYPE, TaskSettings, bench3d_house
+from scenebench.metrics import navigation as N
+from scenebench.synth.tasks3d import NAV_MIN_START_GOAL_M, STEMS, TASK_TYPE, TaskSettings, bench3d_house
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +202,19 @@ def test_navigation_paths_are_walkable_shortest_steps_to_a_unique_target(samples
             gx = max(x0 - pts[-1, 0], pts[-1, 0] - x1, 0)
             gz = max(z0 - pts[-1, 1], pts[-1, 1] - z1, 0)
             assert np.hypot(gx, gz) <= 0.6 + 0.01
+
+
+def test_navigation_starts_two_metres_from_the_goal_so_staying_put_fails(samples):
+    """Every route's start lies >= 2 m (straight line) from its goal, twice the strict success
+    radius: an answer that stays at the start ends >= 2 m from the goal and fails (issue 25 item 2)."""
+    n = 0
+    for _, _, b in samples:
+        for r in b.records["Navigation"]:
+            pts = np.asarray(r["positions"])
+            assert np.linalg.norm(pts[-1] - pts[0]) >= NAV_MIN_START_GOAL_M - 0.01  # centres rounded to 2 decimals
+            assert N.goal_distance([r["start"]] * 2, pts) >= 2 * N.GOAL_RADIUS_M - 0.01
+            n += 1
+    assert n >= 3  # the fixture houses do ask navigation questions
 
 
 def test_text_tasks_and_instructions(samples):

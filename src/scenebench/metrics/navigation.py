@@ -1,13 +1,17 @@
 """3DBench navigation: path loss and success, plus SPL-style and nDTW figures.
 
 Paths are (n, 2) arrays of ``[x, z]`` waypoints in metres (the floor plane of a y-up world).
-Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``. ``strict`` success uses
-:func:`strict_path_loss` (cannot be passed by staying at the start); ``official`` the released rule.
+Metric cards: ``docs/metrics/bench3d_{navigation_success,spl,ndtw}.md``. ``strict`` success
+(:func:`strict_success`) needs :func:`strict_path_loss` under the released threshold **and** the answer's
+last point within :data:`GOAL_RADIUS_M` of the goal (cannot be passed by staying at the start, nor by a
+short blind move); ``official`` the released rule.
 
 References:
 
 - Path loss and success (loss < 1 m per ground-truth waypoint): Zhang et al., "3DBench", IJCAI 2024,
   arXiv 2404.14678 (navigation task).
+- Success as ending within a distance d of the goal: Anderson et al., "On Evaluation of Embodied
+  Navigation Agents", 2018, arXiv 1807.06757 (the rule of R2R, d = 3 m, and Habitat ObjectNav, d = 1 m).
 - SPL (success weighted by path length): Anderson et al., "On Evaluation of Embodied Navigation
   Agents", 2018, arXiv 1807.06757.
 - nDTW (normalised dynamic time warping): Ilharco et al., "General Evaluation for Instruction
@@ -22,6 +26,9 @@ from typing import Any
 import numpy as np
 
 LOSS_PER_WAYPOINT_M = 1.0
+# strict success radius around the goal (the GT path's last point). 1 m as Habitat ObjectNav and the
+# released per-waypoint tolerance; the generator starts every path >= 2 m (2 radii) from its goal.
+GOAL_RADIUS_M = 1.0
 NDTW_DIST_M = 1.0
 
 
@@ -173,6 +180,38 @@ def official_path_loss(pred: np.ndarray | list[Any], gt: np.ndarray | list[Any])
 def path_success(loss: float, n_gt: int, per_waypoint: float = LOSS_PER_WAYPOINT_M) -> bool:
     """Success iff ``loss < per_waypoint * n_gt`` (strictly less, as released)."""
     return bool(loss < per_waypoint * n_gt)
+
+
+def goal_distance(pred: np.ndarray | list[Any], gt: np.ndarray | list[Any]) -> float:
+    """Distance (metres) from the answer's last point to the goal, the GT path's last point; inf if
+    either is empty, NaN if the last point is not finite (a failure either way)."""
+    p, g = _pts(pred), _pts(gt)
+    if len(p) == 0 or len(g) == 0:
+        return math.inf
+    return float(np.linalg.norm(p[-1] - g[-1]))
+
+
+def goal_distances(preds: list[np.ndarray], gts: list[np.ndarray]) -> np.ndarray:
+    """:func:`goal_distance` of many pairs (one ``norm`` over all last points, bit for bit)."""
+    ps, gs = [_pts(p) for p in preds], [_pts(g) for g in gts]
+    out = np.full(len(ps), math.inf)
+    ok = [k for k in range(len(ps)) if len(ps[k]) and len(gs[k])]
+    if ok:
+        last_p = np.stack([ps[k][-1] for k in ok])
+        last_g = np.stack([gs[k][-1] for k in ok])
+        out[ok] = np.linalg.norm(last_p - last_g, axis=-1)
+    return out
+
+
+def strict_success(loss: float, goal_dist: float, n_gt: int, radius: float = GOAL_RADIUS_M) -> bool:
+    """``strict`` success: :func:`path_success` of the strict loss **and** ``goal_dist < radius``.
+
+    The released threshold (1 m per GT waypoint, on a 0.25 m grid) is loose for short routes: an
+    answer that stays at the start passes any route shorter than about 2 m. Ending within ``radius``
+    of the goal is the standard success rule of embodied navigation (Anderson et al. 2018), so an
+    answer must both follow the route and arrive. NaN fails (comparisons with NaN are false).
+    """
+    return bool(path_success(loss, n_gt) and goal_dist < radius)
 
 
 def path_length(path: np.ndarray) -> float:

@@ -13,6 +13,8 @@ from scipy.sparse.csgraph import dijkstra
 
 from scenebench.synth.placement import NAV_RES
 
+GOAL_REACH_M = 0.6  # a path ends on the nearest free cell this close to the object's footprint
+
 
 class NavGrid:
     def __init__(self, walkable: np.ndarray, res: float = NAV_RES):
@@ -45,14 +47,18 @@ class NavGrid:
         i, j = np.unravel_index(flat, self.walkable.shape)
         return np.stack([(i + 0.5) * self.res, (j + 0.5) * self.res], -1)
 
-    def goal_cells(self, footprint: tuple[float, float, float, float], reach: float = 0.6) -> np.ndarray:
+    def footprint_distance(self, flat: np.ndarray, footprint: tuple[float, float, float, float]) -> np.ndarray:
+        """Distance (metres) from each cell centre to the axis-aligned ``footprint`` (0 inside)."""
         x0, z0, x1, z1 = footprint
-        ii, jj = np.nonzero(self.walkable)
-        x, z = (ii + 0.5) * self.res, (jj + 0.5) * self.res
+        x, z = self.centre(np.asarray(flat)).T
         dx = np.maximum(np.maximum(x0 - x, x - x1), 0)
         dz = np.maximum(np.maximum(z0 - z, z - z1), 0)
-        ok = np.hypot(dx, dz) <= reach
-        return np.ravel_multi_index((ii[ok], jj[ok]), self.walkable.shape)
+        out: np.ndarray = np.hypot(dx, dz)
+        return out
+
+    def goal_cells(self, footprint: tuple[float, float, float, float], reach: float = GOAL_REACH_M) -> np.ndarray:
+        free = np.flatnonzero(self.walkable.ravel())
+        return free[self.footprint_distance(free, footprint) <= reach]
 
     def path(self, start_flat: int, goals: np.ndarray) -> list[list[float]] | None:
         """Waypoints from ``start_flat`` to the nearest of ``goals``; None when unreachable."""

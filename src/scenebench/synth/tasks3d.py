@@ -19,7 +19,7 @@ import numpy as np
 from scenebench.synth import templates as T
 from scenebench.synth.categories import CATEGORIES, CATEGORY_NAMES, DETECTION_NAME
 from scenebench.synth.house import House
-from scenebench.synth.navigation import NavGrid
+from scenebench.synth.navigation import GOAL_REACH_M, NavGrid
 from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, room_box, sentence, view_relation, viewer_frame, words
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -102,6 +102,7 @@ COUNT_SHARE = {
     "house": (1.00, 0.98, 0.78, 0.43, 0.30, 0.20),
     "floor": (0.36, 0.47, 0.38, 0.41, 0.42, 0.28),
 }
+NAV_MIN_START_GOAL_M = 2.0  # straight-line start-to-goal distance of every navigation path: 2x the strict success radius
 REL_TRIES = 30  # draws of a relation type per position-relation sample
 _NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 _VIEW = (
@@ -505,8 +506,15 @@ class Generator:
             if made >= self.n("Navigation"):
                 break
             goals = grid.goal_cells(o.footprint)
-            other_room = free[self.h.nav_room.ravel()[free] != o.room]
-            pool = other_room if len(other_room) else free
+            # Starts at least NAV_MIN_START_GOAL_M from any goal cell (triangle inequality through the
+            # footprint): a blind answer that stays at or near the start cannot end within the strict
+            # success radius (1 m) of the goal, and no route is short enough for the released 1 m per
+            # waypoint threshold to pass it by itself (issue 25 item 2).
+            far = free[grid.footprint_distance(free, o.footprint) >= NAV_MIN_START_GOAL_M + GOAL_REACH_M]
+            other_room = far[self.h.nav_room.ravel()[far] != o.room]
+            pool = other_room if len(other_room) else far
+            if not len(pool):
+                continue
             start = int(pool[int(self.rng.integers(len(pool)))])
             path = grid.path(start, goals)
             if path is None or len(path) < 4:

@@ -416,8 +416,9 @@ def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
 
 def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
     """:func:`score_navigation` of many answers: nDTW's dynamic programme on all answers at once
-    (``N.dtw_many``), strict path loss and path lengths likewise (``N.strict_path_losses``,
-    ``N.path_lengths``); success and SPL from those per answer."""
+    (``N.dtw_many``), strict path loss, goal distance and path lengths likewise
+    (``N.strict_path_losses``, ``N.goal_distances``, ``N.path_lengths``); success and SPL from those per
+    answer (strict success: :func:`N.strict_success`; official: the released :func:`N.path_success`)."""
     parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
     ok = [k for k, p in enumerate(parsed) if len(p)]
     gts = [items[k][0].gt["positions"] for k in ok]
@@ -427,6 +428,7 @@ def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> lis
             loss_of: dict[int, float] = {}
         else:
             loss_of = dict(zip(ok, N.strict_path_losses([parsed[k] for k in ok], gts).tolist()))
+        goal_of = dict(zip(ok, N.goal_distances([parsed[k] for k in ok], gts).tolist()))
         pred_len = dict(zip(ok, N.path_lengths([parsed[k] for k in ok]).tolist()))
         gt_len = dict(zip(ok, N.path_lengths(gts).tolist()))
     dtw_of = dict(zip(ok, dists))
@@ -446,9 +448,11 @@ def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> lis
                 detail["released_inf"] = "the released path loss is inf (scored as a failure, left out of mean_path_loss)"
                 off = None
             loss = math.nan if off is None else off  # no released loss: left out of mean_path_loss
+            success = N.path_success(loss, len(gt))
         else:
             loss = loss_of[k]
-        success = N.path_success(loss, len(gt))
+            success = N.strict_success(loss, goal_of[k], len(gt))
+            detail["goal_distance"] = goal_of[k]
         detail["loss"] = loss
         n_gt = len(np.asarray(gt, dtype=float).reshape(-1, 2))
         spl = _spl(success, pred_len[k], gt_len[k])
