@@ -5,8 +5,10 @@ Every sample is built from the scene graph and only about objects the fused clou
 hidden. Multiple-choice distractors follow the published rules (classification offers five other
 categories, counting six consecutive integers around the truth, position relation three other
 relation sentences) and are drawn so that no option is likelier right than another given the
-question's form: answers are uniform over each form's options, distractors come from the same
-distribution as answers, option order is a uniform permutation. Record shapes are those of ``scenebench.benchmarks.bench3d.records``.
+question's form: answers are uniform over each form's options across houses (counting per counted
+noun or room type, position relation per relation type, both by keeping a drawn answer with a
+probability set from shares measured on the generator's own houses, ``choice_tables.py``),
+distractors come from the same distribution as answers, option order is a uniform permutation. Record shapes are those of ``scenebench.benchmarks.bench3d.records``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from scenebench.synth import templates as T
 from scenebench.synth.categories import CATEGORIES, CATEGORY_NAMES, DETECTION_NAME
+from scenebench.synth.choice_tables import COUNT_FORMS, REL_SHARE
 from scenebench.synth.house import House
 from scenebench.synth.navigation import GOAL_REACH_M, NavGrid
 from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, room_box, sentence, view_relation, viewer_frame, words
@@ -43,12 +46,12 @@ STEMS = tuple(TASK_TYPE)
 
 DEFAULT_PER_HOUSE = {
     "Classification": 2,
-    "Counting": 6,  # a cap: each count a house holds is asked with a probability, ≈3 a house
+    "Counting": 6,  # a cap: each set a house holds is asked with a probability, ≈2.5 a house
     "Detection": 2,
     "VisualGrounding": 3,
     "VisualGrounding_plus": 2,
     "RoomDetection": 1,
-    "PositionRelation": 3,
+    "PositionRelation": 3,  # a mean over houses (draws that miss are not redrawn)
     "Navigation": 2,
     "DescriptionObj": 2,
     "ConversationObj": 2,
@@ -93,17 +96,14 @@ def _fmt_box(b: list[float]) -> str:
     return "[" + ", ".join(f"{v:.2f}" for v in b) + "]"
 
 
-MAX_COUNT = 9  # counting answers and options lie in 1..MAX_COUNT
-# Counting options per kind of set: six consecutive counts. COUNT_SHARE is, for each count of the
-# window, the share of houses of the default generator (default sensor, 160 houses, seed 99)
-# holding a fully visible set of that kind and size; it sets how often a drawn count is kept.
-COUNT_WINDOW = {"house": (1, 2, 3, 4, 5, 6), "floor": (3, 4, 5, 6, 7, 8)}
-COUNT_SHARE = {
-    "house": (1.00, 0.98, 0.78, 0.43, 0.30, 0.20),
-    "floor": (0.36, 0.47, 0.38, 0.41, 0.42, 0.28),
-}
+# Counting: every question form (the category counted in the house, or the furniture of one room
+# type) has one window of six consecutive counts, and a set is asked with a probability that makes
+# its form's answers uniform over that window across houses (:func:`count_keep`); the shares behind
+# it are measured on the generator's own houses (choice_tables.py, scripts/fit_choice_tables.py).
+COUNT_WINDOW = 6
+MAX_COUNT = max(lo for lo, _share in COUNT_FORMS.values()) + COUNT_WINDOW - 1  # the largest count offered
 NAV_MIN_START_GOAL_M = 2.0  # straight-line start-to-goal distance of every navigation path: 2x the strict success radius
-REL_TRIES = 30  # draws of a relation type per position-relation sample
+REL_TRIES = 30  # draws of a relation type per sample of the free-text Relation task
 _NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 _VIEW = (
     "Standing at the {x} and facing the {y}, ",
@@ -126,31 +126,66 @@ _REL_WORDS = {
 }
 
 
-def count_keep(kind: str) -> tuple[float, ...]:
-    """Probability of keeping a drawn target count of ``kind``: the window's rarest share over the
-    count's share, so that across houses every count of the window is asked equally often."""
-    share = COUNT_SHARE[kind]
+def count_window(form: str) -> tuple[int, ...]:
+    """The six counts offered for questions of ``form``."""
+    lo = COUNT_FORMS[form][0]
+    return tuple(range(lo, lo + COUNT_WINDOW))
+
+
+def count_keep(form: str) -> tuple[float, ...]:
+    """Probability of asking about a set of ``form`` at each count of its window: the window's
+    rarest share over the count's share, so that across houses every count of the window is asked
+    equally often (share x keep is the same for all six)."""
+    share = COUNT_FORMS[form][1]
     return tuple(min(share) / v for v in share)
 
 
 def draw_counts(cands: list[tuple[int, str]], n: int, rng: np.random.Generator) -> list[int]:
-    """Indices of the candidate sets ``(count, kind)`` to ask about (at most ``n``). Every
-    (kind, count) of a window that the house holds is asked, independently, with probability
-    :func:`count_keep`, about one of its sets picked uniformly. Across houses a count is then asked
-    with probability share x keep, the same for every count of the window; drawing a target and
-    falling back to the nearest size (or redrawing until something fits) would instead favour the
-    sizes most houses hold. Houses with more sets than ``n`` picks keep a uniform subset."""
-    by_value: dict[tuple[int, str], list[int]] = {}
-    for k, c in enumerate(cands):
-        if c[1] in COUNT_WINDOW and c[0] in COUNT_WINDOW[c[1]]:
-            by_value.setdefault(c, []).append(k)
+    """Indices of the candidate sets ``(count, form)`` to ask about (at most ``n``). A house holds
+    each form at most once (one wording names one set); a set whose form has a window and whose
+    count lies in it is asked, independently, with probability :func:`count_keep`. Across houses a
+    form's count is then asked with probability share x keep, the same for every count of its
+    window, so the counted noun (or room) says nothing about which option is right. Houses with
+    more sets than ``n`` picks keep a uniform subset."""
     out = []
-    for (v, kind), ks in sorted(by_value.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        if rng.random() < count_keep(kind)[COUNT_WINDOW[kind].index(v)]:
-            out.append(ks[int(rng.integers(len(ks)))])
+    for k in sorted(range(len(cands)), key=lambda i: (cands[i][1], cands[i][0])):
+        v, form = cands[k]
+        if form not in COUNT_FORMS or v not in count_window(form):
+            continue
+        if rng.random() < count_keep(form)[count_window(form).index(v)]:
+            out.append(k)
     if len(out) > n:
         out = [out[i] for i in sorted(rng.permutation(len(out))[: max(n, 0)])]
     return [out[i] for i in rng.permutation(len(out))]
+
+
+def relation_keep(types: tuple[str, ...]) -> dict[str, float]:
+    """Probability of keeping a drawn relation type the house holds: the rarest of ``types``' shares
+    (:data:`~scenebench.synth.choice_tables.REL_SHARE`) over the type's share."""
+    floor = min(REL_SHARE[t] for t in types)
+    return {t: floor / REL_SHARE[t] for t in types}
+
+
+def relation_slots(n: int, types: tuple[str, ...]) -> int:
+    """Draws per house that yield ``n`` position-relation samples on average: each draw yields one
+    with probability the rarest share of ``types``."""
+    return round(n / min(REL_SHARE[t] for t in types))
+
+
+def draw_relations(present: set[str], n: int, types: tuple[str, ...], rng: np.random.Generator) -> list[str]:
+    """Relation types to ask in a house holding pairs of the ``present`` types, for ``n`` samples
+    on average. Each of :func:`relation_slots` draws takes a type uniformly from ``types`` and keeps
+    it only if the house holds it, with probability :func:`relation_keep`; a miss is not drawn
+    again. Across houses a draw then gives each type with probability rarest share / len(types),
+    the same for all: redrawing a missing type within the house (the former rule) favoured the
+    types most houses hold."""
+    keep = relation_keep(types)
+    out = []
+    for _ in range(relation_slots(n, types)):
+        rel = types[int(rng.integers(len(types)))]
+        if rng.random() < keep[rel] and rel in present:
+            out.append(rel)
+    return out
 
 
 def _viewpoint(rng: np.random.Generator, x: str, y: str) -> str:
@@ -184,6 +219,7 @@ class Generator:
         self.records: dict[str, list[dict]] = {k: [] for k in STEMS}
         self.instructions: list[dict] = []
         self.obj_uids: list[int] = []
+        self._letters: dict[str, list[int]] = {}
         self.obj_names = object_names(house, rng)
         self.scene_rooms = [r.type for r in house.plan.rooms]
         # shuffled: in placement order the house metadata's object list gave away categories by position
@@ -208,6 +244,17 @@ class Generator:
             return []
         idx = self.rng.permutation(len(items))[:n]
         return [items[i] for i in sorted(idx)]
+
+    def _right_position(self, stem: str, k: int) -> int:
+        """Position of the right option among ``k``: the positions of a house's questions of
+        ``stem`` are dealt from seeded permutations of the ``k`` positions, so each question's is
+        uniform and a house never repeats one before using all. Independent uniform draws left the
+        letter tallies of a 20-house split far enough from even (one letter 18 of 57) that a blind
+        prior taking the commonest train letter beat chance by 10 points on some seeds."""
+        deck = self._letters.setdefault(stem, [])
+        if not deck:
+            deck.extend(int(i) for i in self.rng.permutation(k))
+        return deck.pop()
 
     def _object_pcl(self, o) -> str:
         if o.index not in self.obj_uids:
@@ -335,40 +382,43 @@ class Generator:
             self._add("ConversationObj", {"pcl": self._object_pcl(o), "query": q, "reference": aa, "object": o.category}, a)
 
     # --- scene perception ----------------------------------------------------------------------
-    def _count_questions(self) -> list[tuple[int, str, str, str, str]]:
-        """(count, key, noun, scope text, kind) for every countable set: a category in the house or
-        the furniture of one room, whose members are all visible and whose size lies in the kind's
-        window. Not asked, because their answers could not be balanced over six options: a
-        category in one room (1 or 2 in nine houses of ten) and the things on one support (small
-        items are often hidden, so fully visible sets of four or more are rare)."""
+    def count_sets(self) -> list[tuple[int, str, str, str, str]]:
+        """(count, key, noun, scope text, form) for every countable set: a category in the house or
+        the furniture of one room, whose members are all visible. ``form`` names the question's
+        wording up to its template (the category, or the room type for furniture), the unit over
+        which :data:`~scenebench.synth.choice_tables.COUNT_FORMS` balances answers. Not asked,
+        because their answers could not be balanced over six options: a category in one room (1 or
+        2 in nine houses of ten) and the things on one support (small items are often hidden, so
+        fully visible sets of four or more are rare)."""
         out: list[tuple[int, str, str, str, str]] = []
         vis = self.f.visible_ids
         phys = [o for o in self.h.objects if o.category not in ("doorway", "window")]
         for cat in sorted({o.category for o in phys}):
             members = [o for o in phys if o.category == cat]
             if all(o.index in vis for o in members):
-                out.append((len(members), cat, words(cat), "in the house", "house"))
+                out.append((len(members), cat, words(cat), "in the house", cat))
         for r in self.h.plan.rooms:
             furn = [o for o in phys if o.room == r.index and not o.support]
             if furn and all(o.index in vis for o in furn):
-                out.append((len(furn), "furniture", "piece of furniture", f"standing on the floor of the {r.type}", "floor"))
-        # the same wording must not name two different sets
+                out.append((len(furn), "furniture", "piece of furniture", f"standing on the floor of the {r.type}", f"furniture/{r.type}"))
+        # the same wording must not name two different sets (two bedrooms)
         texts: dict[tuple[str, str], list[int]] = {}
-        for n, _key, noun, scope, _kind in out:
+        for n, _key, noun, scope, _form in out:
             texts.setdefault((noun, scope), []).append(n)
-        return [q for q in out if len(texts[(q[2], q[3])]) == 1 and q[0] in COUNT_WINDOW[q[4]]]
+        return [q for q in out if len(texts[(q[2], q[3])]) == 1]
 
     def counting(self) -> None:
-        """Each kind of set has one fixed option window of six consecutive counts
-        (``COUNT_WINDOW``) and its answers are made uniform over that window (:func:`draw_counts`).
-        Given the question's form and its options every option is then as likely right; the
-        order is a uniform permutation."""
-        cands = self._count_questions()
+        """Each question form has one option window of six consecutive counts and its answers are
+        made uniform over that window across houses (:func:`draw_counts`). Given the question's
+        wording and its options every option is then as likely right; the right option's position
+        is uniform (:meth:`_right_position`), the distractors' order a uniform permutation."""
+        cands = self.count_sets()
         for k in draw_counts([(c[0], c[4]) for c in cands], self.n("Counting"), self.rng):
-            window = COUNT_WINDOW[cands[k][4]]
-            n, key, noun, scope, _kind = cands[k]
-            choices = [window[i] for i in self.rng.permutation(len(window))]
-            gi = choices.index(n)
+            n, key, noun, scope, form = cands[k]
+            others = [v for v in count_window(form) if v != n]
+            choices = [others[i] for i in self.rng.permutation(len(others))]
+            gi = self._right_position("Counting", len(others) + 1)
+            choices.insert(gi, n)
             plural = f"{T.plural(noun)} {scope}"
             q = T.question("Counting", self.rng, plural=plural) + _options(choices)
             a = T.answer("Counting", self.rng, n=n, plural=plural, plural_n=f"{T.counted(n, noun)} {scope}", letter=LETTERS[gi])
@@ -444,9 +494,10 @@ class Generator:
         return by_rel
 
     def _balanced(self, by_rel: dict[str, list], n: int, types: tuple[str, ...]) -> list[tuple[str, tuple]]:
-        """``n`` samples whose relation is drawn uniformly from ``types``; a type this house lacks is
-        drawn again (at most ``REL_TRIES`` draws per sample) rather than replaced by a present one,
-        which would favour the common types."""
+        """``n`` samples of the free-text Relation task whose relation is drawn uniformly from
+        ``types``; a type this house lacks is drawn again (at most ``REL_TRIES`` draws per sample).
+        That favours the types most houses hold; the multiple-choice task uses
+        :func:`draw_relations` instead, whose answers are uniform across houses."""
         out = []
         if not by_rel:
             return out
@@ -461,16 +512,24 @@ class Generator:
 
     def position(self, test: bool) -> None:
         """Relations read from a stated viewpoint ("standing at the sofa facing the TV"), objects in
-        one room, the answer uniform over the relation types, three distractor relations drawn
+        one room, the answer uniform over the relation types across houses (:func:`draw_relations`;
+        about ``per_house`` samples a house, no pair asked twice), three distractor relations drawn
         uniformly from the others (so given the four options each is as likely right)."""
         types = tuple(r for r in RELATIONS if (r not in VERTICAL) or not test)
-        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=not test), self.n("PositionRelation"), types):
+        by_rel = self._view_pairs(allow_vertical=not test)
+        used: set[tuple[int, ...]] = set()
+        for rel in draw_relations(set(by_rel), self.n("PositionRelation"), types, self.rng):
+            free = [it for it in by_rel[rel] if tuple(o.index for o in it) not in used]
+            if not free:  # every pair of this type already asked (rare: a type holds dozens of pairs)
+                continue
+            x, y, a, b = free[int(self.rng.integers(len(free)))]
+            used.add((x.index, y.index, a.index, b.index))
             wa, wb = words(a.category), words(b.category)
             others = [r for r in types if r != rel]
-            rels = [rel] + [others[i] for i in self.rng.choice(len(others), 3, replace=False)]
-            rels = [rels[i] for i in self.rng.permutation(4)]
+            rels = [others[i] for i in self.rng.choice(len(others), 3, replace=False)]  # a uniform ordered draw
+            gi = self._right_position("PositionRelation", 4)
+            rels.insert(gi, rel)
             choices = [sentence(r, wa, wb) for r in rels]
-            gi = rels.index(rel)
             view = _viewpoint(self.rng, words(x.category), words(y.category))
             q = view + T.lower_first(T.question("PositionRelation", self.rng, a=wa, b=wb)) + _options(choices)
             s = choices[gi]
