@@ -291,7 +291,7 @@ _CAMERA = (
         "pointing {h} degrees counter-clockwise from the +x axis and {p} degrees down."
     ),
 )
-_NEXT = ("next to", "nearest", "closest to", "right by", "beside")
+NEXT_WORDS = ("next to", "nearest", "closest to", "right by", "beside")
 _SECTORS = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
 _SECTOR_TEXT = {
     "ahead": ("straight ahead of you", "in front of you", "ahead"),
@@ -482,7 +482,7 @@ class SurpriseGenerator:
                 continue
             if len(fi) and G[ai, fi].min() - G[ai, oi] < 0.3:
                 continue
-            out.append((f"{self._one(_NEXT)} the {d}", [o]))
+            out.append((f"{self._one(NEXT_WORDS)} the {d}", [o]))
         return out
 
     def _geometry(self):
