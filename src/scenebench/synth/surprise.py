@@ -303,10 +303,10 @@ SECTOR_HALF = 30.0  # degrees: half-width of a narrative sector
 SECTOR_MARGIN = 15.0  # degrees: the target within SECTOR_HALF - MARGIN of the centre, no rival within MARGIN of an edge
 
 
-PER_TYPE = {"cs": 45, "hi": 45, "rel_pos": 36, "abs": 30, "first_view": 40, "camera_view": 24}
+PER_TYPE = {"cs": 60, "hi": 60, "rel_pos": 45, "abs": 40, "first_view": 50, "camera_view": 30}
 MAX_SHARE = 0.5  # a target holds at most this share of its category's points in the scene
-PER_TARGET = 8  # questions per target and type at most
-PHRASINGS = 4  # sentence frames one fact is asked in
+PER_TARGET = 12  # questions per target and type at most
+PHRASINGS = 6  # sentence frames one fact is asked in
 
 
 @dataclass(frozen=True)
