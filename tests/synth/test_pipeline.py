@@ -244,3 +244,30 @@ def test_a_killed_run_resumes_to_the_same_bytes(tiny_run, tmp_path):
     assert not (target / "manifest.json").exists()  # the aggregated files come last
     run(target, TINY, workers=1, progress=False)
     assert _public(tree_bytes(target)) == _public(tree_bytes(out))
+
+
+def test_one_room_scenes_hold_one_room_each_and_repeat_byte_for_byte(tmp_path):
+    """``--surprise-scenes room``: a scene per room (ScanNet++-like), its points those of one room,
+    every record's target in its scene, ScanRefer derived per room; the same seed gives the same bytes."""
+    from scenebench.io.arrays import load_npz
+
+    s = GenerateSettings(**{**TINY.__dict__, "houses": 2, "formats": ("surprise3d",), "surprise_scenes": "room"})
+    a, b = tmp_path / "a", tmp_path / "b"
+    run(a, s, progress=False)
+    run(b, s, progress=False)
+    assert _public(tree_bytes(a)) == _public(tree_bytes(b))
+    houses = [json.loads((a / HOUSES_DIR / h / "house.json").read_text()) for h in ("house_000000", "house_000001")]
+    for sm in houses:
+        scenes = sm["surprise3d_scenes"]
+        assert len(scenes) == len(sm["rooms"]) and sm["scene_id"] not in scenes
+        for sid in scenes:
+            assert (a / "surprise3d" / "scannetpp" / sid / "scans" / "segments_anno.json").exists()
+            assert (a / "scanrefer" / "scannet_data" / f"{sid}_aligned_vert.npy").exists()
+        for r in sm["surprise3d"]:
+            inst = np.asarray(load_npz(a / "surprise3d" / "scenes" / f"{r['scene_id']}.npz")["sampled_instance_anno_id"])
+            assert r["scene_id"] in scenes and (inst == r["object_id"]).sum() >= 40
+    # every point of a house lands in exactly one of its room scenes
+    sizes = [len(load_npz(a / "surprise3d" / "scenes" / f"{sid}.npz")["sampled_coords"]) for sid in houses[0]["surprise3d_scenes"]]
+    assert sum(sizes) == houses[0]["n_points"]
+    with pytest.raises(ValueError, match="SURPRISE3D scene kind"):
+        GenerateSettings(surprise_scenes="floor")

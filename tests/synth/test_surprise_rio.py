@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -10,10 +12,10 @@ from scenebench.synth.categories import CATEGORIES
 from scenebench.synth.frames import YUP_TO_ZUP, points_to_zup, transform_to_zup
 from scenebench.synth.house import build_house
 from scenebench.synth.pipeline import npz_bytes
-from scenebench.synth.relations import words
+from scenebench.synth.relations import SceneFacts, words
 from scenebench.synth.rescans import RescanSettings, rio_scene, yaw_about
 from scenebench.synth.sensing import SensorSettings, capture
-from scenebench.synth.surprise import AFFORDANCES, QUESTION_TYPES, SurpriseSettings, leaks_name, scene_arrays, surprise_house
+from scenebench.synth.surprise import AFFORDANCES, NEXT_WORDS, QUESTION_TYPES, SurpriseSettings, leaks_name, scene_arrays, surprise_house
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +117,9 @@ def _gap(a, b):
 
 def test_answers_are_unambiguous_by_a_plain_recomputation(surprise_samples):
     """Re-derive the satisfying set with plain loops for the families where it is a set."""
-    for h, _, recs in surprise_samples:
+    for h, cap, recs in surprise_samples:
         things = [o for o in h.objects if o.category not in ("doorway", "window")]
+        facts = SceneFacts(h, cap.coverage, 40)
         for r in recs:
             t = h.object(r["object_id"])
             if r["question_type"] in ("cs", "hi"):
@@ -124,7 +127,20 @@ def test_answers_are_unambiguous_by_a_plain_recomputation(surprise_samples):
                 assert t.category in AFFORDANCES[use]
                 fit = [o for o in things if o.category in AFFORDANCES[use]]
                 room = h.plan.rooms[t.room].type
-                if f"in the {room}" in r["description"]:
+                # "next to the {anchor}": the anchor's unique description follows one of the NEXT_WORDS words
+                near = [
+                    a
+                    for a in things
+                    if a.room == t.room
+                    and facts.describe(a)
+                    and any(re.search(rf"{w} the {re.escape(facts.describe(a))}\b", r["description"]) for w in NEXT_WORDS)
+                ]
+                if near:
+                    a = max(near, key=lambda a: len(facts.describe(a)))
+                    gaps = sorted((_gap(a, o), o.index) for o in fit if o.index != a.index)
+                    assert gaps[0][1] == t.index and (len(gaps) == 1 or gaps[1][0] - gaps[0][0] >= 0.3)
+                    sat = [t]
+                elif f"in the {room}" in r["description"]:
                     sat = [o for o in fit if h.plan.rooms[o.room].type == room]
                 else:
                     assert " on the " in r["description"]
@@ -132,8 +148,6 @@ def test_answers_are_unambiguous_by_a_plain_recomputation(surprise_samples):
                 assert [o.index for o in sat] == [t.index]
                 assert len(fit) >= 2  # the use alone never decides the answer
             if r["question_type"] == "abs":
-                import re
-
                 d = float(re.search(r"(\d+\.\d) m", r["description"]).group(1))
                 anchors = [a for a in things if _gap(a, t) == pytest.approx(_gap(a, t)) and abs(_gap(a, t) - d) < 0.3 and a.room == t.room]
                 assert any(sum(1 for p in things if p.index != a.index and abs(_gap(a, p) - d) < 0.3) == 1 for a in anchors)
@@ -257,3 +271,35 @@ def test_ambiguity_groups_hold_identical_objects(rio):
             vb = points_to_zup(b.mesh.vertices)
             T = e["transform"]
             assert np.allclose(va @ T[:3, :3].T + T[:3, 3], vb, atol=1e-6)
+
+
+def test_targets_hold_a_minor_share_of_a_category_shared_in_the_scene(surprise_samples):
+    """A reader of labels alone scores a target's share of its category's points: never more than
+    MAX_SHARE, so no target's category is unique in its scene."""
+    from scenebench.synth.surprise import MAX_SHARE
+
+    n = 0
+    for h, cap, recs in surprise_samples:
+        for r in recs:
+            t = h.object(r["object_id"])
+            same = [o for o in h.objects if o.category == t.category]
+            assert len(same) >= 2
+            assert cap.coverage[t.index] <= MAX_SHARE * sum(cap.coverage.get(o.index, 0) for o in same) + 1e-9
+            n += 1
+    assert n > 0
+
+
+def test_room_scenes_ask_only_about_their_room(surprise_samples):
+    from scenebench.synth.surprise import point_rooms
+
+    h, cap, _ = surprise_samples[0]
+    where = point_rooms(h, cap.cloud)
+    assert (where >= 0).all() and set(np.unique(where)) <= set(range(len(h.plan.rooms)))
+    # an object's points all go with the object's room
+    obj = (cap.cloud.instance > 0) & (cap.cloud.instance <= len(h.objects))
+    assert np.array_equal(where[obj], np.array([o.room for o in h.objects])[cap.cloud.instance[obj] - 1])
+    for r in range(len(h.plan.rooms)):
+        recs = surprise_house(h, cap, np.random.default_rng([31, 0, 3, r]), "0123456789", SurpriseSettings(), room=r)
+        assert all(h.object(x["object_id"]).room == r for x in recs)
+        arr = scene_arrays(cap, 0.3, keep=np.flatnonzero(where == r))
+        assert {int(i) for i in np.unique(arr["instance"]) if 0 < i <= len(h.objects)} <= {o.index for o in h.objects if o.room == r}

@@ -36,6 +36,11 @@ def generate_command(
     surprise_pth: bool = typer.Option(
         None, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (default: when torch is installed)."
     ),
+    surprise_scenes: str = typer.Option(
+        "house",
+        "--surprise-scenes",
+        help="SURPRISE3D scenes: house (a whole house a scene) or room (one room a scene, ScanNet++-like).",
+    ),
     preview: int = typer.Option(0, "--preview", min=0, help="Write top-down and point-cloud PNGs of the first N houses to OUT/preview/."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Delete OUT first if it holds another run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
@@ -63,6 +68,7 @@ def generate_command(
             hole_rate=hole_rate,
             raycaster=raycaster,
             surprise_pth=surprise_pth,
+            surprise_scenes=surprise_scenes,
             preview=preview,
         )
     except ValueError as exc:

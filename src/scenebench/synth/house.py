@@ -92,9 +92,11 @@ def house_id_of(index: int) -> str:
     return f"house_{index:06d}"
 
 
-def scene_hex(seed: int, index: int) -> str:
-    """A 10-hex scene id (ScanNet++ style) derived from the seed and house index."""
-    return hashlib.sha256(f"scenebench:{seed}:{index}".encode()).hexdigest()[:10]
+def scene_hex(seed: int, index: int, room: int | None = None) -> str:
+    """A 10-hex scene id (ScanNet++ style) derived from the seed and house index (and the room, for
+    one-room scenes)."""
+    key = f"scenebench:{seed}:{index}" + ("" if room is None else f":room{room}")
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
 def _structure(plan: FloorPlan, rng: np.random.Generator, first_index: int) -> list[Part]:

@@ -38,6 +38,7 @@ from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
+SURPRISE_SCENES = ("house", "room")
 GENERATOR_VERSION = "8"  # bump when the same seed and settings would produce different data
 
 
@@ -61,6 +62,7 @@ class GenerateSettings:
     rio_max_edge: float = 0.75
     rio_continuous_symmetry_code: int = CONTINUOUS_CODE  # round objects: the extension code (exact scoring)
     preview: int = 0  # pictures for the first N houses
+    surprise_scenes: str = "house"  # SURPRISE3D scenes: "house" (whole houses) or "room" (one room a scene, ScanNet++-like)
 
     def __post_init__(self):
         bad = [f for f in self.formats if f not in FORMATS]
@@ -68,6 +70,8 @@ class GenerateSettings:
             raise ValueError(f"unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
         if not 2 <= self.min_rooms <= self.max_rooms <= 8:
             raise ValueError("rooms must satisfy 2 <= min_rooms <= max_rooms <= 8")
+        if self.surprise_scenes not in SURPRISE_SCENES:
+            raise ValueError(f"unknown SURPRISE3D scene kind {self.surprise_scenes!r}; choose from {', '.join(SURPRISE_SCENES)}")
         if self.houses < 0 or self.test_every < 1:
             raise ValueError("houses must be >= 0 and test_every >= 1")
 
@@ -162,20 +166,39 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
         if "surprise3d" in s.formats:
             from scenebench.synth.surprise import SurpriseSettings, instance_ids, relabel, scene_arrays, surprise_house
 
-            recs = surprise_house(house, cap, _rng(s, index, 3), sid, SurpriseSettings(min_points=s.min_points))
             # written ids: a seeded permutation of the placement indices, records shuffled (a sub-stream of stage 3)
             id_rng = np.random.default_rng([int(s.seed), int(index), 3, 1])
             ids = instance_ids(len(house.objects) + len(house.parts), id_rng)
-            recs = relabel(recs, ids, id_rng)
-            arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids)
-            _write_surprise_scene(stage / "surprise3d" / "scenes", sid, arr, s.surprise_pth)
+            placement = np.argsort(ids[1:]) + 1  # written id - 1 -> placement index
             from scenebench.synth.scannetpp import FOLDER as SCANNETPP
             from scenebench.synth.scannetpp import SEGMENTS_ANNO, segments_anno
 
-            placement = np.argsort(ids[1:]) + 1  # written id - 1 -> placement index
-            doc = segments_anno(sid, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1])))
-            _save_json(stage / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO, doc)
+            if s.surprise_scenes == "room":
+                from scenebench.synth.surprise import point_rooms
+
+                where = point_rooms(house, cap.cloud)
+                scenes = [
+                    (r, scene_hex(s.seed, index, r), np.flatnonzero(where == r), _rng(s, index, 3 + 100 * (r + 1)))
+                    for r in range(len(house.plan.rooms))
+                ]
+            else:
+                scenes = [(None, sid, None, _rng(s, index, 3))]
+            recs, written_scenes = [], []
+            for room, scene_id, keep, rng in scenes:
+                if keep is not None and not len(keep):
+                    continue
+                written_scenes.append(scene_id)
+                recs += surprise_house(house, cap, rng, scene_id, SurpriseSettings(min_points=s.min_points), room)
+                arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids, keep)
+                _write_surprise_scene(stage / "surprise3d" / "scenes", scene_id, arr, s.surprise_pth)
+                doc = segments_anno(
+                    scene_id, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1]))
+                )
+                _save_json(stage / "surprise3d" / SCANNETPP / scene_id / "scans" / SEGMENTS_ANNO, doc)
+            recs = relabel(recs, ids, id_rng)
             summary["surprise3d"] = recs
+            if s.surprise_scenes == "room":
+                summary["surprise3d_scenes"] = written_scenes
         if "3rscan" in s.formats:
             from scenebench.benchmarks.rio.writer import write_scan
             from scenebench.synth.rescans import RescanSettings, rio_scene

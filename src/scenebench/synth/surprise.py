@@ -30,11 +30,13 @@ Scene arrays are in the ScanNet++ preprocessed shape, z up (converted from scene
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from scenebench.synth.floorplan import CELL
 from scenebench.synth.frames import points_to_zup
 from scenebench.synth.house import House
 from scenebench.synth.relations import SceneFacts, words
@@ -166,6 +168,14 @@ _CS = (
     "Segment the item {where} that helps you {u}.",
     "Among the things {where}, which one is good for when you {u}?",
     "Show me what {where} lets a person {u}.",
+    "Which thing {where} is there so that people can {u}?",
+    "Segment the object {where} that would let you {u}.",
+    "If someone had to {u}, which object {where} would do?",
+    "What {where} serves when a person wants to {u}?",
+    "Pick out the item {where} suited to {u}.",
+    "Which of the objects {where} is useful to {u}?",
+    "Locate what {where} one would choose to {u}.",
+    "Mark the object {where} that a person could use to {u}.",
 )
 _HI = (
     "I want to {u}. Which object {where} should I go to?",
@@ -174,6 +184,14 @@ _HI = (
     "Help me {u}: which object {where} is for that?",
     "If I wanted to {u}, what {where} would I reach for?",
     "My plan is to {u}. What should I use {where}?",
+    "I'm about to {u}. Which thing {where} do I need?",
+    "Could you show me what {where} I can use to {u}?",
+    "To {u}, which object {where} should I pick?",
+    "I feel like I should {u}. What {where} is right for it?",
+    "Where would I go {where} to {u}? Segment the object.",
+    "Somebody asked me to {u}. Which item {where} would I use?",
+    "Let me {u}: point out the object {where} I can use.",
+    "What {where} would you hand me so I can {u}?",
 )
 _ON = (
     "Which object is resting on top of the {d}?",
@@ -181,6 +199,11 @@ _ON = (
     "Segment the thing lying on the {d}.",
     "Something sits on the {d}. Which object is it?",
     "What can you find on top of the {d}?",
+    "Which item is sitting on the {d}?",
+    "Segment whatever lies on top of the {d}.",
+    "What object has been put down on the {d}?",
+    "Look at the {d}: what is resting on it?",
+    "Find the object that the {d} is holding up.",
 )
 _UNDER = (
     "What is the {d} standing on?",
@@ -188,6 +211,11 @@ _UNDER = (
     "What is underneath the {d}?",
     "Find the object that the {d} rests on.",
     "The {d} is placed on something. What is it?",
+    "Which object is below the {d}, carrying it?",
+    "Segment what the {d} has been set down on.",
+    "What surface is the {d} lying on?",
+    "Look under the {d}: which object supports it?",
+    "Find the thing on which the {d} stands.",
 )
 _NEAR = (
     "Which object is closest to the {d}?",
@@ -195,6 +223,11 @@ _NEAR = (
     "Segment the object right next to the {d}.",
     "Which item lies nearest the {d}?",
     "Find what is closest to the {d}.",
+    "Which object is the {d}'s closest neighbour?",
+    "Segment the thing that is nearest to the {d}.",
+    "What stands closest of all to the {d}?",
+    "Among everything around the {d}, which object is nearest?",
+    "Look next to the {d}: which object is the closest one?",
 )
 _ABS = (
     "Which object is about {g} m away from the {d}, measured between their closest surfaces?",
@@ -202,6 +235,11 @@ _ABS = (
     "What lies about {g} m from the {d} (surface to surface)?",
     "Segment the object with a gap of about {g} m to the {d}.",
     "There is something about {g} metres from the {d}, edge to edge. Which object is it?",
+    "Which object has its closest surface about {g} m from the {d}?",
+    "Segment the thing roughly {g} metres away from the {d}, surface to surface.",
+    "Measured edge to edge, what is about {g} m from the {d}?",
+    "What object is separated from the {d} by a gap of roughly {g} m?",
+    "Find what stands about {g} metres from the {d}, counting from the nearest surfaces.",
 )
 _FIRST = (
     "Standing at the {x} and facing the {y}, which object is the closest one {s}?",
@@ -209,6 +247,11 @@ _FIRST = (
     "You are at the {x} and face the {y}. Which object is closest {s}?",
     "From the {x}, looking at the {y}: what is the first object {s}?",
     "Suppose I stand next to the {x}, turned towards the {y}. What is nearest to me {s}?",
+    "Picture yourself at the {x}, facing the {y}. Which object is nearest {s}?",
+    "When I stand at the {x} and look towards the {y}, what is the closest thing {s}?",
+    "Positioned beside the {x} and facing the {y}, which object do you find nearest {s}?",
+    "Stand by the {x} with the {y} in front of you. Which object is closest {s}?",
+    "Standing at the {x}, turned to face the {y}: which object is nearest {s}?",
 )
 _CAMERA = (
     (
@@ -231,7 +274,24 @@ _CAMERA = (
         "A photo is taken at x = {x} m, y = {y} m, z = {z} m, facing {h} degrees counter-clockwise from +x, pitched {p} degrees down. "
         "What object is at the centre of the photo?"
     ),
+    (
+        "Imagine a camera at x = {x} m, y = {y} m and {z} m up, turned {h} degrees counter-clockwise from +x and {p} degrees "
+        "down. Which object is right in the middle of its image?"
+    ),
+    (
+        "Looking from the point ({x}, {y}, {z}) in metres along a heading of {h} degrees (from +x, counter-clockwise) with a "
+        "{p}-degree downward tilt, which object is at the centre of the view?"
+    ),
+    (
+        "A viewer's eye is at x = {x}, y = {y}, z = {z} (metres, z up), heading {h} degrees from +x counter-clockwise and "
+        "looking {p} degrees below the horizon. What is at the centre of their view?"
+    ),
+    (
+        "Segment the object that a camera sees in the middle of its frame when placed at ({x} m, {y} m), {z} m high, "
+        "pointing {h} degrees counter-clockwise from the +x axis and {p} degrees down."
+    ),
 )
+NEXT_WORDS = ("next to", "nearest", "closest to", "right by", "beside")
 _SECTORS = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
 _SECTOR_TEXT = {
     "ahead": ("straight ahead of you", "in front of you", "ahead"),
@@ -243,7 +303,10 @@ SECTOR_HALF = 30.0  # degrees: half-width of a narrative sector
 SECTOR_MARGIN = 15.0  # degrees: the target within SECTOR_HALF - MARGIN of the centre, no rival within MARGIN of an edge
 
 
-PER_TYPE = {"cs": 12, "hi": 12, "rel_pos": 16, "abs": 14, "first_view": 18, "camera_view": 12}
+PER_TYPE = {"cs": 60, "hi": 60, "rel_pos": 45, "abs": 40, "first_view": 50, "camera_view": 30}
+MAX_SHARE = 0.5  # a target holds at most this share of its category's points in the scene
+PER_TARGET = 12  # questions per target and type at most
+PHRASINGS = 6  # sentence frames one fact is asked in
 
 
 @dataclass(frozen=True)
@@ -274,10 +337,13 @@ def relabel(records: list[dict[str, Any]], ids: np.ndarray, rng: np.random.Gener
     return [out[i] for i in rng.permutation(len(out))]
 
 
-def scene_arrays(cap: Capture, superpoint_size: float, ids: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def scene_arrays(
+    cap: Capture, superpoint_size: float, ids: np.ndarray | None = None, keep: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """The scene arrays; ``ids`` (from :func:`instance_ids`) maps placement indices to written ids
-    before superpoints are numbered (superpoint ids follow instance ids)."""
-    c = cap.cloud
+    before superpoints are numbered (superpoint ids follow instance ids); ``keep``: the point
+    indices of a one-room scene (default every point)."""
+    c = cap.cloud if keep is None else cap.cloud.take(keep)
     coords = points_to_zup(c.xyz).astype(np.float32)
     inst = np.where(c.instance > 0, c.instance, -1).astype(np.int32) if ids is None else ids[c.instance]
     q = np.floor(coords / superpoint_size).astype(np.int64)
@@ -295,12 +361,15 @@ def scene_arrays(cap: Capture, superpoint_size: float, ids: np.ndarray | None = 
 
 
 class SurpriseGenerator:
-    def __init__(self, house: House, cap: Capture, rng: np.random.Generator, scene_id: str, s: SurpriseSettings):
-        self.h, self.cap, self.rng, self.sid, self.s = house, cap, rng, scene_id, s
+    def __init__(self, house: House, cap: Capture, rng: np.random.Generator, scene_id: str, s: SurpriseSettings, room: int | None = None):
+        """``room``: the scene is that room alone (uniqueness, shares and counts within it), else the house."""
+        self.h, self.cap, self.rng, self.sid, self.s, self.scene_room = house, cap, rng, scene_id, s, room
         self.f = SceneFacts(house, cap.coverage, s.min_points)
-        self.things = [o for o in self.f.visible if o.category not in _STRUCT]  # may be targets
-        # every physical object counts when checking that exactly one satisfies a question
-        self.all = [o for o in house.objects if o.category not in _STRUCT]
+        inside = [o for o in house.objects if o.category not in _STRUCT and (room is None or o.room == room)]
+        self.things = [o for o in inside if o.index in self.f.visible_ids]  # may be targets
+        # every physical object of the scene counts when checking that exactly one satisfies a question
+        self.all = inside
+        self.counts = Counter(o.category for o in inside)
         self._vis = np.array([o.index in self.f.visible_ids for o in self.all], bool)
         self.records: list[dict[str, Any]] = []
 
@@ -324,35 +393,63 @@ class SurpriseGenerator:
     def _one(self, bank: tuple[str, ...]) -> str:
         return bank[int(self.rng.integers(len(bank)))]
 
+    def _frames(self, bank: tuple[str, ...]) -> list[str]:
+        """``PHRASINGS`` distinct frames of ``bank`` for one fact: real scenes hold several queries a
+        target, and one fact asked in several words is how annotators reach ~200 a scene."""
+        return [bank[i] for i in self.rng.permutation(len(bank))[:PHRASINGS]]
+
+    def _share(self, target) -> float:
+        """The target's share of the points of its category in the scene: what a reader of labels
+        alone scores (IoU of the union of every instance with the target's label)."""
+        if not hasattr(self, "_cat_points"):
+            self._cat_points: dict[str, int] = {}
+            for o in self.all:
+                self._cat_points[o.category] = self._cat_points.get(o.category, 0) + int(self.cap.coverage.get(o.index, 0))
+        return int(self.cap.coverage.get(target.index, 0)) / max(1, self._cat_points.get(target.category, 0))
+
     def _emit_some(self, cands: list[tuple[Any, str]], qtype: str) -> None:
-        """Emit up to the type's quota, preferring targets whose category has several instances in
-        the house (then a category name alone cannot give the answer); one question per target text."""
+        """Emit up to the type's quota from targets whose category is shared in the scene.
+
+        A target whose category is unique in the scene is found from the scene's labels and the
+        question's hint words alone (a labels-only probe scored 18 mIoU on version 7 data with a
+        third of them), so only targets holding at most ``MAX_SHARE`` of their category's points
+        are asked about; those with a same-category sibling in their own room and a small share come
+        first (seeded jitter keeps the order from being a rule). One question per text, at most
+        ``PER_TARGET`` per target and type, so the questions spread over the scene."""
         n = self.s.per_type.get(qtype, 0)
-        order = self.rng.permutation(len(cands))
-        multi = [cands[i] for i in order if self.f.counts[cands[i][0].category] >= 2]
-        single = [cands[i] for i in order if self.f.counts[cands[i][0].category] < 2]
-        # at least two thirds of the questions from multi-instance targets when there are enough
-        take_single = max(0, n - len(multi)) if len(multi) >= (2 * n) // 3 else len(single)
-        take_single = min(take_single, max(n // 3, n - len(multi)))
-        made, seen = 0, set()
-        for t, text in multi + single[:take_single]:
-            if made >= n:
+        if not cands or n <= 0:
+            return
+        jitter = self.rng.uniform(0.0, 0.15, len(cands))
+        keys = []
+        for (t, _), j in zip(cands, jitter):
+            share = self._share(t)
+            keys.append(share + j + (0.0 if self._room_shared(t) else 0.15) if share <= MAX_SHARE else np.inf)
+        order = np.argsort(np.array(keys), kind="stable")
+        made, seen, per = 0, set(), Counter()
+        for i in order:
+            if made >= n or not np.isfinite(keys[i]):
                 break
-            if text in seen:
+            t, text = cands[i]
+            if text in seen or per[t.index] >= PER_TARGET:
                 continue
             seen.add(text)
-            made += self._emit(t, text, qtype)
+            if self._emit(t, text, qtype):
+                made += 1
+                per[t.index] += 1
+
+    def _room_shared(self, target) -> bool:
+        return any(o.category == target.category and o.room == target.room and o.index != target.index for o in self.all)
 
     def knowledge(self) -> None:
         """Use + spatial part; exactly one object of the house has the use and fits the part."""
-        phys = [o for o in self.h.objects if o.category not in _STRUCT]
+        phys = self.all
         room_of = {o.index: self.f.room_type(o) for o in phys}
         sup_of = {o.index: o.support for o in phys}
         for qtype, bank in (("cs", _CS), ("hi", _HI)):
             cands: list[tuple[Any, str]] = []
             for o in self.things:
-                if self.f.counts[o.category] < 2:
-                    continue  # a category unique in the house would be found from the use and the labels alone
+                if self.counts[o.category] < 2:
+                    continue  # a category unique in the scene would be found from the use and the labels alone
                 for use in USES.get(o.category, ()):
                     fit = [p for p in phys if p.category in AFFORDANCES[use]]
                     if len({p.category for p in fit}) < 2 and len(fit) < 2:
@@ -362,10 +459,31 @@ class SurpriseGenerator:
                         d = self.f.describe(self.h.object(o.support))
                         if d:
                             wheres.append((f"on the {d}", [p for p in fit if sup_of[p.index] == o.support]))
+                    wheres += self._nearest_parts(o, fit)
                     for where, sat in wheres:
                         if len(sat) == 1 and sat[0].index == o.index:
-                            cands.append((o, self._one(bank).format(u=use, where=where)))
+                            cands += [(o, f.format(u=use, where=where)) for f in self._frames(bank)]
             self._emit_some(cands, qtype)
+
+    def _nearest_parts(self, o, fit: list) -> list[tuple[str, list]]:
+        """Spatial parts "next to the {anchor}" that single out ``o`` among the objects serving a use:
+        ``o`` is the serving object nearest the anchor (surface gap), with a 0.3 m margin to the next."""
+        G = self._geometry()
+        pos = self._pos
+        fi = np.array([pos[p.index] for p in fit if p.index != o.index], int)
+        out: list[tuple[str, list]] = []
+        oi = pos[o.index]
+        for ai in np.flatnonzero((self._room == o.room) & self._vis):
+            a = self.all[ai]
+            if a.index == o.index or a.category in {p.category for p in fit} or a.support == o.index or o.support == a.index:
+                continue
+            d = self.f.describe(a)
+            if not d or G[ai, oi] > 1.5:
+                continue
+            if len(fi) and G[ai, fi].min() - G[ai, oi] < 0.3:
+                continue
+            out.append((f"{self._one(NEXT_WORDS)} the {d}", [o]))
+        return out
 
     def _geometry(self):
         if not hasattr(self, "_lo"):
@@ -376,6 +494,7 @@ class SurpriseGenerator:
             self._gap = np.linalg.norm(d, axis=-1)  # (n, n) surface gap between boxes
             self._room = np.array([o.room for o in self.all])
             self._sup = np.array([o.support for o in self.all])
+            self._pos = {o.index: k for k, o in enumerate(self.all)}
         return self._gap
 
     def relative(self) -> None:
@@ -386,17 +505,17 @@ class SurpriseGenerator:
             d = self.f.describe(o)
             if not d or not self._vis[i]:
                 continue
-            on = [p for p in self.h.objects if p.support == o.index]
+            on = [p for p in self.all if p.support == o.index]
             if len(on) == 1 and on[0].index in vis:
-                out.append((on[0], self._one(_ON).format(d=d)))
+                out += [(on[0], f.format(d=d)) for f in self._frames(_ON)]
             if o.support and o.support in vis and self.h.object(o.support).category not in _STRUCT:
-                out.append((self.h.object(o.support), self._one(_UNDER).format(d=d)))
+                out += [(self.h.object(o.support), f.format(d=d)) for f in self._frames(_UNDER)]
             same = np.flatnonzero((self._room == o.room) & (np.arange(len(self.all)) != i))
             if len(same) >= 2:
                 g = G[i, same]
                 order = np.argsort(g, kind="stable")
                 if g[order[1]] - g[order[0]] >= 0.3 and self._vis[same[order[0]]]:
-                    out.append((self.all[same[order[0]]], self._one(_NEAR).format(d=d)))
+                    out += [(self.all[same[order[0]]], f.format(d=d)) for f in self._frames(_NEAR)]
         self._emit_some(out, "rel_pos")
 
     def absolute(self) -> None:
@@ -413,7 +532,7 @@ class SurpriseGenerator:
                 g1 = round(float(G[i, t]), 1)
                 sat = np.flatnonzero(others & (np.abs(G[i] - g1) < 0.3))
                 if len(sat) == 1 and sat[0] == t:
-                    cands.append((self.all[t], self._one(_ABS).format(g=f"{g1:.1f}", d=d)))
+                    cands += [(self.all[t], f.format(g=f"{g1:.1f}", d=d)) for f in self._frames(_ABS)]
         self._emit_some(cands, "abs")
 
     def narrative(self) -> None:
@@ -451,8 +570,7 @@ class SurpriseGenerator:
                     band[best] = False
                     if band.any():
                         continue
-                    text = self._one(_FIRST).format(x=dx, y=dy, s=self._one(_SECTOR_TEXT[sector]))
-                    cands.append((self.all[best], text))
+                    cands += [(self.all[best], f.format(x=dx, y=dy, s=self._one(_SECTOR_TEXT[sector]))) for f in self._frames(_FIRST)]
         self._emit_some(cands, "first_view")
 
     def camera(self) -> None:
@@ -467,19 +585,55 @@ class SurpriseGenerator:
             ):
                 continue
             pose = self.cap.frames_poses[k]
+            if self.scene_room is not None and (
+                self.h.object(cid).room != self.scene_room or room_at(self.h, pose[:3, 3][None])[0] != self.scene_room
+            ):
+                continue  # a room scene: the camera stands in the room and sees one of its objects
             eye = points_to_zup(pose[:3, 3][None])[0]
             fwd = pose[:3, 2]
             heading = float(np.degrees(np.arctan2(-fwd[2], fwd[0])) % 360)
             pitch = float(np.degrees(np.arcsin(np.clip(fwd[1], -1, 1))))
-            text = self._one(_CAMERA).format(
-                x=f"{eye[0]:.2f}", y=f"{eye[1]:.2f}", z=f"{eye[2]:.2f}", h=f"{heading:.0f}", p=f"{abs(pitch):.0f}"
-            )
-            cands.append((self.h.object(cid), text))
+            num = dict(x=f"{eye[0]:.2f}", y=f"{eye[1]:.2f}", z=f"{eye[2]:.2f}", h=f"{heading:.0f}", p=f"{abs(pitch):.0f}")
+            cands += [(self.h.object(cid), f.format(**num)) for f in self._frames(_CAMERA)]
         self._emit_some(cands, "camera_view")
 
 
-def surprise_house(house: House, cap: Capture, rng: np.random.Generator, scene_id: str, s: SurpriseSettings) -> list[dict[str, Any]]:
-    g = SurpriseGenerator(house, cap, rng, scene_id, s)
+def room_at(house: House, xyz: np.ndarray) -> np.ndarray:
+    """The plan room under each y-up point (-1 outside every room), from the plan grid."""
+    g = house.plan.grid
+    ij = np.floor(np.asarray(xyz, float)[:, [0, 2]] / CELL).astype(np.int64)
+    ok = (ij[:, 0] >= 0) & (ij[:, 0] < g.shape[0]) & (ij[:, 1] >= 0) & (ij[:, 1] < g.shape[1])
+    out = np.full(len(ij), -1, np.int64)
+    out[ok] = g[ij[ok, 0], ij[ok, 1]]
+    return out
+
+
+def point_rooms(house: House, cloud: Any) -> np.ndarray:
+    """The room each point of ``cloud`` belongs to: an object's points go with the object's room, a
+    floor's or ceiling's with its room, a wall's with the room on the side the point lies (a shared
+    wall is split down its middle; an outer wall's outside face goes with the room it bounds)."""
+    n_obj = len(house.objects)
+    inst = np.asarray(cloud.instance).reshape(-1)
+    lookup = np.full(n_obj + len(house.parts) + 1, -1, np.int64)
+    fallback = lookup.copy()
+    lookup[1 : n_obj + 1] = [o.room for o in house.objects]
+    for k, p in enumerate(house.parts):
+        lookup[n_obj + 1 + k] = p.room
+        fallback[n_obj + 1 + k] = max(p.rooms) if p.rooms else p.room
+    safe = np.clip(inst, 0, len(lookup) - 1)
+    out = np.where(inst > 0, lookup[safe], -1)
+    walls = (inst > 0) & (out < 0)
+    if walls.any():
+        under = room_at(house, cloud.xyz[walls])
+        out[walls] = np.where(under >= 0, under, fallback[safe[walls]])
+    return out
+
+
+def surprise_house(
+    house: House, cap: Capture, rng: np.random.Generator, scene_id: str, s: SurpriseSettings, room: int | None = None
+) -> list[dict[str, Any]]:
+    """The samples of one scene: the whole house, or ``room`` alone (one-room scenes, ScanNet++-like)."""
+    g = SurpriseGenerator(house, cap, rng, scene_id, s, room)
     g.knowledge()
     g.relative()
     g.absolute()

@@ -85,8 +85,9 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
     written: list[Path] = []
     splits: dict[str, list[dict[str, Any]]] = {"train": [], "val": []}
     names: list[str] = list(CLASSES[:-1])
-    for sm in summaries:
-        sid = sm["scene_id"]
+    # one-room SURPRISE3D scenes (``generate --surprise-scenes room``) list their ids; whole houses are the house's scene
+    scenes = [(sm, sid) for sm in summaries for sid in sm.get("surprise3d_scenes", [sm["scene_id"]])]
+    for sm, sid in scenes:
         arr = load_npz(src / "scenes" / f"{sid}.npz")
         groups = read_json(src / "scannetpp" / sid / "scans" / "segments_anno.json")["segGroups"]
         labels = [str(g["label"]) for g in groups]
