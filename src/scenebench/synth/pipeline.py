@@ -38,7 +38,7 @@ from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
-GENERATOR_VERSION = "7"  # bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "8"  # bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)
@@ -178,11 +178,13 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             summary["surprise3d"] = recs
         if "3rscan" in s.formats:
             from scenebench.benchmarks.rio.writer import write_scan
-            from scenebench.synth.rescans import RescanSettings, rio_scene
+            from scenebench.synth.rescans import RescanSettings, renumber, rio_scene
 
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
             scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
             if scene is not None:
+                # written ids: a seeded permutation per scene (a sub-stream of stage 4), not placement order
+                scene = renumber(scene, np.random.default_rng([int(s.seed), int(index), 4, 1]))
                 for k, scan in enumerate(scene.scans):
                     # plain writes: the staging folder's rename commits the house; an evaluated rescan's
                     # labels go to the ground-truth tree (they would give every changed object's pose)
