@@ -201,11 +201,13 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
                 summary["surprise3d_scenes"] = written_scenes
         if "3rscan" in s.formats:
             from scenebench.benchmarks.rio.writer import write_scan
-            from scenebench.synth.rescans import RescanSettings, rio_scene
+            from scenebench.synth.rescans import RescanSettings, renumber, rio_scene
 
             rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
             scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
             if scene is not None:
+                # written ids: a seeded permutation per scene (a sub-stream of stage 4), not placement order
+                scene = renumber(scene, np.random.default_rng([int(s.seed), int(index), 4, 1]))
                 for k, scan in enumerate(scene.scans):
                     # plain writes: the staging folder's rename commits the house; an evaluated rescan's
                     # labels go to the ground-truth tree (they would give every changed object's pose)

@@ -43,7 +43,13 @@ class RescanSettings:
     continuous_symmetry_code: int = CONTINUOUS_CODE  # 3RScan has no code for round objects: scenebench's extension code 3
     small_move_share: float = 0.1  # share of moves that stay under the recall thresholds (nudges)
     min_big_shift: float = 0.15  # metres: a "real" move shifts the object at least this far
-    rescan_voxel: float = 0.035  # metres: grid of a rescan's fused point cloud
+    rescan_voxel: float = 0.035  # metres: grid of a rescan's fused point cloud on walls, floors and other structure
+    # Objects are what re-localization matches, so they get 3RScan-like density (its meshes are
+    # ~1-2 cm): the hand-crafted FPFH baseline needs hundreds of points per object at its 3 cm grid.
+    object_max_edge: float = 0.07  # metres: object triangles of the reference mesh are split to this edge length
+    rescan_object_voxel: float = 0.02  # metres: grid of a rescan's fused cloud on objects
+    rescan_width: int = 240  # pixels of a rescan's depth frames (at least; a larger sensor wins)
+    rescan_height: int = 180
     min_rigid_points: int = 1  # a changed object is listed when the rescan shows it with this many points (unseen: not annotated)
 
 
@@ -107,6 +113,44 @@ def subdivide(mesh: SceneMesh, max_edge: float, max_iter: int = 6) -> SceneMesh:
         f = np.concatenate([f[~long], new])
         col, inst, sem = rep(col), rep(inst), rep(sem)
     return SceneMesh(v, f, col, inst, sem)
+
+
+def bisect_objects(mesh: SceneMesh, max_edge: float, n_objects: int, max_iter: int = 24) -> SceneMesh:
+    """Split the triangles of instances ``1..n_objects`` at the midpoint of their longest edge until
+    no edge is longer than ``max_edge``. Longest-edge bisection adds vertices in proportion to the
+    area (1 -> 4 splitting of a long thin triangle multiplies its vertices 4096-fold for no area)."""
+    obj = (mesh.face_instance > 0) & (mesh.face_instance <= n_objects)
+    verts = [mesh.vertices]
+    n_v = len(mesh.vertices)
+    done = [np.flatnonzero(~obj)]  # (face, source face) pairs: labels follow the source face
+    done_f = [mesh.faces[~obj]]
+    f, src = mesh.faces[obj], np.flatnonzero(obj)
+    v = mesh.vertices
+    for it in range(max_iter + 1):
+        tri = v[f]
+        edge = np.linalg.norm(tri - np.roll(tri, -1, axis=1), axis=2)  # edge k joins corners k and k+1
+        k = np.argmax(edge, axis=1)
+        long = edge[np.arange(len(f)), k] > max_edge
+        if it == max_iter:
+            long[:] = False
+        done_f.append(f[~long])
+        done.append(src[~long])
+        if not long.any():
+            break
+        lf, lk, ls = f[long], k[long], src[long]
+        r = np.arange(len(lf))
+        a, b, c = lf[r, lk], lf[r, (lk + 1) % 3], lf[r, (lk + 2) % 3]  # ab is the longest edge
+        mids = (v[a] + v[b]) / 2
+        m = n_v + r
+        n_v += len(lf)
+        verts.append(mids)
+        v = np.concatenate([v, mids])
+        f = np.concatenate([np.stack([a, m, c], 1), np.stack([m, b, c], 1)])
+        src = np.concatenate([ls, ls])
+    faces, origin = np.concatenate(done_f), np.concatenate(done)
+    order = np.argsort(origin, kind="stable")  # faces in their source order, so the labels line up as before
+    faces, origin = faces[order], origin[order]
+    return SceneMesh(v, faces, mesh.face_colors[origin], mesh.face_instance[origin], mesh.face_semantic[origin])
 
 
 def _vertex_attrs(mesh: SceneMesh) -> tuple[np.ndarray, np.ndarray]:
@@ -184,11 +228,11 @@ def _pose(o: PlacedObject) -> np.ndarray:
 
 
 def capture_room(
-    house: House, mesh: SceneMesh, room: int, rng: np.random.Generator, sensor: Any, voxel: float
+    house: House, mesh: SceneMesh, room: int, rng: np.random.Generator, sensor: Any, voxel: float, object_voxel: float | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One new RGB-D capture of a room: a few camera spots on its free floor, a random subset of
     headings at each (partial views), ray cast with the sensor's noise and holes, fused on a
-    ``voxel`` grid. Returns y-up world points, uint8 colours and instance ids."""
+    ``voxel`` grid (``object_voxel`` on objects). Returns y-up world points, uint8 colours and instance ids."""
     from scenebench.synth.placement import NAV_RES
     from scenebench.synth.raycast import make_raycaster
     from scenebench.synth.sensing import _look, backproject, render_frames, voxel_downsample
@@ -207,7 +251,8 @@ def capture_room(
             poses.append(_look(eye, start + a * 2 * np.pi / 8, np.radians(rng.uniform(-40, -10))))
     caster = make_raycaster(mesh.vertices, mesh.faces, sensor.raycaster)
     raw = backproject(render_frames(mesh, poses, sensor, caster, rng), sensor)
-    cloud = voxel_downsample(raw, voxel)
+    on_object = (raw.instance > 0) & (raw.instance <= len(house.objects))
+    cloud = voxel_downsample(raw, voxel, on_object, min(voxel, object_voxel if object_voxel is not None else voxel))
     return cloud.xyz.astype(float), np.round(cloud.rgb * 255).astype(np.uint8), cloud.instance.astype(np.int64)
 
 
@@ -215,12 +260,13 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
     """The 3RScan scene of ``house`` (None when no room has a movable object).
 
     ``sensor`` (:class:`scenebench.synth.sensing.SensorSettings`) sets the rescans' camera and
-    noise; default: 160 x 120 frames (at least), Kinect-like noise (0.0025 / m^2) and 2% holes."""
+    noise; default: ``s.rescan_width x s.rescan_height`` frames (at least), Kinect-like noise
+    (0.0025 / m^2) and 2% holes."""
     from scenebench.synth.sensing import SensorSettings
 
     if sensor is None:
         sensor = SensorSettings(depth_noise=0.0025, hole_rate=0.02)
-    sensor = replace(sensor, width=max(sensor.width, 160), height=max(sensor.height, 120))
+    sensor = replace(sensor, width=max(sensor.width, s.rescan_width), height=max(sensor.height, s.rescan_height))
     rooms: dict[int, int] = {}
     for o in house.objects:
         if CATEGORIES.get(o.category) is not None and CATEGORIES[o.category].placement in _MOVABLE:
@@ -252,7 +298,7 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         return out
 
     def make_scan(k: int, mesh: SceneMesh, frame: np.ndarray) -> Scan:
-        dense = subdivide(mesh, s.max_edge)
+        dense = bisect_objects(subdivide(mesh, s.max_edge), s.object_max_edge, len(house.objects))
         colors, ids = _vertex_attrs(dense)
         v = points_to_zup(dense.vertices)
         inv = np.linalg.inv(frame)
@@ -261,7 +307,7 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         return Scan(scan_id(house.seed, house.index, k), v, colors, dense.faces, ids, instances(present))
 
     def capture_scan(k: int, mesh: SceneMesh, frame: np.ndarray) -> Scan:
-        xyz, colors, ids = capture_room(house, mesh, room, rng, sensor, s.rescan_voxel)
+        xyz, colors, ids = capture_room(house, mesh, room, rng, sensor, s.rescan_voxel, s.rescan_object_voxel)
         v = points_to_zup(xyz)
         inv = np.linalg.inv(frame)
         v = v @ inv[:3, :3].T + inv[:3, 3]
@@ -359,3 +405,48 @@ def public_index(scenes: list[dict[str, Any]], objects: dict[str, list]) -> tupl
         hidden.update(str(r["reference"]) for r in sc["scans"])
         out.append({**sc, "scans": [{**r, "rigid": [], "nonrigid": [], "removed": []} for r in sc["scans"]]})
     return out, {k: v for k, v in objects.items() if k not in hidden}
+
+
+def renumber(scene: RioScene, rng: np.random.Generator) -> RioScene:
+    """The scene with its instance ids replaced by a seeded permutation of 1..K (K instances in its scans).
+
+    ``rio_scene`` numbers instances by placement index: room by room, supports before what stands on
+    them, objects before walls and floors, so written ids would tell a reader of the reference what
+    stands on what. One permutation serves the whole scene, as in 3RScan, where an object keeps its
+    id in the reference and every rescan: the scans' ``objectId``s, their instance tables (in the new
+    id order), ``rigid[]``, ``removed`` and the ambiguity groups all go through it."""
+    named = {int(g[k]) for group in scene.index_entry["ambiguity"] for g in group for k in ("instance_source", "instance_target")}
+    present = sorted(set().union(named, *(set(np.unique(sc.object_ids).tolist()) for sc in scene.scans)) - {0})
+    lut = np.zeros(max(present, default=0) + 1, np.int64)
+    lut[present] = rng.permutation(len(present)) + 1
+
+    def new(i: Any) -> int:
+        return int(lut[int(i)])
+
+    scans = []
+    for sc in scene.scans:
+        inst = sorted(({**d, "id": new(d["id"])} for d in sc.instances), key=lambda d: d["id"])
+        scans.append(replace(sc, object_ids=lut[sc.object_ids], instances=inst))
+    e = scene.index_entry
+    entries = [
+        {
+            **r,
+            "rigid": sorted(
+                (
+                    {**g, "instance_reference": new(g["instance_reference"]), "instance_rescan": new(g["instance_rescan"])}
+                    for g in r["rigid"]
+                ),
+                key=lambda g: g["instance_reference"],
+            ),
+            "removed": sorted(new(i) for i in r["removed"]),
+        }
+        for r in e["scans"]
+    ]
+    ambiguity = [
+        sorted(
+            ({**g, "instance_source": new(g["instance_source"]), "instance_target": new(g["instance_target"])} for g in group),
+            key=lambda g: (g["instance_source"], g["instance_target"]),
+        )
+        for group in e["ambiguity"]
+    ]
+    return RioScene({**e, "ambiguity": ambiguity, "scans": entries}, scans)
