@@ -75,7 +75,7 @@ def test_injection_corpus_with_the_real_local_judge(local_llm_server, tmp_path):
                 assert res.extra["injection_flagged"]["n"] == len(recs)
             else:
                 assert not flagged and res.extra["injection_flagged"]["n"] == 0
-            assert recs[0].detail["judge"]["prompt_version"] == "score-v2"
+            assert recs[0].detail["judge"]["prompt_version"] == "score-v3"
     finally:
         judge.close()
     print("\ninjection corpus, local judge", local_llm_server.model_id, json.dumps(figures, indent=1))

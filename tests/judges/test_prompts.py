@@ -31,6 +31,8 @@ SNAPSHOTS = {
     ("score", "score-v2"): "08811ed1370d8de334ddd864d4930c6d5da0e24608c5695d8cd63a88d65c7126",
     ("same", "same-v2"): "9de042d1fd07f57b1a40406e1330771d0d5fd649e3dafb38a59dc314f0ec6f70",
     ("option", "option-v2"): "d76578b19bc09a3f2a4a423c87144e9f01b0254a5ff906777e79665b8662ae50",
+    # v3: the record's scene facts (what the reference was built from) are shown (issue 25 item 3)
+    ("score", "score-v3"): "2a61f7efec13fee3f28506a45ee6cbfb079cb84a97a9ac4744dbdfba0ee934a5",
 }
 
 # Rendered messages for fixed inputs, per version: catches changes in the rendering code too.
@@ -42,6 +44,7 @@ GOLDEN_PAYLOADS = {
         "reference": ["x", "y"],
         "rooms": ["Kitchen"],
         "objects": ["fridge", "chair"],
+        "facts": ["colour: red", "room: kitchen"],
         "level": "scene",
     },
     "same": {"question": "Where is the chair?", "answer": "left of the bed", "reference": "right of the bed"},
@@ -54,6 +57,7 @@ RENDERED = {
     ("score", "score-v2"): "0b252260336dabc1a52cbaaf47b89247a65f679058d19d9154fd2b4057e2a3dd",
     ("same", "same-v2"): "7cc11f6eebac9417a19320d6970920a9f5e9ecb88bf27b3742370ddc0548f0f4",
     ("option", "option-v2"): "9365e897d140a8891e77666e46138021dfbc916bad14e21969f963550ce9bda3",
+    ("score", "score-v3"): "7635f93708e70648c9f9f738b06ac5fa56855c235354b3df077ceb8c8aa28d13",
 }
 
 
@@ -75,17 +79,28 @@ def test_rendered_messages_snapshot(kind):
 
 
 def test_prompt_versions_exposed():
-    assert PROMPT_VERSIONS == {"score": "score-v2", "same": "same-v2", "option": "option-v2"}
+    assert PROMPT_VERSIONS == {"score": "score-v3", "same": "same-v2", "option": "option-v2"}
 
 
 def test_scene_level_shows_rooms_and_objects_object_level_does_not():
-    p = dict(GOLDEN_PAYLOADS["score"], reference=None)
+    p = dict(GOLDEN_PAYLOADS["score"], reference=None, facts=None)
     scene = build_messages("score", p)[1]["content"]
     assert "True rooms of the scene: Kitchen" in scene and "fridge | chair" in scene
     obj = build_messages("score", dict(p, level="object", task="DescriptionObj"))[1]["content"]
     assert "Kitchen" not in obj and "fridge" not in obj
     assert "one unknown indoor object" in obj  # the object-caption criterion
     assert "Reference answer" not in obj
+
+
+def test_facts_are_shown_at_both_levels_and_omitted_when_absent():
+    """The judge checks an answer against the facts the reference was built from (score-v3)."""
+    line = "True facts of the scene (check the text against them): colour: red | room: kitchen\n"
+    scene = build_messages("score", GOLDEN_PAYLOADS["score"])[1]["content"]
+    assert line in scene and scene.index(line) < scene.index("Question: ")
+    obj = build_messages("score", dict(GOLDEN_PAYLOADS["score"], level="object", task="ConversationObj"))[1]["content"]
+    assert line in obj and "Kitchen" not in obj  # facts, but not the scene's room list
+    for empty in (None, []):
+        assert "True facts" not in build_messages("score", dict(GOLDEN_PAYLOADS["score"], facts=empty))[1]["content"]
 
 
 def test_task_aliases():

@@ -13,6 +13,7 @@ distractors come from the same distribution as answers, option order is a unifor
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -360,26 +361,113 @@ class Generator:
     def description(self) -> None:
         for o in self._pick(self._cloud_objects(), self.n("DescriptionObj")):
             ref = self._describe_obj(o)
+            fx = self._obj_facts(o)
+            facts = self._facts_list(fx, set(fx)) + [f"use: {u}" for u in CATEGORIES[o.category].uses]
             q = T.question("DescriptionObj", self.rng)
             a = T.answer("DescriptionObj", self.rng, description=ref, a_name=T.article(words(o.category)))
-            self._add("DescriptionObj", {"pcl": self._object_pcl(o), "query": q, "reference": ref, "object": o.category}, a)
+            rec = {"pcl": self._object_pcl(o), "query": q, "reference": ref, "object": o.category, "facts": facts}
+            self._add("DescriptionObj", rec, a)
+
+    def _one(self, options: tuple[str, ...]) -> str:
+        return options[int(self.rng.integers(len(options)))]
+
+    def _obj_facts(self, o) -> dict[str, str]:
+        """What the house says about ``o``: the facts its text references are built from (and that
+        the judge is shown as the record's ``facts``)."""
+        w, h, d = (float(v) for v in o.aabb[1] - o.aabb[0])
+        out = {"object": words(o.category), "colour": o.color, "room": self.f.room_type(o), "height": f"{h:.2f} m"}
+        out["size"] = f"{w:.2f} x {h:.2f} x {d:.2f} m"
+        sup = self.f.support_cat(o)
+        near = self.f.nearest(o)
+        if sup:
+            out["on"] = words(sup)
+        if near is not None:
+            out["near"] = f"{near.color} {words(near.category)}"
+        on = [p for p in self.h.objects if p.support == o.index and p.index in self.f.visible_ids]
+        if on:
+            named = Counter(f"{p.color} {words(p.category)}" for p in on)
+            out["holds"] = _fmt_names([T.article(k) if c == 1 else f"{_NUMBER.get(c, str(c))} {T.plural(k)}" for k, c in sorted(named.items())])
+        return out
+
+    def _fact_sentence(self, key: str, fx: dict[str, str], name: str) -> str:
+        """One sentence stating fact ``key`` of an object, in one of several phrasings that name it
+        ``the <name>`` or ``it``. Every question form draws its answer from this one pool, so the
+        answer to the same question in another house shares with a reference little more than any
+        other answer does."""
+        it = self._one(("it", "it", "it", f"the {name}"))  # the question names it already: a name shared by every answer about it
+        It = it.capitalize()
+        v = fx[key]
+        if key in ("height", "size"):
+            nums = [float(x) for x in v.replace(" m", "").split(" x ")]
+            h = nums[0] if key == "height" else nums[1]
+            forms: tuple[str, ...] = (
+                f"{It} is about {h:.1f} m tall.",
+                f"{It} rises roughly {h * 100:.0f} cm.",
+                f"Height: around {h:.2f} m.",
+                f"{It} reaches {h * 100:.0f} centimetres.",
+            )
+            if key == "size":
+                w, _, d = nums
+                forms = (
+                    f"{It} measures about {w:.2f} x {h:.2f} x {d:.2f} m.",
+                    f"Its box is roughly {w * 100:.0f} by {h * 100:.0f} by {d * 100:.0f} cm.",
+                    f"{It} is {w:.1f} m wide and {h:.1f} m high.",
+                    f"Width {w:.2f} m, height {h:.2f} m, depth {d:.2f} m.",
+                )
+        else:
+            forms = {
+                "colour": (f"{It} is {v}.", f"Its colour is {v}.", f"{It} comes in {v}.", f"{v.capitalize()}, mostly.", f"{It} is painted {v}."),
+                "room": (f"{It} is in the {v}.", f"{It} stands in the {v}.", f"You find {it} in the {v}.", f"In the {v}.", f"Look in the {v}."),
+                "on": (f"{It} rests on the {v}.", f"{It} sits on top of the {v}.", f"You see {it} on the {v}.", f"The {v} holds {it}."),
+                "near": (f"Next to {it} is the {v}.", f"The {v} is close by.", f"Close by stands the {v}.", f"Beside {it}: the {v}."),
+                "holds": (f"On {it} there is {v}.", f"{It} holds {v}.", f"I see {v} on top of {it}.", f"Its top carries {v}."),
+                "use": (f"You can use {it} to {v}.", f"{It} is good to {v}.", f"People use {it} to {v}.", f"Its use: to {v}.", f"Handy to {v}."),
+            }[key]
+        return self._one(forms)
+
+    def _with_extras(self, core: str, fx: dict[str, str], used: set[str], name: str) -> tuple[str, list[str]]:
+        """``core`` followed by 1-3 further facts of the object (fewer when it has fewer); returns the text and the fact keys
+        it states beyond ``used``. The extras change from house to house, so a train answer to the
+        same question form matches a reference little better than any other answer."""
+        rest = [k for k in fx if k not in used and k not in ("object", "holds") and not (k == "size" and "height" in used)]
+        k = int(self.rng.integers(min(1, len(rest)), min(3, len(rest)) + 1))
+        keys = [rest[i] for i in self.rng.permutation(len(rest))[:k]]
+        return " ".join([core] + [self._fact_sentence(key, fx, name) for key in keys]), keys
+
+    @staticmethod
+    def _facts_list(fx: dict[str, str], keys: list[str] | set[str]) -> list[str]:
+        return [f"{k}: {fx[k]}" for k in fx if k in keys]
 
     def conversation(self) -> None:
+        """One question about the object cloud; the answer states the asked fact (colour, size,
+        room, use: from the shared phrasing pool of :meth:`_fact_sentence`; the name: its own
+        phrasings), then one to three other facts of the object (colour, room, size, support, neighbour)."""
         for o in self._pick(self._cloud_objects(), self.n("ConversationObj")):
             c = CATEGORIES[o.category]
-            h = float(o.aabb[1][1] - o.aabb[0][1])
-            qa = [
-                ("what colour is this object?", f"It is {o.color}."),
-                ("what can I use this object for?", f"You can use it to {c.uses[0]}."),
-                ("how tall is this object?", f"It is about {h:.1f} m tall."),
-                ("in which room would you usually find this object?", f"Usually in the {self.f.room_type(o)}."),
-                ("what is this object called?", f"It is {T.article(c.words)}."),
-                ("what else could this object be used for?", f"It is also handy to {c.uses[-1]}."),
+            fx = self._obj_facts(o)
+            name = words(o.category)
+            use0, use1 = c.uses[0], c.uses[-1]  # a use is a fact too: stated by the use questions or as an extra
+            article = T.article(c.words)
+            qa: list[tuple[str, tuple[str, ...] | str, set[str]]] = [
+                ("what colour is this object?", "colour", {"colour"}),
+                ("how tall is this object?", self._one(("height", "size")), {"height", "size"}),
+                ("in which room would you usually find this object?", "room", {"room"}),
+                ("what can I use this object for?", "use", {"use"}),
+                (
+                    "what is this object called?",
+                    (f"It is {article}.", f"This is {T.article(fx['colour'] + ' ' + c.words)}.", f"I would call it {article}.", f"That is {article}."),
+                    {"colour"},
+                ),
+                ("what else could this object be used for?", "use", {"use"}),
             ]
-            qq, aa = qa[int(self.rng.integers(len(qa)))]
+            qq, how, used = qa[int(self.rng.integers(len(qa)))]
+            fx["use"] = use1 if qq.startswith("what else") else use0
+            core = self._fact_sentence(how, fx, name) if isinstance(how, str) else self._one(how)
+            aa, extra = self._with_extras(core, fx, used, name)
+            facts = self._facts_list(fx, used | set(extra) | {"object"})
             q = T.question("ConversationObj", self.rng, question=qq)
-            a = T.answer("ConversationObj", self.rng, answer=aa, answer_lc=T.lower_first(aa), a_name=T.article(c.words))
-            self._add("ConversationObj", {"pcl": self._object_pcl(o), "query": q, "reference": aa, "object": o.category}, a)
+            a = T.answer("ConversationObj", self.rng, answer=aa, answer_lc=T.lower_first(aa), a_name=article)
+            self._add("ConversationObj", {"pcl": self._object_pcl(o), "query": q, "reference": aa, "object": o.category, "facts": facts}, a)
 
     # --- scene perception ----------------------------------------------------------------------
     def count_sets(self) -> list[tuple[int, str, str, str, str]]:
@@ -552,7 +640,14 @@ class Generator:
             dist = float(np.linalg.norm(a.center - b.center))
             q = view + T.lower_first(T.question("Relation", self.rng, a=wa, b=wb))
             ans = T.answer("Relation", self.rng, sentence=s, sentence_lc=T.lower_first(s), dist=f"{dist:.1f}")
-            self._add("Relation", {"query": q, "reference": s, "rooms": self.scene_rooms, "objects": self.scene_objects}, ans)
+            facts = [
+                f"viewpoint: at the {words(x.category)}, facing the {words(y.category)}",
+                f"relation: the {wa} is {_REL_WORDS[rel][0]} the {wb}",
+                f"distance: {dist:.1f} m",
+                f"room: {self.f.room_type(a)}",
+            ]
+            rec = {"query": q, "reference": s, "rooms": self.scene_rooms, "objects": self.scene_objects, "facts": facts}
+            self._add("Relation", rec, ans)
 
     def navigation(self) -> None:
         targets = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
@@ -585,9 +680,10 @@ class Generator:
             made += 1
 
     # --- scene expression ----------------------------------------------------------------------
-    def caption_text(self) -> str:
+    def caption_text(self) -> tuple[str, list[str]]:
         """A varied scene caption: rooms in a random order, each told in one of several phrasings
-        with a random subset of its objects (colour, support or neighbour attached)."""
+        with a random subset of its objects (colour, support or neighbour attached); and the facts
+        it states (room count and types, each listed object with its colour, room and support)."""
         rng = self.rng
         rooms = list(self.h.plan.rooms)
         order = [rooms[i] for i in rng.permutation(len(rooms))]
@@ -596,6 +692,7 @@ class Generator:
             return options[int(rng.integers(len(options)))]
 
         n = len(rooms)
+        facts = [f"rooms: {n} ({', '.join(r.type for r in rooms)})"]
         parts = [
             one(
                 (
@@ -620,6 +717,8 @@ class Generator:
                 if style == 2 and o.support:
                     base += f" on the {words(self.f.support_cat(o))}"
                 names.append(T.article(base))
+                sup = f", on the {words(self.f.support_cat(o))}" if o.support else ""
+                facts.append(f"in the {r.type}: {o.color} {words(o.category)}{sup}")
             listed = _fmt_names(names)
             parts.append(
                 one(
@@ -633,44 +732,92 @@ class Generator:
                     )
                 )
             )
-        return " ".join(parts)
+        return " ".join(parts), facts
 
     def scaption(self) -> None:
-        ref = self.caption_text()
+        ref, facts = self.caption_text()
         for _ in range(self.n("SCaption")):
             q = T.question("SCaption", self.rng)
             a = T.answer("SCaption", self.rng, caption=ref, n_rooms=len(self.h.plan.rooms))
-            self._add("SCaption", {"query": q, "reference": ref, "rooms": self.scene_rooms, "objects": self.scene_objects}, a)
+            rec = {"query": q, "reference": ref, "rooms": self.scene_rooms, "objects": self.scene_objects, "facts": facts}
+            self._add("SCaption", rec, a)
 
-    def svqa(self) -> None:
-        qa: list[tuple[str, str]] = []
-        n = len(self.h.plan.rooms)
-        qa.append(("how many rooms does this house have?", f"It has {n} rooms."))
+    def _svqa_items(self) -> list[tuple[str, str, list[str]]]:
+        """(question, reference, facts) candidates of one house. Each answer states the asked fact
+        in one of several phrasings and most add facts of this house (colour, size, neighbour, the
+        rooms), so the answer to the same question in another house shares little beyond the
+        question's noun: a retrieval of the nearest train question's answer scores near a random one."""
+        one = self._one
+        out: list[tuple[str, str, list[str]]] = []
+        rooms = [r.type for r in self.h.plan.rooms]
+        n = len(rooms)
+        listed = _fmt_names([T.article(r) for r in rooms])
+        nn = _NUMBER.get(n, str(n))
+        room_fact = [f"rooms: {n} ({', '.join(rooms)})"]
+        out.append(
+            (
+                "how many rooms does this house have?",
+                one(
+                    (
+                        f"It has {n} rooms.",
+                        f"{nn.capitalize()} rooms: {listed}.",
+                        f"There are {n}: {listed}.",
+                        f"I count {nn} rooms, {listed}.",
+                        f"The house is made of {listed}, so {n} rooms.",
+                    )
+                ),
+                room_fact,
+            )
+        )
         for o in self.f.unique_visible():
             if o.category in ("doorway", "window"):
                 continue
-            w = words(o.category)
-            qa.append((f"which room is the {w} in?", f"The {w} is in the {self.f.room_type(o)}."))
-            qa.append((f"what colour is the {w}?", f"The {w} is {o.color}."))
-            on = [p for p in self.h.objects if p.support == o.index and p.index in self.f.visible_ids]
-            if on:
-                qa.append((f"what is on the {w}?", f"On the {w} there is {_fmt_names([T.article(words(p.category)) for p in on])}."))
+            fx = self._obj_facts(o)
+            w = fx["object"]
+            forms = [(f"which room is the {w} in?", "room"), (f"what colour is the {w}?", "colour")]
+            forms.append((f"how big is the {w}?", self._one(("size", "height"))))
+            forms += [(f"what is next to the {w}?", "near")] if "near" in fx else []
+            forms += [(f"what is on the {w}?", "holds")] if "holds" in fx else []
+            for qq, key in forms:
+                used = {key, "size", "height"} if key in ("size", "height") else {key}
+                aa, extra = self._with_extras(self._fact_sentence(key, fx, w), fx, used, w)
+                out.append((qq, aa, self._facts_list(fx, used | set(extra) | {"object"})))
         present = {o.category for o in self.h.objects}
         absent = [c for c in CATEGORY_NAMES if c not in present]
         if absent:
-            c = absent[int(self.rng.integers(len(absent)))]
-            qa.append((f"is there {T.article(words(c))} in this house?", f"No, there is no {words(c)} in this house."))
-        for o in self.f.visible[:1]:
-            qa.append(
+            w = words(absent[int(self.rng.integers(len(absent)))])
+            aa = one(
                 (
-                    f"is there {T.article(words(o.category))} in this house?",
-                    f"Yes, there is {T.article(words(o.category))} in the {self.f.room_type(o)}.",
+                    f"No, there is no {w} in this house.",
+                    f"No. The house has {listed}, but no {w}.",
+                    f"There is none; none of its {n} rooms holds {T.article(w)}.",
+                    f"No {w} anywhere in the {nn} rooms.",
                 )
             )
-        for qq, aa in self._pick(qa, self.n("SVQA")):
+            out.append((f"is there {T.article(w)} in this house?", aa, [f"absent: {w}", *room_fact]))
+        # a yes-case about any visible thing (not always the first one, a doorway or window)
+        pool = [o for o in self.f.visible if o.category not in ("doorway", "window")]
+        if pool:
+            o = pool[int(self.rng.integers(len(pool)))]
+            fx = self._obj_facts(o)
+            w, room, col = fx["object"], fx["room"], fx["colour"]
+            aa = one(
+                (
+                    f"Yes, there is {T.article(w)} in the {room}.",
+                    f"Yes: {T.article(col + ' ' + w)} in the {room}.",
+                    f"Yes, the {room} has {T.article(w)}.",
+                    f"It does; {T.article(col + ' ' + w)} stands in the {room}.",
+                )
+            )
+            out.append((f"is there {T.article(w)} in this house?", aa, self._facts_list(fx, {"object", "room", "colour"})))
+        return out
+
+    def svqa(self) -> None:
+        for qq, aa, facts in self._pick(self._svqa_items(), self.n("SVQA")):
             q = T.question("SVQA", self.rng, question=qq)
             a = T.answer("SVQA", self.rng, answer=aa, answer_lc=T.lower_first(aa))
-            self._add("SVQA", {"query": q, "reference": aa, "rooms": self.scene_rooms, "objects": self.scene_objects}, a)
+            rec = {"query": q, "reference": aa, "rooms": self.scene_rooms, "objects": self.scene_objects, "facts": facts}
+            self._add("SVQA", rec, a)
 
 
 def bench3d_house(house: House, coverage: dict[int, int], rng: np.random.Generator, s: TaskSettings, *, test: bool) -> Bench3DHouse:

@@ -255,6 +255,8 @@ def _text(ctx: _Ctx, rec: dict, task: TaskDef, house: str, scene_truth: SceneTru
         if obj is not None and not isinstance(obj, str):
             raise ctx.fail(f"got {type(obj).__name__}", "object", "the object's category name (a string)")
         gt["object"] = obj
+    # the scene facts the reference was built from (generated data); shown to the judge when present
+    gt["facts"] = _str_list(ctx, rec, "facts", required=False)
     return gt
 
 

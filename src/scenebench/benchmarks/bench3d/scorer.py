@@ -141,8 +141,10 @@ class Bench3DScorer:
                     continue
                 refs = rec.gt.get("references")
                 # As released: scene-level prompts show the true rooms and objects (relation: objects
-                # only), object-level prompts the generated text alone.
+                # only), object-level prompts the generated text alone; both show the record's scene
+                # facts when it has them (generated data), as 3DBench's judge is given the scene's truth.
                 payload = {
+                    "facts": rec.gt.get("facts"),
                     "task": rec.task,
                     "question": rec.query,
                     "answer": text,
