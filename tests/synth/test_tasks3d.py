@@ -9,12 +9,12 @@ import pytest
 
 from scenebench.benchmarks.bench3d.records import validate_records
 from scenebench.benchmarks.bench3d.tasks import task_key
+from scenebench.metrics import navigation as N
 from scenebench.synth import templates as T
 from scenebench.synth.categories import CATEGORY_NAMES, DETECTION_CLASSES
 from scenebench.synth.house import build_house
 from scenebench.synth.relations import relation
 from scenebench.synth.sensing import SensorSettings, capture
-from scenebench.metrics import navigation as N
 from scenebench.synth.tasks3d import NAV_MIN_START_GOAL_M, STEMS, TASK_TYPE, TaskSettings, bench3d_house
 
 

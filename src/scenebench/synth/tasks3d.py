@@ -386,7 +386,9 @@ class Generator:
         on = [p for p in self.h.objects if p.support == o.index and p.index in self.f.visible_ids]
         if on:
             named = Counter(f"{p.color} {words(p.category)}" for p in on)
-            out["holds"] = _fmt_names([T.article(k) if c == 1 else f"{_NUMBER.get(c, str(c))} {T.plural(k)}" for k, c in sorted(named.items())])
+            out["holds"] = _fmt_names(
+                [T.article(k) if c == 1 else f"{_NUMBER.get(c, str(c))} {T.plural(k)}" for k, c in sorted(named.items())]
+            )
         return out
 
     def _fact_sentence(self, key: str, fx: dict[str, str], name: str) -> str:
@@ -416,12 +418,30 @@ class Generator:
                 )
         else:
             forms = {
-                "colour": (f"{It} is {v}.", f"Its colour is {v}.", f"{It} comes in {v}.", f"{v.capitalize()}, mostly.", f"{It} is painted {v}."),
-                "room": (f"{It} is in the {v}.", f"{It} stands in the {v}.", f"You find {it} in the {v}.", f"In the {v}.", f"Look in the {v}."),
+                "colour": (
+                    f"{It} is {v}.",
+                    f"Its colour is {v}.",
+                    f"{It} comes in {v}.",
+                    f"{v.capitalize()}, mostly.",
+                    f"{It} is painted {v}.",
+                ),
+                "room": (
+                    f"{It} is in the {v}.",
+                    f"{It} stands in the {v}.",
+                    f"You find {it} in the {v}.",
+                    f"In the {v}.",
+                    f"Look in the {v}.",
+                ),
                 "on": (f"{It} rests on the {v}.", f"{It} sits on top of the {v}.", f"You see {it} on the {v}.", f"The {v} holds {it}."),
                 "near": (f"Next to {it} is the {v}.", f"The {v} is close by.", f"Close by stands the {v}.", f"Beside {it}: the {v}."),
                 "holds": (f"On {it} there is {v}.", f"{It} holds {v}.", f"I see {v} on top of {it}.", f"Its top carries {v}."),
-                "use": (f"You can use {it} to {v}.", f"{It} is good to {v}.", f"People use {it} to {v}.", f"Its use: to {v}.", f"Handy to {v}."),
+                "use": (
+                    f"You can use {it} to {v}.",
+                    f"{It} is good to {v}.",
+                    f"People use {it} to {v}.",
+                    f"Its use: to {v}.",
+                    f"Handy to {v}.",
+                ),
             }[key]
         return self._one(forms)
 
@@ -455,7 +475,12 @@ class Generator:
                 ("what can I use this object for?", "use", {"use"}),
                 (
                     "what is this object called?",
-                    (f"It is {article}.", f"This is {T.article(fx['colour'] + ' ' + c.words)}.", f"I would call it {article}.", f"That is {article}."),
+                    (
+                        f"It is {article}.",
+                        f"This is {T.article(fx['colour'] + ' ' + c.words)}.",
+                        f"I would call it {article}.",
+                        f"That is {article}.",
+                    ),
                     {"colour"},
                 ),
                 ("what else could this object be used for?", "use", {"use"}),
