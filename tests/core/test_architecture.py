@@ -219,6 +219,8 @@ def test_the_independence_contract_covers_every_catalog_package():
 
 def test_the_store_results_samples_reads_imports_nothing_of_scenebench(graph):
     # pyproject lets scenebench.samples (below the benchmarks, through Results) import the store on this condition:
-    # only the error types, a leaf module that imports nothing of scenebench itself.
-    assert graph.find_modules_directly_imported_by("scenebench.runtime.store") <= {"scenebench.errors"}
-    assert graph.find_modules_directly_imported_by("scenebench.errors") == set()
+    # only leaves (the error types, the durable SQLite open) that import nothing of scenebench themselves.
+    leaves = {"scenebench.errors", "scenebench.io.sqlite"}
+    assert graph.find_modules_directly_imported_by("scenebench.runtime.store") <= leaves
+    for leaf in leaves:
+        assert graph.find_modules_directly_imported_by(leaf) == set(), leaf
