@@ -48,6 +48,7 @@ def test_flags_probes_more_than_the_margin_above_chance():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # generate + every probe on generator 8 data: 440 s on a loaded 2-core box
 def test_audit_end_to_end_on_generated_houses(tmp_path):
     from typer.testing import CliRunner
 

@@ -13,6 +13,7 @@ app = build_app()
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # generator 8 data (denser rescans, ~3x the SURPRISE3D queries), every baseline twice, the report
 def test_demo_end_to_end_then_reuses_everything(tmp_path):
     buf = io.StringIO()
     first = run_demo(tmp_path / "demo", console=Console(file=buf, width=200), progress=False)

@@ -27,6 +27,8 @@ from .test_browser import CHROMIUM, browser, canvas_stats, shot  # noqa: F401  (
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"),
+    # the first test also builds the module's demo (generate + every baseline): 400 s on a loaded 2-core box
+    pytest.mark.timeout(1500),
 ]
 
 
