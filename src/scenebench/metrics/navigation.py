@@ -185,14 +185,11 @@ def path_success(loss: float, n_gt: int, per_waypoint: float = LOSS_PER_WAYPOINT
 def goal_distance(pred: np.ndarray | list[Any], gt: np.ndarray | list[Any]) -> float:
     """Distance (metres) from the answer's last point to the goal, the GT path's last point; inf if
     either is empty, NaN if the last point is not finite (a failure either way)."""
-    p, g = _pts(pred), _pts(gt)
-    if len(p) == 0 or len(g) == 0:
-        return math.inf
-    return float(np.linalg.norm(p[-1] - g[-1]))
+    return float(goal_distances([pred], [gt])[0])
 
 
-def goal_distances(preds: list[np.ndarray], gts: list[np.ndarray]) -> np.ndarray:
-    """:func:`goal_distance` of many pairs (one ``norm`` over all last points, bit for bit)."""
+def goal_distances(preds: list[Any], gts: list[Any]) -> np.ndarray:
+    """:func:`goal_distance` of many pairs (one ``norm`` over all last points)."""
     ps, gs = [_pts(p) for p in preds], [_pts(g) for g in gts]
     out = np.full(len(ps), math.inf)
     ok = [k for k in range(len(ps)) if len(ps[k]) and len(gs[k])]

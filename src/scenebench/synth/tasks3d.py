@@ -308,8 +308,7 @@ class Generator:
         near = self.f.nearest(o)
         sup = self.f.support_cat(o)
 
-        def one(options: tuple[str, ...]) -> str:
-            return options[int(rng.integers(len(options)))]
+        one = self._one
 
         head = one(
             (
@@ -713,8 +712,7 @@ class Generator:
         rooms = list(self.h.plan.rooms)
         order = [rooms[i] for i in rng.permutation(len(rooms))]
 
-        def one(options: tuple[str, ...]) -> str:
-            return options[int(rng.integers(len(options)))]
+        one = self._one
 
         n = len(rooms)
         facts = [f"rooms: {n} ({', '.join(r.type for r in rooms)})"]
