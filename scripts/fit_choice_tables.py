@@ -27,8 +27,9 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from scenebench.synth.tasks3d import COUNT_WINDOW as WINDOW  # counting offers six consecutive counts
+
 MIN_HOUSES = 8  # a form is asked only when its rarest count of the window was seen in this many houses
-WINDOW = 6  # counting offers six consecutive counts
 
 
 def house_tally(args: tuple[int, int]) -> dict:
@@ -37,16 +38,13 @@ def house_tally(args: tuple[int, int]) -> dict:
 
     from scenebench.synth.house import build_house
     from scenebench.synth.pipeline import GenerateSettings, _rng
-    from scenebench.synth.sensing import SensorSettings, capture
+    from scenebench.synth.sensing import capture
     from scenebench.synth.tasks3d import Generator, TaskSettings
 
     seed, index = args
     s = GenerateSettings(seed=seed)
     house = build_house(seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
-    sensor = SensorSettings(
-        width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise, hole_rate=s.hole_rate, raycaster=s.raycaster
-    )
-    cap = capture(house, sensor, _rng(s, index, 1))
+    cap = capture(house, s.sensor(), _rng(s, index, 1))
     g = Generator(house, cap.coverage, np.random.default_rng(0), TaskSettings(min_points=s.min_points))
     forms = {form: n for n, _key, _noun, _scope, form in g.count_sets()}
     rels = sorted(g._view_pairs(allow_vertical=True))

@@ -75,6 +75,19 @@ class GenerateSettings:
         if self.houses < 0 or self.test_every < 1:
             raise ValueError("houses must be >= 0 and test_every >= 1")
 
+    def sensor(self) -> Any:
+        """The :class:`~scenebench.synth.sensing.SensorSettings` every house is captured with."""
+        from scenebench.synth.sensing import SensorSettings
+
+        return SensorSettings(
+            width=self.width,
+            height=self.height,
+            voxel=self.voxel,
+            depth_noise=self.depth_noise,
+            hole_rate=self.hole_rate,
+            raycaster=self.raycaster,
+        )
+
     def resolved(self) -> GenerateSettings:
         """Settings with 'auto' choices made, as recorded in the manifest."""
         from scenebench.extras import available
@@ -123,7 +136,7 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     """Build, sense and annotate house ``index``; commit its folder under ``OUT/.houses``; return its summary."""
     from scenebench.synth.house import build_house, scene_hex
-    from scenebench.synth.sensing import SensorSettings, capture, object_cloud
+    from scenebench.synth.sensing import capture, object_cloud
     from scenebench.synth.tasks3d import TaskSettings, bench3d_house
 
     root = Path(out) / HOUSES_DIR
@@ -135,9 +148,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     stage.mkdir(parents=True)
     try:
         test = is_test(s, index)
-        sensor = SensorSettings(
-            width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise, hole_rate=s.hole_rate, raycaster=s.raycaster
-        )
+        sensor = s.sensor()
         cap = capture(house, sensor, _rng(s, index, 1))
         sid = scene_hex(s.seed, index)
         summary: dict[str, Any] = {
@@ -504,13 +515,11 @@ def write_preview(out: Path, s: GenerateSettings, summary: dict[str, Any]) -> li
     from scenebench.synth.house import build_house
     from scenebench.synth.navigation import NavGrid
     from scenebench.synth.preview import cloud_views, top_down, write_png
-    from scenebench.synth.sensing import SensorSettings, capture
+    from scenebench.synth.sensing import capture
 
     index = summary["index"]
     house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
-    sensor = SensorSettings(
-        width=s.width, height=s.height, voxel=s.voxel, depth_noise=s.depth_noise, hole_rate=s.hole_rate, raycaster=s.raycaster
-    )
+    sensor = s.sensor()
     cap = capture(house, sensor, _rng(s, index, 1))
     nav = summary.get("bench3d", {}).get("records", {}).get("Navigation") or []
     path = nav[0]["positions"] if nav else None
