@@ -422,14 +422,16 @@ def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> lis
     parsed = [np.asarray(P.parse_waypoints(text, protocol), dtype=float).reshape(-1, 2) for _, text in items]
     ok = [k for k, p in enumerate(parsed) if len(p)]
     gts = [items[k][0].gt["positions"] for k in ok]
+    preds = [parsed[k] for k in ok]
     with np.errstate(invalid="ignore", over="ignore"):
-        dists = N.dtw_many([parsed[k] for k in ok], gts)
+        dists = N.dtw_many(preds, gts)
         if protocol == "official":
             loss_of: dict[int, float] = {}
+            goal_of: dict[int, float] = {}  # official success has no goal condition
         else:
-            loss_of = dict(zip(ok, N.strict_path_losses([parsed[k] for k in ok], gts).tolist()))
-        goal_of = dict(zip(ok, N.goal_distances([parsed[k] for k in ok], gts).tolist()))
-        pred_len = dict(zip(ok, N.path_lengths([parsed[k] for k in ok]).tolist()))
+            loss_of = dict(zip(ok, N.strict_path_losses(preds, gts).tolist()))
+            goal_of = dict(zip(ok, N.goal_distances(preds, gts).tolist()))
+        pred_len = dict(zip(ok, N.path_lengths(preds).tolist()))
         gt_len = dict(zip(ok, N.path_lengths(gts).tolist()))
     dtw_of = dict(zip(ok, dists))
     out: list[Outcome] = []
