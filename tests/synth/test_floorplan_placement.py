@@ -103,3 +103,14 @@ def test_default_density_furnishes_houses_and_every_tv_stand_holds_a_tv():
     for h in houses:
         for stand in (o for o in h.objects if o.category == "tvstand" and h.plan.rooms[o.room].type == "living room"):
             assert any(o.category == "television" and o.support == stand.index for o in h.objects), h.house_id
+
+
+def test_a_door_fills_a_wall_whose_free_stretch_is_exactly_its_width():
+    """A 1.4 m wall with 0.2 m margins leaves a free stretch of exactly 1 m, a door's width, and
+    1.2 - 1.0 rounds below 0.2 in floating point: the door's start is drawn from an empty range
+    there (seed 31337 house 69 crashed on a 1.3 m window this way)."""
+    from scenebench.synth.floorplan import WallRun, _open
+
+    run = WallRun(0, 0.0, 0.0, 1.4, (0, 1))
+    assert _open(np.random.default_rng(0), run, "door", 0.0, 2.0)
+    assert run.openings == [(0.2, 1.2, 0.0, 2.0, "door")]

@@ -398,7 +398,7 @@ def _open(rng: np.random.Generator, run: WallRun, kind: str, y0: float, y1: floa
     if not free:
         return False
     a, b = free[int(rng.integers(len(free)))]
-    s0 = float(np.round(rng.uniform(a, b - width), 2))
+    s0 = float(np.round(rng.uniform(a, max(a, b - width)), 2))  # b - width can round below a when b - a == width
     run.openings.append((s0, s0 + width, y0, y1, kind))
     run.openings.sort()
     return True
