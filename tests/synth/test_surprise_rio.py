@@ -237,6 +237,19 @@ def test_rescans_are_new_captures_listing_changed_objects_only(rio):
     assert n_moved > 0
 
 
+def test_rescans_sweep_the_room_densely(rio):
+    """A rescan is a sweep (4-6 spots, 6-8 of 8 headings), fused on a 1 cm grid on objects, so the
+    FPFH baseline has points to match: nearly every object of the room is seen and the median one
+    holds thousands of points (generator 8's partial 2 cm captures: ~2,500 here, some objects unseen)."""
+    h, scene = rio
+    ref = scene.scans[0]
+    objects = [int(i) for i in np.unique(ref.object_ids) if 0 < i <= len(h.objects)]
+    for scan in scene.scans[1:]:
+        counts = np.array([np.sum(scan.object_ids == i) for i in objects])
+        assert np.mean(counts > 0) >= 0.9, counts
+        assert np.median(counts) >= 5000, counts
+
+
 def test_rescan_moves_mostly_exceed_the_thresholds_and_rooms_vary():
     from collections import Counter
 

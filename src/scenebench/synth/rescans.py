@@ -7,9 +7,10 @@ rigidly (a yaw about the vertical axis through their base plus a shift; whatever
 moves along), some are removed, the rest stay. Moves vary in size; about nine in ten go beyond
 the 0.1 m / 10 degree thresholds (a shift of 0.15 m or more), the rest are small nudges.
 
-Each rescan is a new capture, not a copy of the reference: its own camera path through the room,
-ray-cast partial views (not every heading is looked at), Kinect-like depth noise and holes, a
-fused point cloud on a 3.5 cm grid, in its own frame (a random yaw about +Z and a shift), which
+Each rescan is a new capture, not a copy of the reference: its own sweep through the room (4-6
+spots, 6-8 of 8 headings each: most of the room, not all of it), ray cast with Kinect-like depth
+noise and holes, a fused point cloud on a 1 cm grid on objects (3RScan's meshes are ~1 cm) and
+3.5 cm on structure, in its own frame (a random yaw about +Z and a shift), which
 ``transform`` maps back to the reference. As in 3RScan, ``rigid[]`` holds a ground-truth
 transformation for each *changed* object that the rescan shows -- never for structure (walls,
 floors, doorways, windows) and never for objects that stayed. Identical objects of the room
@@ -47,9 +48,11 @@ class RescanSettings:
     # Objects are what re-localization matches, so they get 3RScan-like density (its meshes are
     # ~1-2 cm): the hand-crafted FPFH baseline needs hundreds of points per object at its 3 cm grid.
     object_max_edge: float = 0.07  # metres: object triangles of the reference mesh are split to this edge length
-    rescan_object_voxel: float = 0.02  # metres: grid of a rescan's fused cloud on objects
+    rescan_object_voxel: float = 0.01  # metres: grid of a rescan's fused cloud on objects
     rescan_width: int = 240  # pixels of a rescan's depth frames (at least; a larger sensor wins)
     rescan_height: int = 180
+    rescan_spots: tuple[int, int] = (4, 6)  # camera spots of a rescan on the room's free floor (inclusive range)
+    rescan_headings: tuple[int, int] = (6, 8)  # headings looked at from each spot, of 8 (inclusive range)
     min_rigid_points: int = 1  # a changed object is listed when the rescan shows it with this many points (unseen: not annotated)
 
 
@@ -228,11 +231,17 @@ def _pose(o: PlacedObject) -> np.ndarray:
 
 
 def capture_room(
-    house: House, mesh: SceneMesh, room: int, rng: np.random.Generator, sensor: Any, voxel: float, object_voxel: float | None = None
+    house: House,
+    mesh: SceneMesh,
+    room: int,
+    rng: np.random.Generator,
+    sensor: Any,
+    s: RescanSettings,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One new RGB-D capture of a room: a few camera spots on its free floor, a random subset of
-    headings at each (partial views), ray cast with the sensor's noise and holes, fused on a
-    ``voxel`` grid (``object_voxel`` on objects). Returns y-up world points, uint8 colours and instance ids."""
+    """One new RGB-D capture of a room: a sweep of ``s.rescan_spots`` camera spots on its free floor,
+    ``s.rescan_headings`` of 8 headings at each, ray cast with the sensor's noise and holes, fused on
+    the ``s.rescan_voxel`` grid (``s.rescan_object_voxel`` on objects). Returns y-up world points,
+    uint8 colours and instance ids."""
     from scenebench.synth.placement import NAV_RES
     from scenebench.synth.raycast import make_raycaster
     from scenebench.synth.sensing import _look, backproject, render_frames, voxel_downsample
@@ -240,19 +249,19 @@ def capture_room(
     cells = np.argwhere(house.walkable & (house.nav_room == room))
     if len(cells) == 0:
         cells = np.argwhere(house.walkable)
-    k = int(rng.integers(2, 5))
+    k = int(rng.integers(s.rescan_spots[0], s.rescan_spots[1] + 1))
     pick = np.sort(rng.choice(len(cells), size=min(k, len(cells)), replace=False))
     poses = []
     for i, j in cells[pick]:
         eye = np.array([(i + 0.5) * NAV_RES, sensor.eye_height + rng.uniform(-0.3, 0.2), (j + 0.5) * NAV_RES])
         start = rng.uniform(0, 2 * np.pi)
-        views = np.sort(rng.choice(8, size=int(rng.integers(3, 7)), replace=False))
+        views = np.sort(rng.choice(8, size=int(rng.integers(s.rescan_headings[0], s.rescan_headings[1] + 1)), replace=False))
         for a in views:
             poses.append(_look(eye, start + a * 2 * np.pi / 8, np.radians(rng.uniform(-40, -10))))
     caster = make_raycaster(mesh.vertices, mesh.faces, sensor.raycaster)
     raw = backproject(render_frames(mesh, poses, sensor, caster, rng), sensor)
     on_object = (raw.instance > 0) & (raw.instance <= len(house.objects))
-    cloud = voxel_downsample(raw, voxel, on_object, min(voxel, object_voxel if object_voxel is not None else voxel))
+    cloud = voxel_downsample(raw, s.rescan_voxel, on_object, min(s.rescan_voxel, s.rescan_object_voxel))
     return cloud.xyz.astype(float), np.round(cloud.rgb * 255).astype(np.uint8), cloud.instance.astype(np.int64)
 
 
@@ -307,7 +316,7 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         return Scan(scan_id(house.seed, house.index, k), v, colors, dense.faces, ids, instances(present))
 
     def capture_scan(k: int, mesh: SceneMesh, frame: np.ndarray) -> Scan:
-        xyz, colors, ids = capture_room(house, mesh, room, rng, sensor, s.rescan_voxel, s.rescan_object_voxel)
+        xyz, colors, ids = capture_room(house, mesh, room, rng, sensor, s)
         v = points_to_zup(xyz)
         inv = np.linalg.inv(frame)
         v = v @ inv[:3, :3].T + inv[:3, 3]
