@@ -23,13 +23,13 @@ COUNT_FORMS: dict[str, tuple[int, tuple[float, ...]]] = {
 }
 REL_SHARE: dict[str, float] = {
     "above": 0.7625,
-    "behind": 0.8938,
-    "behind-left": 0.9375,
-    "behind-right": 0.9313,
+    "behind": 0.7875,
+    "behind-left": 0.8656,
+    "behind-right": 0.8719,
     "below": 0.7625,
-    "front": 0.8938,
-    "front-left": 0.9313,
-    "front-right": 0.9375,
-    "left": 0.8562,
-    "right": 0.8562,
+    "front": 0.7875,
+    "front-left": 0.8719,
+    "front-right": 0.8656,
+    "left": 0.7844,
+    "right": 0.7844,
 }

@@ -580,8 +580,9 @@ class Generator:
     def _view_pairs(self, allow_vertical: bool) -> dict[str, list[tuple[Any, Any, Any, Any]]]:
         """Relation -> [(viewer anchor, faced object, A, B)]: A and B unique, visible and in the same
         room as each other and as the viewer, the relation read from the viewer's standpoint.
-        Neither A nor B is the viewer or the faced object: a faced A is mostly farther than B
-        ("behind"), a faced B mostly nearer, so which object is faced would give the answer away.
+        Neither A nor B is the viewer or the faced object, nor stands on either: a faced A (or a
+        vase on the faced table) is mostly farther than B ("behind"), a faced B mostly nearer, so
+        which object is faced, or what it carries, would give the answer away.
         Both orders of every pair are kept, so each relation's opposite is as available."""
         uniq = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
         by_rel: dict[str, list] = {}
@@ -595,7 +596,7 @@ class Generator:
                     if x is y or np.linalg.norm((y.center - x.center)[[0, 2]]) < 0.8:
                         continue
                     fwd, right = viewer_frame(x.center, y.center)
-                    objs = [o for o in inroom if o is not x and o is not y]
+                    objs = [o for o in inroom if o is not x and o is not y and o.support not in (x.index, y.index)]
                     for i, a in enumerate(objs):
                         for b in objs[i + 1 :]:
                             for p, q in ((a, b), (b, a)):
