@@ -83,3 +83,76 @@ def test_a_probe_needs_right_and_wrong_train_options():
         fit_choice_probe([item], [item])
     with pytest.raises(ValueError, match="train questions"):
         fit_choice_probe([], [item])
+
+
+def test_corpus_bleu4_golden_values():
+    from scenebench.metrics.probes import corpus_bleu4
+
+    # "a b c d e" vs "a b c d f": clipped matches 4/5, 3/4, 2/3, 1/2, equal lengths (no brevity
+    # penalty): (0.8 * 0.75 * 2/3 * 0.5) ** 0.25 = 0.2 ** 0.25 = 0.668740
+    one = ([list("abcde")], [[list("abcdf")]])
+    assert corpus_bleu4(*one) == pytest.approx(66.8740, abs=1e-3)
+    # a corpus sums before dividing: with an exact "a b c d" the precisions are 8/9, 6/7, 4/5, 2/3,
+    # lengths 9 and 9: (0.888889 * 0.857143 * 0.8 * 0.666667) ** 0.25 = 0.406349 ** 0.25 = 0.798408
+    assert corpus_bleu4([list("abcde"), list("abcd")], [[list("abcdf")], [list("abcd")]]) == pytest.approx(79.8408, abs=1e-3)
+    # every n-gram right but half the length: brevity penalty exp(1 - 8/4) = 0.367879
+    assert corpus_bleu4([list("abcd")], [[list("abcdefgh")]]) == pytest.approx(36.7879, abs=1e-3)
+    assert corpus_bleu4([], []) == 0.0
+
+
+def test_template_probe_answers_with_the_commonest_phrases():
+    from scenebench.metrics.probes import best_constant_answer, corpus_bleu4
+    from scenebench.metrics.text import tokenize
+
+    refs = [
+        "It is in the living room, next to the sofa.",
+        "It is in the living room, next to the lamp.",
+        "It is in the kitchen, next to the stove.",
+        "A red apple sits on the table.",
+    ]
+    best = best_constant_answer(refs, seed=3)
+    assert best == refs[0]  # ties with refs[1] by symmetry: the earliest of equals
+    toks = [[tokenize(r)] for r in refs]
+    scores = [corpus_bleu4([tokenize(c)] * len(refs), toks) for c in refs]
+    assert scores[0] == scores[1] > max(scores[2], scores[3])
+    assert best_constant_answer(refs * 3, seed=0) == refs[0]  # repeats are one candidate
+    with pytest.raises(ValueError, match="train references"):
+        best_constant_answer([])
+
+
+def test_retrieval_probe_answers_with_the_nearest_train_question():
+    from scenebench.metrics.probes import retrieve_answers
+
+    train_q = ["What colour is the sofa?", "Which room is the stove in?", "How tall is the lamp?"]
+    train_a = ["Grey.", "The kitchen.", "1.5 m."]
+    got = retrieve_answers(train_q, train_a, ["Tell me the colour of the sofa.", "In which room is the stove?", "zebra"])
+    assert got == ["Grey.", "The kitchen.", "Grey."]  # no shared word: every similarity 0, the first train answer
+    assert retrieve_answers(train_q, train_a, []) == []
+    with pytest.raises(ValueError, match="one answer each"):
+        retrieve_answers(train_q, train_a[:2], ["x"])
+
+
+def test_text_probes_are_flagged_above_one_and_a_half_random_answers():
+    from scenebench.commands.audit import format_trained_table
+    from scenebench.metrics.probes import random_answer_bleu4, text_row
+
+    assert text_row(10, 15.1, 10.0)["flag"] is True
+    assert text_row(10, 15.0, 10.0)["flag"] is False  # 1.5x exactly is within the limit
+    assert text_row(10, 99.0, None)["flag"] is False  # no chance, no flag
+    row = {
+        "benchmark": "3dbench",
+        "task": "scene_qa",
+        "group": "all",
+        "metric": "bleu4_py",
+        "probe": "template",
+        **text_row(240, 11.8, 5.2),
+    }
+    assert "| 3dbench | scene_qa | all | template | bleu4_py | 240 | 11.8 | - | 5.2 | FLAG |" in format_trained_table([row])
+    # chance: the mean of 20 corpora answering with a random train answer. One train answer: its BLEU-4
+    assert random_answer_bleu4(["a b c d"] * 3, [["a b c d"], ["a b c d", "x"]]) == pytest.approx(100.0)
+    # an exact and a disjoint train answer for one question: each corpus scores 100 or 0, the mean k * 5
+    mixed = random_answer_bleu4(["a b c d", "w x y z"], [["a b c d"]], seed=1)
+    assert mixed % 5 == pytest.approx(0.0) and 20.0 < mixed < 80.0
+    assert mixed == random_answer_bleu4(["a b c d", "w x y z"], [["a b c d"]], seed=1)  # seeded
+    with pytest.raises(ValueError, match="train answers"):
+        random_answer_bleu4([], [["a"]])

@@ -20,7 +20,8 @@ Trained probes (``BenchmarkSpec.audit_trained``, needs the ``audit`` extra, scik
 fitted on the train split that see only the question, or only file names / ids / record order,
 scored on the test split; each row has ``n``, the probe's score, its Wilson 95% interval and
 chance, and is flagged when the interval's lower bound exceeds chance + ``--probe-margin`` (5)
-points (:mod:`scenebench.metrics.probes`). They go to the ``trained`` section of ``audit.json``
+points (:mod:`scenebench.metrics.probes`); free-text probes (a template answer, a retrieved train
+answer) have no interval and are flagged above 1.5x a random train answer's BLEU-4. They go to the ``trained`` section of ``audit.json``
 and a second table. Only typer and the standard library are imported at load time.
 """
 
@@ -72,13 +73,14 @@ def format_trained_table(rows: list[dict[str, Any]]) -> str:
         return "-" if v is None else f"{v:.1f}"
 
     lines = [
-        "| benchmark | task | group | probe | metric | n | score | 95% interval | chance | flagged (low > chance + margin) |",
+        "| benchmark | task | group | probe | metric | n | score | 95% interval | chance | flagged (low > chance + margin; text: > 1.5x chance) |",
         "|" + "---|" * 10,
     ]
     for r in rows:
+        interval = "-" if r["low"] is None else f"{f(r['low'])}–{f(r['high'])}"
         lines.append(
             f"| {r['benchmark']} | {r['task']} | {r['group']} | {r['probe']} | {r['metric']} | {r['n']} | {f(r['score'])} | "
-            f"{f(r['low'])}–{f(r['high'])} | {f(r.get('chance'))} | {'FLAG' if r['flag'] else 'no'} |"
+            f"{interval} | {f(r.get('chance'))} | {'FLAG' if r['flag'] else 'no'} |"
         )
     return "\n".join(lines)
 
@@ -212,7 +214,7 @@ def audit_command(
         typer.echo("\n" + (doc.get("trained_skipped") or format_trained_table(doc["trained"])))
         typer.echo(
             f"\n{len(trained_flagged)} of {len(doc['trained'])} trained-probe rows flagged "
-            f"(95% lower bound > chance + {probe_margin:g} points)"
+            f"(95% lower bound > chance + {probe_margin:g} points; text: BLEU-4 > 1.5x a random answer's)"
         )
     if strict_exit and (flagged or bad_oracle or trained_flagged):
         raise typer.Exit(1)

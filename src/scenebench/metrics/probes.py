@@ -12,7 +12,16 @@ A probe's test accuracy gets a Wilson 95% interval (:func:`wilson_interval`); it
 when the interval's *lower* bound exceeds chance + ``margin`` points: with ~20 test questions a
 probe can land 10 points above chance by luck, and the flag must not fire on that.
 
-scikit-learn (the ``audit`` extra) is imported only by :func:`fit_choice_probe`.
+Free-text tasks have no options and no binomial interval: their trained probes are a *template*
+answer (the one train reference with the best corpus BLEU-4 on the train references, said to every
+test question: :func:`best_constant_answer`) and a *retrieval* answer (the reference of the most
+similar train question, TF-IDF cosine over question words: :func:`retrieve_answers`). Each is
+flagged when its test BLEU-4 exceeds ``TEXT_RATIO`` (1.5) times a random train reference's (the
+mean of 20 random-answer corpora, :func:`random_answer_bleu4`): a benchmark whose answers need the
+scene leaves a train-tuned answer near a random one.
+
+scikit-learn (the ``audit`` extra) is imported only by :func:`fit_choice_probe` and
+:func:`retrieve_answers`.
 """
 
 from __future__ import annotations
@@ -26,6 +35,12 @@ from scenebench.extras import require
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile: a two-sided 95% interval
 PROBE_MARGIN = 5.0  # points: a trained probe must stay within chance + 5
+TEXT_RATIO = 1.5  # a trained text probe must stay within 1.5x a random train answer's BLEU-4
+TEMPLATE_CANDIDATES = 200  # train references tried as the template answer (a seeded sample)
+TEMPLATE_REFS = 600
+RANDOM_DRAWS = (
+    20  # random-answer corpora averaged for a text probe's chance  # train references it is scored against when choosing (a seeded sample)
+)
 HASH_FEATURES = 2**20  # hashed feature space: collisions are rare at audit sizes (a few 1e4 tokens)
 
 
@@ -84,6 +99,95 @@ def fit_choice_probe(train: Sequence[ChoiceItem], test: Sequence[ChoiceItem], *,
         chosen.append(int(np.argmax(scores[at : at + k])))  # argmax: the first of equal scores
         at += k
     return chosen
+
+
+def corpus_bleu4(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]]) -> float:
+    """Corpus BLEU-4 in percent of tokenized ``hyps`` against their ``refs``, as the 3DBench scorer's
+    ``bleu4_py`` (sums of clipped n-gram matches and lengths over the corpus)."""
+    from scenebench.metrics.text import bleu_from_sums, bleu_stats
+
+    tot: dict[str, float] = {}
+    for h, r in zip(hyps, refs, strict=True):
+        for k, v in bleu_stats(h, r).items():
+            tot[k] = tot.get(k, 0.0) + v
+    if not tot:
+        return 0.0
+    p = [tot[f"m{n}"] / tot[f"g{n}"] if tot[f"g{n}"] else None for n in range(1, 5)]
+    return 100.0 * (bleu_from_sums(p, tot["hyp_len"], tot["ref_len"]) or 0.0)
+
+
+def best_constant_answer(refs: Sequence[str], *, seed: int = 0) -> str:
+    """The template probe's answer: of (up to ``TEMPLATE_CANDIDATES`` of) the train references
+    ``refs``, the one whose corpus BLEU-4 against (up to ``TEMPLATE_REFS`` of) them all is highest,
+    the earliest of equals. A fixed answer stuffed with the commonest phrases ("in the living room",
+    "close by") is what BLEU rewards without the scene."""
+    if not refs:
+        raise ValueError("a template probe needs train references")
+    import numpy as np
+
+    from scenebench.metrics.text import tokenize
+
+    rng = np.random.default_rng(seed)
+    distinct = list(dict.fromkeys(refs))
+    pick = [int(i) for i in sorted(rng.choice(len(distinct), size=min(TEMPLATE_CANDIDATES, len(distinct)), replace=False))]
+    against = [[tokenize(refs[int(i)])] for i in sorted(rng.choice(len(refs), size=min(TEMPLATE_REFS, len(refs)), replace=False))]
+    best, best_score = distinct[pick[0]], -1.0
+    for i in pick:
+        toks = tokenize(distinct[i])
+        score = corpus_bleu4([toks] * len(against), against)
+        if score > best_score:
+            best, best_score = distinct[i], score
+    return best
+
+
+def random_answer_bleu4(
+    train_answers: Sequence[str], test_refs: Sequence[Sequence[str]], *, seed: int = 0, draws: int = RANDOM_DRAWS
+) -> float:
+    """Chance for a text probe: the mean corpus BLEU-4 of ``draws`` corpora that answer each test
+    question (``test_refs``: its references) with a random train answer. One draw moves by a fifth
+    either way (scene QA on 80 houses: 5.2 and 5.7), too much for a 1.5x limit."""
+    if not train_answers or not test_refs:
+        raise ValueError("a random text answer needs train answers and test references")
+    import numpy as np
+
+    from scenebench.metrics.text import tokenize
+
+    rng = np.random.default_rng(seed)
+    answers = [tokenize(a) for a in train_answers]
+    refs = [[tokenize(r) for r in rs] for rs in test_refs]
+    scores = [corpus_bleu4([answers[int(i)] for i in rng.integers(len(answers), size=len(refs))], refs) for _ in range(draws)]
+    return float(np.mean(scores))
+
+
+def retrieve_answers(train_queries: Sequence[str], train_answers: Sequence[str], queries: Sequence[str]) -> list[str]:
+    """The retrieval probe: for each of ``queries``, the answer of the most similar train question
+    (TF-IDF over word uni- and bigrams, cosine; the first of equals)."""
+    if not train_queries or len(train_queries) != len(train_answers):
+        raise ValueError(f"a retrieval probe needs train questions with one answer each ({len(train_queries)} / {len(train_answers)})")
+    require("sklearn", "audit", "the trained probes of scenebench audit")
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    if not queries:
+        return []
+    vec = TfidfVectorizer(ngram_range=(1, 2), token_pattern=r"[a-z0-9]+")
+    train_x = vec.fit_transform(train_queries)
+    sim = (vec.transform(queries) @ train_x.T).toarray()  # rows are l2-normalised: the cosine
+    return [train_answers[int(j)] for j in np.argmax(sim, axis=1)]
+
+
+def text_row(n: int, score: float, chance: float | None, *, ratio: float = TEXT_RATIO) -> dict[str, Any]:
+    """A trained text probe's row: ``n``, ``score`` (BLEU-4, percent), no interval, ``chance`` (a
+    random train answer's BLEU-4, :func:`random_answer_bleu4`) and ``flag``: above ``ratio`` x chance."""
+    return {
+        "n": n,
+        "score": score,
+        "low": None,
+        "high": None,
+        "chance": chance,
+        "max_ratio": ratio,
+        "flag": chance is not None and score > ratio * chance,
+    }
 
 
 def probe_row(n: int, correct: int, chance: float | None, *, margin: float = PROBE_MARGIN) -> dict[str, Any]:

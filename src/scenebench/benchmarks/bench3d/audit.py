@@ -188,15 +188,58 @@ class _MeanOffsetProbe:
         return out
 
 
+class _TextProbe:
+    """Free text without looking: per task and question, an answer fixed before the run (the
+    template answer, or the retrieved train answer of the same question text)."""
+
+    def __init__(self, name: str, answers: dict[tuple[str, str], str]) -> None:
+        self.name = f"probe:{name}"
+        self.answers = answers  # (task, query) -> text
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+    def predict(self, batch: Any) -> list[Any]:
+        from scenebench.models.predictions import TextPrediction
+
+        return [TextPrediction(s.sample_id, text=self.answers.get((s.task, s.query), "")) for s in batch.samples]
+
+
+def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[str, dict[tuple[str, str], str]], dict[str, float]]:
+    """``template`` and ``retrieval`` answers to every test question of each text task with train
+    references, and each task's chance: a random train answer's mean BLEU-4."""
+    from scenebench.benchmarks.bench3d.tasks import TASKS
+    from scenebench.metrics.probes import best_constant_answer, random_answer_bleu4, retrieve_answers
+
+    out: dict[str, dict[tuple[str, str], str]] = {"template": {}, "retrieval": {}}
+    chance: dict[str, float] = {}
+    for task in sorted(TASKS):
+        if TASKS[task].kind != "text":
+            continue
+        train = [r for r in train_bench.records.get(task, []) if r.gt.get("references")]
+        test = [r for r in test_bench.records.get(task, []) if r.gt.get("references")]
+        if not train or not test:
+            continue
+        refs = [r.gt["references"][0] for r in train]
+        template = best_constant_answer(refs, seed=seed)
+        queries = list(dict.fromkeys(r.query for r in test))
+        for q, a in zip(queries, retrieve_answers([r.query for r in train], refs, queries)):
+            out["template"][(task, q)] = template
+            out["retrieval"][(task, q)] = a
+        chance[task] = random_answer_bleu4(refs, [r.gt["references"] for r in test], seed=seed)
+    return out, chance
+
+
 def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> list[dict[str, Any]]:
     """The trained-probe rows of a 3DBench folder (``split``: unused; train questions from ``train/``):
     per multiple-choice task and question type the question-only and metadata-only probes' accuracy,
-    and the blind navigation paths' strict success, each with its Wilson interval against chance."""
+    and the blind navigation paths' strict success, each with its Wilson interval against chance;
+    per free-text task the template and retrieval answers' BLEU-4 against 1.5x a random one's."""
     import numpy as np
 
     from scenebench.benchmarks.bench3d.loader import load_bench
     from scenebench.benchmarks.bench3d.tasks import TASKS
-    from scenebench.metrics.probes import choice_rows, fit_choice_probe, probe_row
+    from scenebench.metrics.probes import choice_rows, fit_choice_probe, probe_row, text_row
     from scenebench.models.sources.base import make_source
     from scenebench.runtime.runner import run_benchmark
 
@@ -230,4 +273,19 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
             rows.append(
                 {"benchmark": "3dbench", "task": "navigation", "probe": probe, "group": "all", **probe_row(n, k, None), "metric": "success"}
             )
+    text, text_chance = _text_probes(test_bench, train_bench, seed=seed)
+    tasks = sorted(text_chance)
+    if tasks:
+        source = make_source("3dbench", data=str(root), train=str(train_root))
+        n_test = {t: sum(1 for r in test_bench.records[t] if r.gt.get("references")) for t in tasks}
+        for probe, answers in text.items():
+            model = _TextProbe(probe, answers)
+            res = run_benchmark(
+                source, model.name, out / "3dbench" / "trained" / probe, model=model, tasks=tasks, seed=seed, progress=progress
+            ).results
+            by_task = res.metrics.get("by_task", {})
+            for t in tasks:
+                score = float(by_task.get(t, {}).get("bleu4_py") or 0.0)
+                row = text_row(n_test[t], score, text_chance[t])
+                rows.append({"benchmark": "3dbench", "task": t, "probe": probe, "group": "all", **row, "metric": "bleu4_py"})
     return rows
