@@ -5,7 +5,10 @@ The figures of docs/synth.md's *RIO density*: how many rescan points a changed o
 and how many vertices it has in the reference scan. Re-localization matches these points, so too
 few of them make a hand-crafted matcher fall back to "nothing moved".
 
-    python scripts/rio_density.py OUT/3rscan [--split validation] [--voxel 0.03]
+    python scripts/rio_density.py OUT/3rscan [--split validation] [--voxel 0.03] [--large 0.5]
+
+Objects are also split by size (the longest side of their box in the reference, ``--large``):
+at a 3 cm grid a cup cannot hold 500 points whatever the sensor, a chair or a table can.
 
 Rescan labels of the evaluated split live in the ground-truth tree (``OUT/gt/3rscan``), found the
 way ``scenebench score`` finds it.
@@ -50,24 +53,33 @@ def main() -> None:
     ap.add_argument("root", type=Path, help="a 3RScan folder (3RScan.json and scan folders)")
     ap.add_argument("--split", default="validation")
     ap.add_argument("--voxel", type=float, default=0.03, help="the FPFH baseline's grid (m)")
+    ap.add_argument("--large", type=float, default=0.5, help="an object is large when its reference box's longest side is this long (m)")
     a = ap.parse_args()
     scan = ThreeRScan(a.root)
-    raw, grid, ref = [], [], []
+    raw, grid, ref, size = [], [], [], []
     rescans = scan.split_rescans(a.split)
-    ref_cache: dict[str, np.ndarray] = {}
+    ref_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for r in rescans:
         xyz, ids = labelled_ids(scan, r.scan_id)
         if r.scene_id not in ref_cache:
-            ref_cache = {r.scene_id: labelled_ids(scan, r.scene_id)[1]}
+            ref_cache = {r.scene_id: labelled_ids(scan, r.scene_id)}
+        ref_xyz, ref_ids = ref_cache[r.scene_id]
         for g in scan.ground_truth(r):
             pts = xyz[ids == int(g.instance)]
+            own = ref_xyz[ref_ids == int(g.instance)]
             raw.append(len(pts))
             grid.append(grid_count(pts, a.voxel))
-            ref.append(int(np.sum(ref_cache[r.scene_id] == int(g.instance))))
+            ref.append(len(own))
+            size.append(float(np.max(np.ptp(own, axis=0))) if len(own) else 0.0)
     print(f"{len(rescans)} rescans, {len(raw)} changed objects ({a.split})")
     print(summary("rescan points, data grid", raw))
     print(summary(f"rescan points, {a.voxel * 100:g} cm grid", grid))
     print(summary("reference vertices", ref))
+    large = np.asarray(size) >= a.large
+    for name, keep in ((f"large (>= {a.large:g} m, {large.sum()} objects)", large), (f"small ({(~large).sum()} objects)", ~large)):
+        if keep.any():
+            print(summary(f"{name}, rescan points, data grid", list(np.asarray(raw)[keep])))
+            print(summary(f"{name}, rescan points, {a.voxel * 100:g} cm grid", list(np.asarray(grid)[keep])))
 
 
 if __name__ == "__main__":
