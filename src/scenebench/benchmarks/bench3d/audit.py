@@ -189,8 +189,8 @@ class _MeanOffsetProbe:
 
 
 class _TextProbe:
-    """Free text without looking: per task and question, an answer fixed before the run (the
-    template answer, or the retrieved train answer of the same question text)."""
+    """Free text without looking: per task and question text, an answer fixed before the run (the
+    task's template answer, or the answer of the most similar train question)."""
 
     def __init__(self, name: str, answers: dict[tuple[str, str], str]) -> None:
         self.name = f"probe:{name}"
