@@ -100,6 +100,24 @@ def test_plausible_pose_refuses_wild_and_non_rigid_poses():
     assert not plausible_pose(nan, 5.0)
 
 
+def test_plausible_pose_measures_the_objects_move_not_the_poses_translation():
+    """An object at (8, 0, 3) turned 90 degrees about its own vertical (z) axis: the pose's
+    translation is |c - Rc| = |(8, 0) - (0, 8)| = 11.31 m, yet the object's centre stays put."""
+    from scenebench.benchmarks.rio.fpfh_baseline import plausible_pose
+
+    c = np.array([8.0, 0.0, 3.0])
+    turn = np.eye(4)
+    turn[:3, :3] = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    turn[:3, 3] = c - turn[:3, :3] @ c
+    assert np.linalg.norm(turn[:3, 3]) == pytest.approx(11.3137, abs=1e-4)
+    assert plausible_pose(turn, 5.0, c)
+    assert not plausible_pose(turn, 5.0)  # about the origin: what the check used to measure
+    turn[:3, 3] += [4.0, 3.0, 0.0]  # and a 5 m shift: the limit itself is allowed, a bit more is not
+    assert plausible_pose(turn, 5.0, c)
+    turn[0, 3] += 0.01
+    assert not plausible_pose(turn, 5.0, c)
+
+
 def test_failed_alignment_falls_back_to_identity_and_is_counted():
     """An object that is not in the target (gone, or only clutter there) cannot be aligned: the
     identity is predicted, never the wild pose of the failed search, and the status says so."""

@@ -18,8 +18,8 @@ Honest limits (each prediction carries ``status``, ``fitness`` and ``rmse`` so t
   no usable features; the identity is predicted.
 - ``fallback_identity``: the alignment failed -- the best hypothesis explains under ``low_fitness``
   of the points (the object is probably gone, heavily occluded or was matched to clutter) or its
-  pose is implausible (not finite, not a rotation, or a translation beyond ``max_translation``,
-  e.g. the 1e11 m poses a degenerate RANSAC can return). The identity is predicted instead and
+  pose is implausible (not finite, not a rotation, or moving the object's centre farther than
+  ``max_translation``, e.g. the 1e11 m poses a degenerate RANSAC can return). The identity is predicted instead and
   the case is counted (``results.json`` ``extra.model_diagnostics``), so failures never become wild poses.
 - Planar and rotationally symmetric objects have ambiguous features: RANSAC may land them on a
   symmetric or interchangeable twin (scored as correct only where the ground truth says so).
@@ -181,25 +181,32 @@ def relocalize_instances(instances: dict[int, np.ndarray], target_points: np.nda
                     method="fpfh_ransac_icp",
                 )
         use_up(src, out[iid]["pose"])
-    for r in out.values():
+    centres = {iid: np.asarray(pts, float).mean(axis=0) for iid, pts in instances.items() if len(pts)}
+    for iid, r in out.items():
         if "status" in r:
             continue
-        if r["fitness"] < s.low_fitness or not plausible_pose(r["pose"], s.max_translation):
+        if r["fitness"] < s.low_fitness or not plausible_pose(r["pose"], s.max_translation, centres[iid]):
             r.update(pose=np.eye(4), status="fallback_identity", failed_method=r.get("method"))
         else:
             r["status"] = "ok"
     return out
 
 
-def plausible_pose(pose: Any, max_translation: float) -> bool:
-    """A finite rigid transform (orthonormal rotation, det +1) moving at most ``max_translation`` metres."""
+def plausible_pose(pose: Any, max_translation: float, centre: Any = (0.0, 0.0, 0.0)) -> bool:
+    """A finite rigid transform (orthonormal rotation, det +1) moving the point ``centre`` (the
+    object's centre) at most ``max_translation`` metres.
+
+    The pose's own translation is no measure of the move: a pose is about the scan's origin, so an
+    object 8 m from it turned 90 degrees in place has a translation of 11 m (this check used to
+    measure that translation, refuse such turns and predict the identity for them)."""
     m = np.asarray(pose, float)
     if m.shape != (4, 4) or not np.isfinite(m).all():
         return False
     R = m[:3, :3]
     if not np.allclose(R @ R.T, np.eye(3), atol=1e-3) or abs(np.linalg.det(R) - 1.0) > 1e-3:
         return False
-    return float(np.linalg.norm(m[:3, 3])) <= max_translation
+    c = np.asarray(centre, float)
+    return float(np.linalg.norm(R @ c + m[:3, 3] - c)) <= max_translation
 
 
 def relocalize_rescan(data: ThreeRScan, rescan: Rescan, s: FpfhSettings = FpfhSettings()) -> tuple[list[dict[str, Any]], float]:
