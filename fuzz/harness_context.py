@@ -16,7 +16,9 @@ from pathlib import Path
 import numpy as np
 
 CONTEXT_ENV = "SCENEBENCH_FUZZ_CONTEXT"
-CONTEXT_VERSION = "3"  # 2: generator version 3 needs denser houses for SURPRISE3D questions; 3: the gt/ tree
+# 2: generator version 3 needs denser houses for SURPRISE3D questions; 3: the gt/ tree; 4: position
+# relation records written when the tiny houses have none (generator 9)
+CONTEXT_VERSION = "4"
 # Every n-th point of a generated scene is kept: small seeds make byte-level mutation land in the data.
 SCENE_STRIDE = 25
 
@@ -73,6 +75,7 @@ def build_context(root: str | Path) -> Context:
     _make_surprise3d(gen / "surprise3d", ctx.s3d)
     shutil.copytree(gen / "3dbench", ctx.b3d, ignore=shutil.ignore_patterns("train"))
     _ensure_counting(ctx.b3d)
+    _ensure_position_relation(ctx.b3d)
     _make_bench3d_answers(ctx.b3d)
     shutil.copytree(gen / "3rscan", ctx.rio)
     # Released 3RScan keeps every scan's labels and the full index beside the scans: put the generated
@@ -129,6 +132,35 @@ def _ensure_counting(b3d: Path) -> None:
         }
         for k, obj in enumerate(["chairs", "paintings"])
     ]
+    path.write_text(json.dumps(recs))
+
+
+def _ensure_position_relation(b3d: Path) -> None:
+    """Two-room houses seldom hold a pair the position-relation questions may ask about (two unique
+    objects in the viewer's room, neither on the viewer's anchor nor on the faced object, generator
+    9): without a record the reader and the judge's "same" path would go unfuzzed and untried, so
+    write two in the generator's shape about the test house's scene."""
+    path = b3d / "PositionRelation.json"
+    if json.loads(path.read_text()):
+        return
+    pcl = json.loads((b3d / "Detection.json").read_text())[0]["pcl"]
+    recs = []
+    for k, (a, b, answer) in enumerate([("chair", "table", 0), ("lamp", "bed", 2)]):
+        choices = [f"The {a} is {w} the {b}." for w in ("behind", "to the left of", "in front of", "to the right of")]
+        options = " ".join(f"({letter}) {c}" for letter, c in zip("ABCD", choices))
+        recs.append(
+            {
+                "question_id": k + 1,
+                "id": "1",
+                "pcl": pcl,
+                "query": f"Imagine you stand by the door, looking towards the window. Where is the {a} with respect to the {b}? Options: {options}",
+                "gt_choices": choices,
+                "gt_choice": answer,
+                "objects": [a, b],
+                "viewpoint": ["doorway", "window"],
+                "src_dataset": "scenebench",
+            }
+        )
     path.write_text(json.dumps(recs))
 
 
