@@ -37,10 +37,8 @@ Z95 = 1.959963984540054  # the standard normal's 97.5% quantile: a two-sided 95%
 PROBE_MARGIN = 5.0  # points: a trained probe must stay within chance + 5
 TEXT_RATIO = 1.5  # a trained text probe must stay within 1.5x a random train answer's BLEU-4
 TEMPLATE_CANDIDATES = 200  # train references tried as the template answer (a seeded sample)
-TEMPLATE_REFS = 600
-RANDOM_DRAWS = (
-    20  # random-answer corpora averaged for a text probe's chance  # train references it is scored against when choosing (a seeded sample)
-)
+TEMPLATE_REFS = 600  # train references a candidate is scored against when choosing (a seeded sample)
+RANDOM_DRAWS = 20  # random-answer corpora averaged for a text probe's chance
 HASH_FEATURES = 2**20  # hashed feature space: collisions are rare at audit sizes (a few 1e4 tokens)
 
 
