@@ -233,6 +233,83 @@ def test_text_tasks_and_instructions(samples):
     json.dumps([b.instructions for _, _, b in samples])  # plain JSON
 
 
+def _fact_keys(r) -> set[str]:
+    return {f.split(":", 1)[0] for f in r["facts"]}
+
+
+def test_object_answers_state_every_fact_of_their_object(samples):
+    """Caption, conversation and scene QA answers state every fact of the object (colour, room,
+    size, neighbour, two room mates ...), one sentence each: the question's form does not decide
+    which facts an answer has, so a template or a same-form train answer cannot pick the likeliest."""
+    n = 0
+    for stem in ("DescriptionObj", "ConversationObj", "SVQA"):
+        for r in _all(samples, stem):
+            keys = _fact_keys(r)
+            if "absent" in keys or keys == {"rooms"} or r["reference"].startswith(("Yes", "It does")):
+                continue  # the room-count and "is there" forms state the house's rooms
+            assert {"object", "colour", "room"} <= keys and keys & {"size", "height"}, (stem, r["facts"])
+            # one sentence a stated fact; the caption's first names the object with its colour, a
+            # size sentence holds the height
+            stated = keys - {"object", "other use"}
+            assert r["reference"].count(". ") + 1 == len(stated) - ({"height", "size"} <= stated), (r["reference"], r["facts"])
+            n += 1
+    assert n >= 30
+
+
+def test_scene_qa_answers_call_the_asked_object_it(samples):
+    """The question names the object; an answer that repeats the name gives a blind model that
+    copies the question free n-grams."""
+    import re
+
+    n = 0
+    for r in _all(samples, "SVQA"):
+        m = re.search(r"(?:which room is|what colour is|how big is|what is next to|what is on) the (.+?)(?: in)?\?", r["query"])
+        if m:
+            assert not re.search(rf"\b{re.escape(m.group(1))}\b", r["reference"], re.IGNORECASE), (r["query"], r["reference"])
+            n += 1
+    assert n >= 10
+
+
+def test_scene_qa_does_not_ask_what_the_category_gives_away(samples):
+    import re
+
+    from scenebench.synth.categories import CATEGORIES
+    from scenebench.synth.tasks3d import given_by_category
+
+    by_words = {c.words: k for k, c in CATEGORIES.items()}
+    assert given_by_category("toilet") == {"room", "colour"} and given_by_category("bed") == {"room"}
+    assert given_by_category("basketball") == {"colour"} and given_by_category("sofa") == set()  # offices hold sofas too
+    asked = 0
+    for r in _all(samples, "SVQA"):
+        for key, pattern in (("room", r"which room is the (.+?) in\?"), ("colour", r"what colour is the (.+?)\?")):
+            if m := re.search(pattern, r["query"]):
+                assert key not in given_by_category(by_words[m.group(1)]), r["query"]
+                asked += 1
+    assert asked >= 5
+
+
+def test_relation_references_state_the_pair_not_the_names(samples):
+    """The free-text Relation reference: the relation sentence, then the pair's facts (apart, from
+    the viewer, tops, widths, colours, room, room mates), told without the names the question gives."""
+    rs = _all(samples, "Relation")
+    assert len(rs) >= 5
+    for r in rs:
+        keys = _fact_keys(r)
+        assert {"relation", "distance apart", "from the viewer", "top heights", "widths", "colours", "room"} <= keys
+        assert r["reference"].count(". ") + 1 == len(keys - {"viewpoint"})  # one sentence a fact
+        a, b = (x.rsplit(" ", 2)[0] for x in r["facts"][3].split(": ", 1)[1].split(", "))  # "from the viewer: <a> 1.2 m, <b> 2.0 m"
+        for name in (a, b):
+            assert r["reference"].lower().count(name.lower()) <= 1, (name, r["reference"])
+
+
+def test_questions_after_a_viewpoint_sentence_start_with_a_capital(samples):
+    import re
+
+    for stem in ("PositionRelation", "Relation"):
+        for r in _all(samples, stem):
+            assert not re.search(r"[.?] [a-z]", r["query"].split(" Options:")[0]), r["query"]
+
+
 def test_plural_and_article():
     assert T.plural("knife") == "knives" and T.plural("butter knife") == "butter knives"
     assert T.plural("box") == "boxes" and T.plural("loaf of bread") == "loaves of bread"

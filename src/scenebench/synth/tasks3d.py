@@ -24,6 +24,7 @@ from scenebench.synth.categories import CATEGORIES, CATEGORY_NAMES, DETECTION_NA
 from scenebench.synth.choice_tables import COUNT_FORMS, REL_SHARE
 from scenebench.synth.house import House
 from scenebench.synth.navigation import GOAL_REACH_M, NavGrid
+from scenebench.synth.placement import ROOM_CONTENTS
 from scenebench.synth.relations import RELATIONS, VERTICAL, SceneFacts, box6, room_box, sentence, view_relation, viewer_frame, words
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -104,7 +105,6 @@ def _fmt_box(b: list[float]) -> str:
 COUNT_WINDOW = 6
 MAX_COUNT = max(lo for lo, _share in COUNT_FORMS.values()) + COUNT_WINDOW - 1  # the largest count offered
 NAV_MIN_START_GOAL_M = 2.0  # straight-line start-to-goal distance of every navigation path: 2x the strict success radius
-REL_TRIES = 30  # draws of a relation type per sample of the free-text Relation task
 _NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 _VIEW = (
     "Standing at the {x} and facing the {y}, ",
@@ -124,6 +124,47 @@ _REL_WORDS = {
     "behind-right": ("behind and to the right of", "farther and to the right of", "right of and beyond"),
     "above": ("above", "higher than", "over"),
     "below": ("below", "lower than", "under"),
+}
+
+# The pair facts of a free-text Relation reference, each in four phrasings (fields: _relation_reference)
+_PAIR_FACTS = {
+    "apart": (
+        "They are about {apart:.1f} m apart.",
+        "Roughly {apart:.1f} m separate them.",
+        "The gap between them is close to {apart:.1f} m.",
+        "Their centres lie {cm:.0f} cm from each other.",
+    ),
+    "viewer": (
+        "The {near} is nearer to you, about {dmin:.1f} m away.",
+        "You stand {da:.1f} m from the first and {db:.1f} m from the second.",
+        "From where you stand the farther one is {dmax:.1f} m off.",
+        "Of the two, the {near} is closer to you.",
+    ),
+    "tops": (
+        "The {high} reaches higher, to about {top:.1f} m.",
+        "Their tops are at {ta:.1f} and {tb:.1f} m.",
+        "The {high} one has the higher top.",
+        "Top heights: {ta:.2f} and {tb:.2f} m.",
+    ),
+    "widths": (
+        "They are {sa:.1f} and {sb:.1f} m wide.",
+        "The first spans {sa:.2f} m, the second {sb:.2f} m.",
+        "Widths: {sa:.2f} m and {sb:.2f} m.",
+        "The {wide} is the wider, {width:.1f} m.",
+    ),
+    "colours": (
+        "One is {ca}, the other {cb}.",
+        "The first is {ca}, the second {cb}.",
+        "Colours: {ca} and {cb}.",
+        "You can tell them by colour, {ca} and {cb}.",
+    ),
+    "room": ("Both are in the {room}.", "This is in the {room}.", "They share the {room}.", "All of it happens in the {room}."),
+    "mates": (
+        "The same room also holds {mates}.",
+        "Also in that room: {mates}.",
+        "They share the room with {mates}.",
+        "Around them are {mates}.",
+    ),
 }
 
 
@@ -193,17 +234,31 @@ def _viewpoint(rng: np.random.Generator, x: str, y: str) -> str:
     return _VIEW[int(rng.integers(len(_VIEW)))].format(x=x, y=y)
 
 
-def _relation_text(rng: np.random.Generator, rel: str, a: str, b: str, dist: float) -> str:
-    """One of several phrasings of a relation (free-text reference of the Relation task)."""
+def _relation_text(rng: np.random.Generator, rel: str, a: str, b: str) -> str:
+    """The relation sentence that opens a free-text Relation reference, in one of six phrasings;
+    four say "it" for one of the two objects the question names."""
     w = _REL_WORDS[rel][int(rng.integers(3))]
     forms = (
         f"The {a} is {w} the {b}.",
         f"From here the {a} appears {w} the {b}.",
-        f"You see the {a} {w} the {b}, about {dist:.1f} m apart.",
-        f"{a.capitalize()} {w} {b}.",
+        f"It is {w} the {b}.",
+        f"You see it {w} the {b}.",
         f"Relative to the {b}, the {a} is {w} it.",
+        f"The {a} is {w} it.",
     )
     return forms[int(rng.integers(len(forms)))]
+
+
+def given_by_category(cat: str) -> set[str]:
+    """Facts of an object that its category name gives away: the room when the category is only ever
+    placed in one room type, the colour when its palette has one colour. Scene QA names the object,
+    so it does not ask for these: a blind model knows that toilets stand in bathrooms."""
+    out = set()
+    if sum(any(c == cat for c, *_ in spec) for spec in ROOM_CONTENTS.values()) == 1:
+        out.add("room")
+    if len(CATEGORIES[cat].colors) == 1:
+        out.add("colour")
+    return out
 
 
 def _fmt_names(names: list[str]) -> str:
@@ -296,74 +351,28 @@ class Generator:
             a = T.answer("Classification", self.rng, a_name=T.article(o.category), name=o.category, letter=LETTERS[gi])
             self._add("Classification", {"pcl": self._object_pcl(o), "query": q, "gt_choices": choices, "gt_choice": gi}, a)
 
-    def _describe_obj(self, o) -> str:
-        """A varied object caption: a few of colour, size, room, support, neighbour and use, in
-        several phrasings and orders, so no fixed template matches most references."""
-        c = CATEGORIES[o.category]
-        w, h, d = o.aabb[1] - o.aabb[0]
-        rng = self.rng
-        use = c.uses[int(rng.integers(len(c.uses)))]
-        name = words(o.category)
-        room = self.f.room_type(o)
-        near = self.f.nearest(o)
-        sup = self.f.support_cat(o)
-
-        one = self._one
-
-        head = one(
-            (
-                f"{T.article(o.color).capitalize()} {name}.",
-                f"This is {T.article(o.color + ' ' + name)}.",
-                f"A {name} in {o.color}.",
-                f"It is {T.article(name)}, coloured {o.color}.",
-                f"{o.color.capitalize()} {name}.",
-                f"The object is a {o.color} {name}.",
-            )
-        )
-        facts = [
-            one(
-                (
-                    f"It stands about {h:.1f} m high.",
-                    f"Roughly {w:.1f} by {d:.1f} m across.",
-                    f"Its height is close to {h:.2f} metres.",
-                    f"It measures about {w:.1f} x {h:.1f} x {d:.1f} m.",
-                    f"Small enough to be {w * 100:.0f} cm wide." if w < 0.5 else f"A large piece, {w:.1f} m wide.",
-                )
-            ),
-            one((f"It sits in the {room}.", f"Found in a {room}.", f"You would see it in the {room}.", f"Its place is the {room}.")),
-            one(
-                (
-                    f"Handy to {use}.",
-                    f"Good for when you want to {use}.",
-                    f"People {use} with it.",
-                    f"Its purpose: to {use}.",
-                    f"Used to {use}.",
-                )
-            ),
-        ]
-        if sup:
-            facts.append(one((f"It rests on the {words(sup)}.", f"Placed on top of a {words(sup)}.", f"Lying on the {words(sup)}.")))
-        elif near is not None:
-            facts.append(
-                one(
-                    (
-                        f"Next to it is the {words(near.category)}.",
-                        f"Close by there is a {words(near.category)}.",
-                        f"Its nearest neighbour is a {words(near.category)}.",
-                    )
-                )
-            )
-        k = int(rng.integers(2, len(facts) + 1))
-        picked = [facts[i] for i in rng.permutation(len(facts))[:k]]
-        return " ".join([head] + picked)
-
     def description(self) -> None:
+        """An object caption: what the object is and its colour, then every other fact of it (size,
+        room, one use, support, neighbour, two more things in its room), each from the shared
+        phrasing pool of :meth:`_fact_sentence`, in a random order."""
         for o in self._pick(self._cloud_objects(), self.n("DescriptionObj")):
-            ref = self._describe_obj(o)
             fx = self._obj_facts(o)
-            facts = self._facts_list(fx, set(fx)) + [f"use: {u}" for u in CATEGORIES[o.category].uses]
+            uses = CATEGORIES[o.category].uses
+            fx["use"] = self._one(uses)
+            name, colour = fx["object"], fx["colour"]
+            head = self._one(
+                (
+                    f"{T.article(colour + ' ' + name).capitalize()}.",
+                    f"This is {T.article(colour + ' ' + name)}.",
+                    f"A {name} in {colour}.",
+                    f"It is {T.article(name)}, coloured {colour}.",
+                    f"The object is {T.article(colour + ' ' + name)}.",
+                )
+            )
+            ref, extra = self._with_extras(head, fx, {"object", "colour"})
+            facts = self._facts_list(fx, {"object", "colour", *extra}) + [f"other use: {u}" for u in uses if u != fx["use"]]
             q = T.question("DescriptionObj", self.rng)
-            a = T.answer("DescriptionObj", self.rng, description=ref, a_name=T.article(words(o.category)))
+            a = T.answer("DescriptionObj", self.rng, description=ref, a_name=T.article(name))
             rec = {"pcl": self._object_pcl(o), "query": q, "reference": ref, "object": o.category, "facts": facts}
             self._add("DescriptionObj", rec, a)
 
@@ -382,6 +391,9 @@ class Generator:
             out["on"] = words(sup)
         if near is not None:
             out["near"] = f"{near.color} {words(near.category)}"
+        also = self._room_mates(o.room, {o.index} | ({near.index} if near is not None else set()))
+        if also:
+            out["also"] = also
         on = [p for p in self.h.objects if p.support == o.index and p.index in self.f.visible_ids]
         if on:
             named = Counter(f"{p.color} {words(p.category)}" for p in on)
@@ -390,13 +402,20 @@ class Generator:
             )
         return out
 
-    def _fact_sentence(self, key: str, fx: dict[str, str], name: str) -> str:
-        """One sentence stating fact ``key`` of an object, in one of several phrasings that name it
-        ``the <name>`` or ``it``. Every question form draws its answer from this one pool, so the
-        answer to the same question in another house shares with a reference little more than any
-        other answer does."""
-        it = self._one(("it", "it", "it", f"the {name}"))  # the question names it already: a name shared by every answer about it
-        It = it.capitalize()
+    def _room_mates(self, room: int, skip: set[int]) -> str:
+        """Two other visible things of ``room`` with their colours ("a red vase and a grey
+        armchair"), or "" when it holds fewer: a fact of this house that the asked object's
+        category does not predict, stated in every answer about something in the room."""
+        mates = [p for p in self.f.visible if p.room == room and p.index not in skip and p.category not in ("doorway", "window")]
+        if len(mates) < 2:
+            return ""
+        return _fmt_names([T.article(f"{mates[i].color} {words(mates[i].category)}") for i in sorted(self.rng.permutation(len(mates))[:2])])
+
+    def _fact_sentence(self, key: str, fx: dict[str, str]) -> str:
+        """One sentence stating fact ``key`` of an object, in one of several phrasings that call it
+        "it" (the question names it already: repeating the name is free BLEU for a blind model
+        that copies the question). Every task and question form draws from this one pool."""
+        it, It = "it", "It"
         v = fx[key]
         if key in ("height", "size"):
             nums = [float(x) for x in v.replace(" m", "").split(" x ")]
@@ -433,6 +452,12 @@ class Generator:
                 ),
                 "on": (f"{It} rests on the {v}.", f"{It} sits on top of the {v}.", f"You see {it} on the {v}.", f"The {v} holds {it}."),
                 "near": (f"Next to {it} is the {v}.", f"The {v} is close by.", f"Close by stands the {v}.", f"Beside {it}: the {v}."),
+                "also": (
+                    f"The same room also holds {v}.",
+                    f"Also in that room: {v}.",
+                    f"{It} shares the room with {v}.",
+                    f"Around {it} in the room are {v}.",
+                ),
                 "holds": (f"On {it} there is {v}.", f"{It} holds {v}.", f"I see {v} on top of {it}.", f"Its top carries {v}."),
                 "use": (
                     f"You can use {it} to {v}.",
@@ -444,14 +469,15 @@ class Generator:
             }[key]
         return self._one(forms)
 
-    def _with_extras(self, core: str, fx: dict[str, str], used: set[str], name: str) -> tuple[str, list[str]]:
-        """``core`` followed by 1-3 further facts of the object (fewer when it has fewer); returns the text and the fact keys
-        it states beyond ``used``. The extras change from house to house, so a train answer to the
-        same question form matches a reference little better than any other answer."""
-        rest = [k for k in fx if k not in used and k not in ("object", "holds") and not (k == "size" and "height" in used)]
-        k = int(self.rng.integers(min(1, len(rest)), min(3, len(rest)) + 1))
-        keys = [rest[i] for i in self.rng.permutation(len(rest))[:k]]
-        return " ".join([core] + [self._fact_sentence(key, fx, name) for key in keys]), keys
+    def _with_extras(self, core: str, fx: dict[str, str], used: set[str]) -> tuple[str, list[str]]:
+        """``core`` followed by every other fact of the object in a random order (the size, which
+        holds the height; not the list of what it holds); returns the text and the fact keys it
+        states beyond ``used``. With every fact in every answer, the question's form does not decide
+        which sentences an answer has: a train answer to the same form shares with a reference only
+        what the object's category predicts, and a template answer cannot pick the likeliest facts."""
+        rest = [k for k in fx if k not in used and k not in ("object", "holds", "height")]
+        keys = [rest[i] for i in self.rng.permutation(len(rest))]
+        return " ".join([core] + [self._fact_sentence(key, fx) for key in keys]), keys
 
     @staticmethod
     def _facts_list(fx: dict[str, str], keys: list[str] | set[str]) -> list[str]:
@@ -460,11 +486,10 @@ class Generator:
     def conversation(self) -> None:
         """One question about the object cloud; the answer states the asked fact (colour, size,
         room, use: from the shared phrasing pool of :meth:`_fact_sentence`; the name: its own
-        phrasings), then one to three other facts of the object (colour, room, size, support, neighbour)."""
+        phrasings), then every other fact of the object (:meth:`_with_extras`)."""
         for o in self._pick(self._cloud_objects(), self.n("ConversationObj")):
             c = CATEGORIES[o.category]
             fx = self._obj_facts(o)
-            name = words(o.category)
             use0, use1 = c.uses[0], c.uses[-1]  # a use is a fact too: stated by the use questions or as an extra
             article = T.article(c.words)
             qa: list[tuple[str, tuple[str, ...] | str, set[str]]] = [
@@ -486,8 +511,8 @@ class Generator:
             ]
             qq, how, used = qa[int(self.rng.integers(len(qa)))]
             fx["use"] = use1 if qq.startswith("what else") else use0
-            core = self._fact_sentence(how, fx, name) if isinstance(how, str) else self._one(how)
-            aa, extra = self._with_extras(core, fx, used, name)
+            core = self._fact_sentence(how, fx) if isinstance(how, str) else self._one(how)
+            aa, extra = self._with_extras(core, fx, used)
             facts = self._facts_list(fx, used | set(extra) | {"object"})
             q = T.question("ConversationObj", self.rng, question=qq)
             a = T.answer("ConversationObj", self.rng, answer=aa, answer_lc=T.lower_first(aa), a_name=article)
@@ -606,23 +631,6 @@ class Generator:
                                 by_rel.setdefault(rel, []).append((x, y, p, q))
         return by_rel
 
-    def _balanced(self, by_rel: dict[str, list], n: int, types: tuple[str, ...]) -> list[tuple[str, tuple]]:
-        """``n`` samples of the free-text Relation task whose relation is drawn uniformly from
-        ``types``; a type this house lacks is drawn again (at most ``REL_TRIES`` draws per sample).
-        That favours the types most houses hold; the multiple-choice task uses
-        :func:`draw_relations` instead, whose answers are uniform across houses."""
-        out = []
-        if not by_rel:
-            return out
-        for _ in range(n):
-            for _try in range(REL_TRIES):
-                rel = types[int(self.rng.integers(len(types)))]
-                if rel in by_rel:
-                    items = by_rel[rel]
-                    out.append((rel, items[int(self.rng.integers(len(items)))]))
-                    break
-        return out
-
     def position(self, test: bool) -> None:
         """Relations read from a stated viewpoint ("standing at the sofa facing the TV"), objects in
         one room, the answer uniform over the relation types across houses (:func:`draw_relations`;
@@ -644,7 +652,7 @@ class Generator:
             rels.insert(gi, rel)
             choices = [sentence(r, wa, wb) for r in rels]
             view = _viewpoint(self.rng, words(x.category), words(y.category))
-            q = view + T.lower_first(T.question("PositionRelation", self.rng, a=wa, b=wb)) + _options(choices)
+            q = T.join(view, T.lower_first(T.question("PositionRelation", self.rng, a=wa, b=wb))) + _options(choices)
             s = choices[gi]
             ans = T.answer("PositionRelation", self.rng, sentence=s, sentence_lc=T.lower_first(s), letter=LETTERS[gi])
             self._add(
@@ -658,21 +666,64 @@ class Generator:
                 },
                 ans,
             )
-        for rel, (x, y, a, b) in self._balanced(self._view_pairs(allow_vertical=True), self.n("Relation"), RELATIONS):
+        pairs = self._view_pairs(allow_vertical=True)
+        for rel in draw_relations(set(pairs), self.n("Relation"), RELATIONS, self.rng):
+            x, y, a, b = pairs[rel][int(self.rng.integers(len(pairs[rel])))]
             wa, wb = words(a.category), words(b.category)
             view = _viewpoint(self.rng, words(x.category), words(y.category))
-            s = _relation_text(self.rng, rel, wa, wb, float(np.linalg.norm(a.center - b.center)))
-            dist = float(np.linalg.norm(a.center - b.center))
-            q = view + T.lower_first(T.question("Relation", self.rng, a=wa, b=wb))
-            ans = T.answer("Relation", self.rng, sentence=s, sentence_lc=T.lower_first(s), dist=f"{dist:.1f}")
-            facts = [
-                f"viewpoint: at the {words(x.category)}, facing the {words(y.category)}",
-                f"relation: the {wa} is {_REL_WORDS[rel][0]} the {wb}",
-                f"distance: {dist:.1f} m",
-                f"room: {self.f.room_type(a)}",
-            ]
+            s, facts = self._relation_reference(rel, x, y, a, b)
+            q = T.join(view, T.lower_first(T.question("Relation", self.rng, a=wa, b=wb)))
+            dist = f"{float(np.linalg.norm(a.center - b.center)):.1f}"
+            ans = T.answer("Relation", self.rng, sentence=s, sentence_lc=T.lower_first(s), dist=dist)
             rec = {"query": q, "reference": s, "rooms": self.scene_rooms, "objects": self.scene_objects, "facts": facts}
             self._add("Relation", rec, ans)
+
+    def _relation_reference(self, rel: str, x, y, a, b) -> tuple[str, list[str]]:
+        """The free-text Relation reference and its facts: the relation sentence, then every fact
+        of the pair in a random order (distance apart, which is nearer the viewer, tops, widths,
+        colours, room, two more things in the room), told of "the first" / "the second" or "they"
+        rather than by name: the question names both, and a blind answer copies names for free."""
+        wa, wb = words(a.category), words(b.category)
+        apart = float(np.linalg.norm(a.center - b.center))
+        da, db = (float(np.linalg.norm((o.center - x.center)[[0, 2]])) for o in (a, b))
+        ta, tb = float(a.aabb[1][1]), float(b.aabb[1][1])
+        sa, sb = (float(max(o.aabb[1][k] - o.aabb[0][k] for k in (0, 2))) for o in (a, b))
+        room = self.f.room_type(a)
+        v = {
+            "apart": apart,
+            "cm": apart * 100,
+            "near": "first" if da < db else "second",
+            "da": da,
+            "db": db,
+            "dmin": min(da, db),
+            "dmax": max(da, db),
+            "high": "first" if ta > tb else "second",
+            "top": max(ta, tb),
+            "ta": ta,
+            "tb": tb,
+            "wide": "first" if sa > sb else "second",
+            "width": max(sa, sb),
+            "sa": sa,
+            "sb": sb,
+            "ca": a.color,
+            "cb": b.color,
+            "room": room,
+            "mates": self._room_mates(a.room, {a.index, b.index, x.index, y.index}),
+        }
+        keys = [k for k in _PAIR_FACTS if k != "mates" or v["mates"]]
+        order = [keys[i] for i in self.rng.permutation(len(keys))]
+        text = " ".join([_relation_text(self.rng, rel, wa, wb)] + [self._one(_PAIR_FACTS[k]).format(**v) for k in order])
+        facts = [
+            f"viewpoint: at the {words(x.category)}, facing the {words(y.category)}",
+            f"relation: the {wa} is {_REL_WORDS[rel][0]} the {wb}",
+            f"distance apart: {apart:.1f} m",
+            f"from the viewer: {wa} {da:.1f} m, {wb} {db:.1f} m",
+            f"top heights: {wa} {ta:.2f} m, {wb} {tb:.2f} m",
+            f"widths: {wa} {sa:.2f} m, {wb} {sb:.2f} m",
+            f"colours: {wa} {a.color}, {wb} {b.color}",
+            f"room: {room}",
+        ] + ([f"also in the room: {v['mates']}"] if v["mates"] else [])
+        return text, facts
 
     def navigation(self) -> None:
         targets = [o for o in self.f.unique_visible() if o.category not in ("doorway", "window")]
@@ -798,13 +849,15 @@ class Generator:
                 continue
             fx = self._obj_facts(o)
             w = fx["object"]
-            forms = [(f"which room is the {w} in?", "room"), (f"what colour is the {w}?", "colour")]
+            given = given_by_category(o.category)
+            forms = [(f"which room is the {w} in?", "room")] if "room" not in given else []
+            forms += [(f"what colour is the {w}?", "colour")] if "colour" not in given else []
             forms.append((f"how big is the {w}?", self._one(("size", "height"))))
             forms += [(f"what is next to the {w}?", "near")] if "near" in fx else []
             forms += [(f"what is on the {w}?", "holds")] if "holds" in fx else []
             for qq, key in forms:
                 used = {key, "size", "height"} if key in ("size", "height") else {key}
-                aa, extra = self._with_extras(self._fact_sentence(key, fx, w), fx, used, w)
+                aa, extra = self._with_extras(self._fact_sentence(key, fx), fx, used)
                 out.append((qq, aa, self._facts_list(fx, used | set(extra) | {"object"})))
         present = {o.category for o in self.h.objects}
         absent = [c for c in CATEGORY_NAMES if c not in present]
