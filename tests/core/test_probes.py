@@ -132,6 +132,35 @@ def test_retrieval_probe_answers_with_the_nearest_train_question():
         retrieve_answers(train_q, train_a[:2], ["x"])
 
 
+def test_slot_template_probe_copies_the_question_names_into_the_template():
+    from scenebench.metrics.probes import delexicalize, lexicalize, slot_template_answers
+
+    # whole words, any case, the longer name first: "TV stand" is not read as "stand"
+    assert (
+        delexicalize("The TV stand is left of the stand. Sofas", ["stand", "tv stand"]) == "The xxslot1xx is left of the xxslot0xx. Sofas"
+    )
+    assert lexicalize("The xxslot1xx is left of the xxslot0xx.", ["lamp", "desk"]) == "The desk is left of the lamp."
+    assert lexicalize("The xxslot2xx is here.", ["lamp"]) == "The  is here."  # no third name: the slot is left out
+    names = {"Where is the lamp from the sofa?": ["lamp", "sofa"], "Where is the desk from the bed?": ["desk", "bed"]}
+    names["Where is the cup from the plate?"] = ["cup", "plate"]
+    train_q = ["Where is the lamp from the sofa?", "Where is the desk from the bed?"]
+    train_a = ["The lamp is left of the sofa.", "The desk is left of the bed."]
+    # both train answers are "The xxslot0xx is left of the xxslot1xx." once their names are slots
+    got = slot_template_answers(train_q, train_a, ["Where is the cup from the plate?"], lambda q: names[q])
+    assert got == ["The cup is left of the plate."]
+    with pytest.raises(ValueError, match="one answer per train question"):
+        slot_template_answers(train_q, train_a[:1], [], lambda q: [])
+
+
+def test_question_names_are_the_longest_category_spellings_in_order():
+    from scenebench.benchmarks.bench3d.audit import question_names
+
+    q = "Standing at the sofa and facing the TV stand, where is the coffee table compared with the sofa? In the living room."
+    assert question_names(q) == ["sofa", "tv stand", "coffee table", "living room"]  # "stand" alone is no category
+    assert question_names("Is there a frying pan here?") == ["pan"]  # a name outside the vocabulary keeps its last word
+    assert question_names("What is this object called?") == []
+
+
 def test_text_probes_are_flagged_above_one_and_a_half_random_answers():
     from scenebench.commands.audit import format_trained_table
     from scenebench.metrics.probes import random_answer_bleu4, text_row

@@ -14,8 +14,10 @@ probe can land 10 points above chance by luck, and the flag must not fire on tha
 
 Free-text tasks have no options and no binomial interval: their trained probes are a *template*
 answer (the one train reference with the best corpus BLEU-4 on the train references, said to every
-test question: :func:`best_constant_answer`) and a *retrieval* answer (the reference of the most
-similar train question, TF-IDF cosine over question words: :func:`retrieve_answers`). Each is
+test question: :func:`best_constant_answer`), a *retrieval* answer (the reference of the most
+similar train question, TF-IDF cosine over question words: :func:`retrieve_answers`) and a
+*slot template* (the template of the train references with the object names their questions give
+turned into slots, filled with the test question's names: :func:`slot_template_answers`). Each is
 flagged when its test BLEU-4 exceeds ``TEXT_RATIO`` (1.5) times a random train reference's (the
 mean of 20 random-answer corpora, :func:`random_answer_bleu4`): a benchmark whose answers need the
 scene leaves a train-tuned answer near a random one.
@@ -27,7 +29,8 @@ scikit-learn (the ``audit`` extra) is imported only by :func:`fit_choice_probe` 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +175,42 @@ def retrieve_answers(train_queries: Sequence[str], train_answers: Sequence[str],
     train_x = vec.fit_transform(train_queries)
     sim = (vec.transform(queries) @ train_x.T).toarray()  # rows are l2-normalised: the cosine
     return [train_answers[int(j)] for j in np.argmax(sim, axis=1)]
+
+
+SLOT = "xxslot{}xx"  # a placeholder the BLEU tokenizer keeps as one word
+_SLOT = re.compile(r"xxslot(\d+)xx")
+
+
+def delexicalize(text: str, names: Sequence[str]) -> str:
+    """``text`` with each of ``names`` (whole words, any case, the longest first) replaced by the
+    slot token of its index: ``delexicalize("The sofa is left of it.", ["sofa"])`` is
+    ``"The xxslot0xx is left of it."``."""
+    for i in sorted(range(len(names)), key=lambda k: -len(names[k])):
+        text = re.sub(rf"(?<!\w){re.escape(names[i])}(?!\w)", SLOT.format(i), text, flags=re.IGNORECASE)
+    return text
+
+
+def lexicalize(template: str, names: Sequence[str]) -> str:
+    """The slots of ``template`` filled with ``names``; a slot past the last name is left out."""
+    return _SLOT.sub(lambda m: names[int(m.group(1))] if int(m.group(1)) < len(names) else "", template)
+
+
+def slot_template_answers(
+    train_queries: Sequence[str],
+    train_answers: Sequence[str],
+    queries: Sequence[str],
+    names_of: Callable[[str], list[str]],
+    *,
+    seed: int = 0,
+) -> list[str]:
+    """The slot-template probe: the template answer (:func:`best_constant_answer`) of the train
+    answers with the object names their questions give (``names_of``) made slots, each slot
+    filled with the name at the same place in the test question: a blind model that copies the
+    asked objects' names into its usual answer."""
+    if len(train_queries) != len(train_answers):
+        raise ValueError(f"a slot-template probe needs one answer per train question ({len(train_queries)} / {len(train_answers)})")
+    template = best_constant_answer([delexicalize(a, names_of(q)) for q, a in zip(train_queries, train_answers)], seed=seed)
+    return [lexicalize(template, names_of(q)) for q in queries]
 
 
 def text_row(n: int, score: float, chance: float | None, *, ratio: float = TEXT_RATIO) -> dict[str, Any]:

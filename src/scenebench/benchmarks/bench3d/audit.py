@@ -205,13 +205,39 @@ class _TextProbe:
         return [TextPrediction(s.sample_id, text=self.answers.get((s.task, s.query), "")) for s in batch.samples]
 
 
-def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[str, dict[tuple[str, str], str]], dict[str, float]]:
-    """``template`` and ``retrieval`` answers to every test question of each text task with train
-    references, and each task's chance: a random train answer's mean BLEU-4."""
-    from scenebench.benchmarks.bench3d.tasks import TASKS
-    from scenebench.metrics.probes import best_constant_answer, random_answer_bleu4, retrieve_answers
+_NAME_WORDS = 3  # the longest object name looked for in a question, in words ("tabletop decoration" is 2)
 
-    out: dict[str, dict[tuple[str, str], str]] = {"template": {}, "retrieval": {}}
+
+def question_names(query: str) -> list[str]:
+    """The object and room names a 3DBench question gives, in order of first appearance: the
+    longest runs of up to ``_NAME_WORDS`` words that spell a 3DBench category or room type with
+    their spaces taken out ("TV stand" -> tvstand). What the slot-template probe may copy."""
+    from scenebench.benchmarks.bench3d.sample_scores import VOCAB
+
+    vocab = set(VOCAB)
+    words = _WORD.findall(query.lower())
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for k in range(min(_NAME_WORDS, len(words) - i), 0, -1):
+            if "".join(words[i : i + k]) in vocab:
+                name = " ".join(words[i : i + k])
+                if name not in out:
+                    out.append(name)
+                i += k
+                break
+        else:
+            i += 1
+    return out
+
+
+def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[str, dict[tuple[str, str], str]], dict[str, float]]:
+    """``template``, ``retrieval`` and ``slot`` answers to every test question of each text task
+    with train references, and each task's chance: a random train answer's mean BLEU-4."""
+    from scenebench.benchmarks.bench3d.tasks import TASKS
+    from scenebench.metrics.probes import best_constant_answer, random_answer_bleu4, retrieve_answers, slot_template_answers
+
+    out: dict[str, dict[tuple[str, str], str]] = {"template": {}, "retrieval": {}, "slot": {}}
     chance: dict[str, float] = {}
     for task in sorted(TASKS):
         if TASKS[task].kind != "text":
@@ -223,9 +249,12 @@ def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[
         refs = [r.gt["references"][0] for r in train]
         template = best_constant_answer(refs, seed=seed)
         queries = list(dict.fromkeys(r.query for r in test))
-        for q, a in zip(queries, retrieve_answers([r.query for r in train], refs, queries)):
+        train_queries = [r.query for r in train]
+        slotted = slot_template_answers(train_queries, refs, queries, question_names, seed=seed)
+        for q, a, filled in zip(queries, retrieve_answers(train_queries, refs, queries), slotted):
             out["template"][(task, q)] = template
             out["retrieval"][(task, q)] = a
+            out["slot"][(task, q)] = filled
         chance[task] = random_answer_bleu4(refs, [r.gt["references"] for r in test], seed=seed)
     return out, chance
 
