@@ -76,14 +76,14 @@ def test_audit_end_to_end_on_generated_houses(tmp_path):
     assert by[("rio", "changed (rigid[], the protocol's samples)")]["identity"] <= 34.0
     assert by[("rio", "moved (not the identity)")]["oracle"] == pytest.approx(100.0)
     assert "flagged" in res.output and (out / "audit.md").read_text().startswith("| benchmark")
-    # trained text probes (a template answer, a retrieved train answer, a slot template) against the random train answer
+    # trained text probes (a template answer, a retrieved train answer, a slot and a named template) against a random train answer
     from scenebench.extras import available
 
     text = [t for t in doc.get("trained", []) if t["metric"] == "bleu4_py"]
     if available("sklearn"):  # the audit extra: installed in CI
         assert {t["task"] for t in text} == {"object_caption", "object_conversation", "relation", "scene_caption", "scene_qa"}
         for t in text:
-            assert t["probe"] in ("template", "retrieval", "slot") and t["n"] > 0 and t["low"] is None
+            assert t["probe"] in ("template", "retrieval", "slot", "named") and t["n"] > 0 and t["low"] is None
             assert t["chance"] is not None and t["chance"] >= 0.0, t
             assert t["flag"] is (t["score"] > 1.5 * t["chance"]), t
         # the template probe says one answer, a train reference, to every test question of a task
@@ -96,6 +96,9 @@ def test_audit_end_to_end_on_generated_houses(tmp_path):
             r["reference"] for f in (data / "3dbench" / "train").glob("*.json") for r in json.loads(f.read_text()) if "reference" in r
         }
         assert all(v <= train_refs for v in said.values())
+        # the named template says train references too, one per set of names a question gives
+        named_said = [json.loads(x)["text"] for x in (out / "3dbench" / "trained" / "named" / "answers.jsonl").read_text().splitlines()]
+        assert named_said and set(named_said) <= train_refs
         # the slot template fills every slot with a name of its own question: no placeholder is said
         slot_said = [json.loads(x)["text"] for x in (out / "3dbench" / "trained" / "slot" / "answers.jsonl").read_text().splitlines()]
         assert slot_said and not any("xxslot" in a for a in slot_said)

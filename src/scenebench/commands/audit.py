@@ -21,8 +21,9 @@ fitted on the train split that see only the question, or only file names / ids /
 scored on the test split; each row has ``n``, the probe's score, its Wilson 95% interval and
 chance, and is flagged when the interval's lower bound exceeds chance + ``--probe-margin`` (5)
 points (:mod:`scenebench.metrics.probes`); free-text probes (a template answer, a retrieved train
-answer, the template with the question's object names copied in) have no interval and are flagged above 1.5x a random train answer's BLEU-4 (its mean over
-20 draws). They go to the ``trained`` section of ``audit.json`` and a second table. Only typer
+answer, the template with the question's object names copied in, the template of train questions
+naming the same objects) have no interval and are flagged above 1.5x a random train answer's
+BLEU-4 (its mean over 20 draws). They go to the ``trained`` section of ``audit.json`` and a second table. Only typer
 and the standard library are imported at load time.
 """
 

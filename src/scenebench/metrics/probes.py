@@ -17,7 +17,9 @@ answer (the one train reference with the best corpus BLEU-4 on the train referen
 test question: :func:`best_constant_answer`), a *retrieval* answer (the reference of the most
 similar train question, TF-IDF cosine over question words: :func:`retrieve_answers`) and a
 *slot template* (the template of the train references with the object names their questions give
-turned into slots, filled with the test question's names: :func:`slot_template_answers`). Each is
+turned into slots, filled with the test question's names: :func:`slot_template_answers`) and a
+*named template* (the template of the train references whose questions name the same objects:
+:func:`named_template_answers`, what a blind model learns of each category). Each is
 flagged when its test BLEU-4 exceeds ``TEXT_RATIO`` (1.5) times a random train reference's (the
 mean of 20 random-answer corpora, :func:`random_answer_bleu4`): a benchmark whose answers need the
 scene leaves a train-tuned answer near a random one.
@@ -211,6 +213,29 @@ def slot_template_answers(
         raise ValueError(f"a slot-template probe needs one answer per train question ({len(train_queries)} / {len(train_answers)})")
     template = best_constant_answer([delexicalize(a, names_of(q)) for q, a in zip(train_queries, train_answers)], seed=seed)
     return [lexicalize(template, names_of(q)) for q in queries]
+
+
+def named_template_answers(
+    train_queries: Sequence[str],
+    train_answers: Sequence[str],
+    queries: Sequence[str],
+    names_of: Callable[[str], list[str]],
+    *,
+    seed: int = 0,
+) -> list[str]:
+    """The named-template probe: for each test question, the template answer
+    (:func:`best_constant_answer`) of the train answers whose questions give the same object names
+    (``names_of``, in order), or of all train answers when no train question gives them: a blind
+    model that has learnt what is usually said of a sofa (its room, colour, neighbours)."""
+    if len(train_queries) != len(train_answers):
+        raise ValueError(f"a named-template probe needs one answer per train question ({len(train_queries)} / {len(train_answers)})")
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for q, a in zip(train_queries, train_answers):
+        groups.setdefault(tuple(names_of(q)), []).append(a)
+    keys = [tuple(names_of(q)) for q in queries]
+    templates = {k: best_constant_answer(groups[k], seed=seed) for k in dict.fromkeys(keys) if k in groups}
+    fallback = best_constant_answer(train_answers, seed=seed) if any(k not in templates for k in keys) else ""
+    return [templates.get(k, fallback) for k in keys]
 
 
 def text_row(n: int, score: float, chance: float | None, *, ratio: float = TEXT_RATIO) -> dict[str, Any]:

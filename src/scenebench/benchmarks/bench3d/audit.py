@@ -232,12 +232,18 @@ def question_names(query: str) -> list[str]:
 
 
 def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[str, dict[tuple[str, str], str]], dict[str, float]]:
-    """``template``, ``retrieval`` and ``slot`` answers to every test question of each text task
-    with train references, and each task's chance: a random train answer's mean BLEU-4."""
+    """``template``, ``retrieval``, ``slot`` and ``named`` answers to every test question of each text
+    task with train references, and each task's chance: a random train answer's mean BLEU-4."""
     from scenebench.benchmarks.bench3d.tasks import TASKS
-    from scenebench.metrics.probes import best_constant_answer, random_answer_bleu4, retrieve_answers, slot_template_answers
+    from scenebench.metrics.probes import (
+        best_constant_answer,
+        named_template_answers,
+        random_answer_bleu4,
+        retrieve_answers,
+        slot_template_answers,
+    )
 
-    out: dict[str, dict[tuple[str, str], str]] = {"template": {}, "retrieval": {}, "slot": {}}
+    out: dict[str, dict[tuple[str, str], str]] = {"template": {}, "retrieval": {}, "slot": {}, "named": {}}
     chance: dict[str, float] = {}
     for task in sorted(TASKS):
         if TASKS[task].kind != "text":
@@ -251,10 +257,12 @@ def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[
         queries = list(dict.fromkeys(r.query for r in test))
         train_queries = [r.query for r in train]
         slotted = slot_template_answers(train_queries, refs, queries, question_names, seed=seed)
-        for q, a, filled in zip(queries, retrieve_answers(train_queries, refs, queries), slotted):
+        named = named_template_answers(train_queries, refs, queries, question_names, seed=seed)
+        for q, a, filled, by_name in zip(queries, retrieve_answers(train_queries, refs, queries), slotted, named):
             out["template"][(task, q)] = template
             out["retrieval"][(task, q)] = a
             out["slot"][(task, q)] = filled
+            out["named"][(task, q)] = by_name
         chance[task] = random_answer_bleu4(refs, [r.gt["references"] for r in test], seed=seed)
     return out, chance
 
@@ -263,7 +271,7 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
     """The trained-probe rows of a 3DBench folder (``split``: unused; train questions from ``train/``):
     per multiple-choice task and question type the question-only and metadata-only probes' accuracy,
     and the blind navigation paths' strict success, each with its Wilson interval against chance;
-    per free-text task the template and retrieval answers' BLEU-4 against 1.5x a random one's."""
+    per free-text task the template, retrieval, slot and named answers' BLEU-4 against 1.5x a random one's."""
     import numpy as np
 
     from scenebench.benchmarks.bench3d.loader import load_bench
