@@ -216,23 +216,19 @@ def slot_template_answers(
 
 
 def named_template_answers(
-    train_queries: Sequence[str],
-    train_answers: Sequence[str],
-    queries: Sequence[str],
-    names_of: Callable[[str], list[str]],
-    *,
-    seed: int = 0,
+    train_names: Sequence[Sequence[str]], train_answers: Sequence[str], test_names: Sequence[Sequence[str]], *, seed: int = 0
 ) -> list[str]:
     """The named-template probe: for each test question, the template answer
     (:func:`best_constant_answer`) of the train answers whose questions give the same object names
-    (``names_of``, in order), or of all train answers when no train question gives them: a blind
-    model that has learnt what is usually said of a sofa (its room, colour, neighbours)."""
-    if len(train_queries) != len(train_answers):
-        raise ValueError(f"a named-template probe needs one answer per train question ({len(train_queries)} / {len(train_answers)})")
+    (``train_names`` / ``test_names``, in order), or of all train answers when no train question
+    gives them: a blind model that has learnt what is usually said of a sofa (its room, colour,
+    neighbours)."""
+    if len(train_names) != len(train_answers):
+        raise ValueError(f"a named-template probe needs one answer per train question ({len(train_names)} / {len(train_answers)})")
     groups: dict[tuple[str, ...], list[str]] = {}
-    for q, a in zip(train_queries, train_answers):
-        groups.setdefault(tuple(names_of(q)), []).append(a)
-    keys = [tuple(names_of(q)) for q in queries]
+    for names, a in zip(train_names, train_answers):
+        groups.setdefault(tuple(names), []).append(a)
+    keys = [tuple(names) for names in test_names]
     templates = {k: best_constant_answer(groups[k], seed=seed) for k in dict.fromkeys(keys) if k in groups}
     fallback = best_constant_answer(train_answers, seed=seed) if any(k not in templates for k in keys) else ""
     return [templates.get(k, fallback) for k in keys]

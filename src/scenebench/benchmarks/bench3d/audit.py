@@ -257,7 +257,7 @@ def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[
         queries = list(dict.fromkeys(r.query for r in test))
         train_queries = [r.query for r in train]
         slotted = slot_template_answers(train_queries, refs, queries, question_names, seed=seed)
-        named = named_template_answers(train_queries, refs, queries, question_names, seed=seed)
+        named = named_template_answers([question_names(q) for q in train_queries], refs, [question_names(q) for q in queries], seed=seed)
         for q, a, filled, by_name in zip(queries, retrieve_answers(train_queries, refs, queries), slotted, named):
             out["template"][(task, q)] = template
             out["retrieval"][(task, q)] = a
