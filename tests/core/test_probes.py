@@ -146,10 +146,10 @@ def test_slot_template_probe_copies_the_question_names_into_the_template():
     train_q = ["Where is the lamp from the sofa?", "Where is the desk from the bed?"]
     train_a = ["The lamp is left of the sofa.", "The desk is left of the bed."]
     # both train answers are "The xxslot0xx is left of the xxslot1xx." once their names are slots
-    got = slot_template_answers(train_q, train_a, ["Where is the cup from the plate?"], lambda q: names[q])
+    got = slot_template_answers([names[q] for q in train_q], train_a, [names["Where is the cup from the plate?"]])
     assert got == ["The cup is left of the plate."]
     with pytest.raises(ValueError, match="one answer per train question"):
-        slot_template_answers(train_q, train_a[:1], [], lambda q: [])
+        slot_template_answers([names[q] for q in train_q], train_a[:1], [])
 
 
 def test_named_template_probe_answers_with_the_template_of_questions_naming_the_same_objects():

@@ -23,8 +23,8 @@ chance, and is flagged when the interval's lower bound exceeds chance + ``--prob
 points (:mod:`scenebench.metrics.probes`); free-text probes (a template answer, a retrieved train
 answer, the template with the question's object names copied in, the template of train questions
 naming the same objects) have no interval and are flagged above 1.5x a random train answer's
-BLEU-4 (its mean over 20 draws). They go to the ``trained`` section of ``audit.json`` and a second table. Only typer
-and the standard library are imported at load time.
+BLEU-4 (its mean over 20 draws). They go to the ``trained`` section of ``audit.json`` and a
+second table. Only typer and the standard library are imported at load time.
 """
 
 from __future__ import annotations

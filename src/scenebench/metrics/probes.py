@@ -15,7 +15,7 @@ probe can land 10 points above chance by luck, and the flag must not fire on tha
 Free-text tasks have no options and no binomial interval: their trained probes are a *template*
 answer (the one train reference with the best corpus BLEU-4 on the train references, said to every
 test question: :func:`best_constant_answer`), a *retrieval* answer (the reference of the most
-similar train question, TF-IDF cosine over question words: :func:`retrieve_answers`) and a
+similar train question, TF-IDF cosine over question words: :func:`retrieve_answers`), a
 *slot template* (the template of the train references with the object names their questions give
 turned into slots, filled with the test question's names: :func:`slot_template_answers`) and a
 *named template* (the template of the train references whose questions name the same objects:
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,21 +198,16 @@ def lexicalize(template: str, names: Sequence[str]) -> str:
 
 
 def slot_template_answers(
-    train_queries: Sequence[str],
-    train_answers: Sequence[str],
-    queries: Sequence[str],
-    names_of: Callable[[str], list[str]],
-    *,
-    seed: int = 0,
+    train_names: Sequence[Sequence[str]], train_answers: Sequence[str], test_names: Sequence[Sequence[str]], *, seed: int = 0
 ) -> list[str]:
     """The slot-template probe: the template answer (:func:`best_constant_answer`) of the train
-    answers with the object names their questions give (``names_of``) made slots, each slot
-    filled with the name at the same place in the test question: a blind model that copies the
-    asked objects' names into its usual answer."""
-    if len(train_queries) != len(train_answers):
-        raise ValueError(f"a slot-template probe needs one answer per train question ({len(train_queries)} / {len(train_answers)})")
-    template = best_constant_answer([delexicalize(a, names_of(q)) for q, a in zip(train_queries, train_answers)], seed=seed)
-    return [lexicalize(template, names_of(q)) for q in queries]
+    answers with the object names their questions give (``train_names``) made slots, each slot
+    filled with the name at the same place in the test question (``test_names``): a blind model
+    that copies the asked objects' names into its usual answer."""
+    if len(train_names) != len(train_answers):
+        raise ValueError(f"a slot-template probe needs one answer per train question ({len(train_names)} / {len(train_answers)})")
+    template = best_constant_answer([delexicalize(a, names) for names, a in zip(train_names, train_answers)], seed=seed)
+    return [lexicalize(template, names) for names in test_names]
 
 
 def named_template_answers(

@@ -13,6 +13,7 @@ distractors come from the same distribution as answers, option order is a unifor
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -249,7 +250,8 @@ def _relation_text(rng: np.random.Generator, rel: str, a: str, b: str) -> str:
     return forms[int(rng.integers(len(forms)))]
 
 
-def given_by_category(cat: str) -> set[str]:
+@functools.cache
+def given_by_category(cat: str) -> frozenset[str]:
     """Facts of an object that its category name gives away: the room when the category is only ever
     placed in one room type, the colour when its palette has one colour. Scene QA names the object,
     so it does not ask for these: a blind model knows that toilets stand in bathrooms."""
@@ -258,7 +260,7 @@ def given_by_category(cat: str) -> set[str]:
         out.add("room")
     if len(CATEGORIES[cat].colors) == 1:
         out.add("colour")
-    return out
+    return frozenset(out)
 
 
 def _fmt_names(names: list[str]) -> str:

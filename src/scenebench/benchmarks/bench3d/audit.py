@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -208,13 +209,18 @@ class _TextProbe:
 _NAME_WORDS = 3  # the longest object name looked for in a question, in words ("tabletop decoration" is 2)
 
 
+@functools.cache
+def _name_vocab() -> frozenset[str]:
+    from scenebench.benchmarks.bench3d.sample_scores import VOCAB
+
+    return frozenset(VOCAB)
+
+
 def question_names(query: str) -> list[str]:
     """The object and room names a 3DBench question gives, in order of first appearance: the
     longest runs of up to ``_NAME_WORDS`` words that spell a 3DBench category or room type with
-    their spaces taken out ("TV stand" -> tvstand). What the slot-template probe may copy."""
-    from scenebench.benchmarks.bench3d.sample_scores import VOCAB
-
-    vocab = set(VOCAB)
+    their spaces taken out ("TV stand" -> tvstand). What the slot and named probes key on."""
+    vocab = _name_vocab()
     words = _WORD.findall(query.lower())
     out: list[str] = []
     i = 0
@@ -256,8 +262,9 @@ def _text_probes(test_bench: Any, train_bench: Any, *, seed: int) -> tuple[dict[
         template = best_constant_answer(refs, seed=seed)
         queries = list(dict.fromkeys(r.query for r in test))
         train_queries = [r.query for r in train]
-        slotted = slot_template_answers(train_queries, refs, queries, question_names, seed=seed)
-        named = named_template_answers([question_names(q) for q in train_queries], refs, [question_names(q) for q in queries], seed=seed)
+        train_names, test_names = [question_names(q) for q in train_queries], [question_names(q) for q in queries]
+        slotted = slot_template_answers(train_names, refs, test_names, seed=seed)
+        named = named_template_answers(train_names, refs, test_names, seed=seed)
         for q, a, filled, by_name in zip(queries, retrieve_answers(train_queries, refs, queries), slotted, named):
             out["template"][(task, q)] = template
             out["retrieval"][(task, q)] = a
