@@ -33,14 +33,15 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[Path, list[Path]]:
-    from scenebench.commands.demo import run_demo
+def demo(tmp_path_factory, shared_demo) -> tuple[Path, list[Path]]:
+    # the demo folder is built once per test run and shared with tests/models/test_demo.py
+    from scenebench.commands.demo import demo_benchmarks, models_for
 
-    root = tmp_path_factory.mktemp("demo")
-    out = run_demo(root, progress=False, report=False)
-    runs = list(out.runs.values())
-    html = root / "report.html"
-    main(["report", *map(str, runs), "--html", str(html), "--no-ci"])
+    names = [f"{s.name}-{m.replace(':', '-')}" for s in demo_benchmarks() for m in models_for(s.name)]
+    runs = [shared_demo.root / "runs" / n for n in names]
+    html = tmp_path_factory.mktemp("demo-report") / "report.html"
+    with shared_demo.lock():
+        main(["report", *map(str, runs), "--html", str(html), "--no-ci"])
     return html, runs
 
 
