@@ -4,9 +4,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from scenebench.benchmarks.base import BenchmarkSpec, Input, Option
-from scenebench.benchmarks.catalog import get_spec
 from scenebench.commands import benchmark as builder
+from scenebench.declarations import BenchmarkSpec, Input, Option
+from scenebench.declarations.catalog import get_spec
 
 
 def _flags(spec, command):
@@ -17,8 +17,6 @@ def test_inputs_options_and_the_shared_set_land_in_their_commands():
     spec = BenchmarkSpec(
         name="toy",
         info="x:y",
-        loader="x:y",
-        predictions="x:y",
         scorer="x:y",
         inputs=(Input("truth", "truth", "file", "t"), Input("predictions", "predictions", "file", "p", ("--predictions", "-p"))),
         options=(Option("k", "top k", 3, "int", commands=("score", "validate")), Option("data", "d", None, "path", commands=("run",))),

@@ -32,8 +32,8 @@ MODELS = ["oracle", "random", "baseline:prior", "baseline:nearest", "baseline:cl
 
 def demo_benchmarks() -> list[Any]:
     """The declared benchmarks the demo runs: those with a run source, a folder in generated data
-    and headline numbers (:class:`~scenebench.benchmarks.base.BenchmarkSpec`), in catalog order."""
-    from scenebench.benchmarks.catalog import specs
+    and headline numbers (:class:`~scenebench.declarations.BenchmarkSpec`), in catalog order."""
+    from scenebench.declarations.catalog import specs
 
     return [s for s in specs() if s.source and s.data_folder and s.headline]
 
@@ -56,7 +56,7 @@ class DemoResult:
 
 def models_for(benchmark: str) -> list[str]:
     """The shared baselines, then the built-in models the benchmark declares for itself whose extra is installed."""
-    from scenebench.benchmarks.catalog import get_spec
+    from scenebench.declarations.catalog import get_spec
 
     return MODELS + [m for m, extra in get_spec(benchmark).extra_models if available(extra)]
 
