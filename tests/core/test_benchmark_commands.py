@@ -5,7 +5,7 @@ import typer
 from typer.testing import CliRunner
 
 from scenebench.commands import benchmark as builder
-from scenebench.declarations import BenchmarkSpec, Input, Option
+from scenebench.declarations import BenchmarkSpec, Input, Option, catalog
 from scenebench.declarations.catalog import get_spec
 
 
@@ -54,9 +54,11 @@ def test_a_run_sends_score_options_to_the_scoring_and_the_rest_to_the_source(mon
     assert (o.model, o.limit, o.protocol, o.tasks) == ("oracle", 3, "strict", ["counting", "navigation"])  # official names mapped
 
 
-def test_every_builtin_benchmark_has_its_three_commands():
-    for name in ("surprise3d", "3dbench", "rio"):
-        assert builder.commands_of(get_spec(name)) == ["score", "validate", "run"]
+def test_every_catalog_benchmark_has_the_commands_its_declaration_gives():
+    for spec in catalog.specs():
+        want = ["score"] + ["validate"] * (spec.validate is not None) + ["run"] * (spec.source is not None)
+        assert builder.commands_of(get_spec(spec.name)) == want
+    assert {"surprise3d", "3dbench", "rio"} <= {s.name for s in catalog.specs() if s.validate and s.source}
 
 
 def test_an_unknown_protocol_stops_the_command_before_any_input_is_read(tmp_path):

@@ -76,6 +76,8 @@ def hook_problems(spec: BenchmarkSpec) -> list[str]:
             _bind(problems, spec, field, (Path("data"), Path("out")), AUDIT_KEYWORDS)
     for _, _, path in spec.extra_commands:
         assert callable(load_object(path)), path
+    for _, _, path in spec.extra_models:  # --model NAME builds it with keyword options only
+        assert callable(load_object(path)), path
     return problems
 
 

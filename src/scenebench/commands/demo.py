@@ -58,7 +58,7 @@ def models_for(benchmark: str) -> list[str]:
     """The shared baselines, then the built-in models the benchmark declares for itself whose extra is installed."""
     from scenebench.declarations.catalog import get_spec
 
-    return MODELS + [m for m, extra in get_spec(benchmark).extra_models if available(extra)]
+    return MODELS + [m for m, extra, _ in get_spec(benchmark).extra_models if available(extra)]
 
 
 def generate_data(root: Path, progress: bool) -> Path:
@@ -117,7 +117,7 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
             console.print(f"  {bench:10s} {model:18s} {res.counts.n_samples:4d} samples  {time.perf_counter() - t:5.1f} s")
     console.print(comparison_table(out))
     for spec in demo_benchmarks():
-        for model, extra in spec.extra_models:
+        for model, extra, _ in spec.extra_models:
             if not available(extra):
                 console.print(f"{spec.name}: {model} was left out: it needs the {extra} extra (pip install 'scenebench[{extra}]').")
     if report:

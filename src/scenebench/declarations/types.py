@@ -137,7 +137,7 @@ class BenchmarkSpec:
     - ``info``: its :class:`BenchmarkInfo` (``scenebench list``, docs);
     - ``scorer``: ``prepare(*, protocol, **inputs, **options) -> ScoringJob`` for the shared driver;
     - ``validate``: ``check(**inputs, **options) -> None`` behind ``scenebench validate NAME``;
-    - ``summary``: ``show(results, run) -> None``, what ``score`` and ``run`` print (default: the
+    - ``summary``: ``show(results) -> None``, what ``score`` and ``run`` print (default: the
       overall metrics table);
     - ``cli_values``: ``adapt(command, values) -> contextmanager of dict``: turns parsed CLI values
       into keywords (builds and closes a judge, parses ``CODE=ORDER`` pairs); default: as parsed;
@@ -156,8 +156,9 @@ class BenchmarkSpec:
     Data: ``inputs`` and ``options`` (the CLI is built from them), ``primary_metric`` (the report's
     default histogram; a benchmark with one per group sets ``results.extra["primary_metric"]``),
     ``show_samples``, ``warnings``, ``headline`` (the demo table), ``data_folder`` (its folder in a
-    generated dataset), ``extra_models`` (``(model, extra)``: built-in models that answer only this
-    benchmark, run by the demo when the extra is installed), ``extra_commands`` (``(group, command,
+    generated dataset), ``extra_models`` (``(model, extra, "module:Class")``: models that answer only
+    this benchmark, kept in its package; ``--model NAME`` finds them through the catalog and the demo
+    runs them when the extra is installed), ``extra_commands`` (``(group, command,
     "module:function")`` beside the generic ones).
     """
 
@@ -171,7 +172,7 @@ class BenchmarkSpec:
     warnings: tuple[BaselineWarning, ...] = ()
     headline: tuple[Headline, ...] = ()
     data_folder: str | None = None
-    extra_models: tuple[tuple[str, str], ...] = ()
+    extra_models: tuple[tuple[str, str, str], ...] = ()
     validate: str | None = None
     summary: str | None = None
     cli_values: str | None = None

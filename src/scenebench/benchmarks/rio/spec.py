@@ -94,6 +94,6 @@ SPEC = BenchmarkSpec(
         Headline(("overall", "recall_10cm_10deg"), "RIO R@10", "Recall(0.1 m, 10°) (%)"),
         Headline(("overall", "MTE"), "RIO MTE", "median translation error (m)"),
     ),
-    extra_models=(("baseline:fpfh", "open3d"),),
+    extra_models=(("baseline:fpfh", "open3d", f"{P}.model:FPFHModel"),),
     data_folder="3rscan",
 )
