@@ -174,7 +174,7 @@ def main() -> None:
     )
     if args.skip_e2e:
         return
-    from scenebench.benchmarks.bench3d.run import score_3dbench
+    from scenebench.benchmarks.bench3d.api import score_3dbench
 
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)

@@ -20,7 +20,7 @@ Workloads (defaults):
   (the figure asked for is absolute: < 1.5 s);
 - RIO: 200,000 ground-truth instance poses (2,000 rescans x 100 instances, symmetry codes 0/1/2,
   poses as 4x4); plain = json.loads per line and a per-instance symmetry-aware error
-  (``instance_errors_reference``), recalls and medians. Also timed: the *decode floor*, Python with
+  (``instance_errors_reference`` of ``tests/rio/reference.py``), recalls and medians. Also timed: the *decode floor*, Python with
   numpy decoding every input file with msgspec and nothing else; plain / floor bounds the ratio any
   scorer of these files can reach on the machine.
 
@@ -265,7 +265,8 @@ def rio_semseg(root: Path, n_rescans: int, per_scan: int) -> None:
 PLAIN_RIO = r"""
 import json, sys
 import numpy as np
-from scenebench.metrics.pose import instance_errors_reference
+sys.path.insert(0, @REPO@)  # the plain reference lives with the tests
+from tests.rio.reference import instance_errors_reference
 data, preds, out = sys.argv[1:4]
 index = json.load(open(f"{data}/3RScan.json"))
 objects = json.load(open(f"{data}/objects.json"))
@@ -289,7 +290,7 @@ for line in open(preds):
 res = {"recall_10cm_10deg": 100 * float(np.mean(h10)), "recall_20cm_20deg": 100 * float(np.mean(h20)),
        "MRE": float(np.median(r_errs)), "MTE": float(np.median(t_errs)), "n": len(r_errs)}
 json.dump(res, open(out, "w"), indent=2)
-"""
+""".replace("@REPO@", repr(str(REPO)))
 
 
 # The least any scorer of these files does: start Python with numpy and decode every input file with

@@ -92,7 +92,7 @@ def bench_core(args: argparse.Namespace) -> dict[str, float]:
 
 E2E_CHILD = r"""
 import json, resource, sys, time
-from scenebench.benchmarks.surprise3d.scorer import score_run
+from scenebench.benchmarks.surprise3d.api import score_run
 a, s, p, o = sys.argv[1:5]
 t0 = time.perf_counter()
 res, run, scorer = score_run(a, s, p, o, progress=False)

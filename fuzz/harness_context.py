@@ -202,7 +202,7 @@ def _make_rio_predictions(ctx: Context) -> None:
 
 
 def _make_run_json(ctx: Context) -> None:
-    from scenebench.benchmarks.surprise3d.scorer import score_run
+    from scenebench.benchmarks.surprise3d.api import score_run
 
     run = ctx.root / "seed_run"
     score_run(ctx.s3d / "annotations.json", ctx.s3d / "scenes", ctx.s3d / "predictions.jsonl", run, n_resamples=0, progress=False)

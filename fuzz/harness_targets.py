@@ -28,7 +28,7 @@ class Target:
 
 
 def _s3d_score(ctx: Context, work: Path, *, ann: Path | None = None, scenes: Path | None = None, preds: Path | None = None) -> Any:
-    from scenebench.benchmarks.surprise3d.scorer import score_run
+    from scenebench.benchmarks.surprise3d.api import score_run
 
     res, _, _ = score_run(
         ann or ctx.s3d / "annotations.json",
@@ -77,7 +77,7 @@ def _run_s3d_predictions(suffix: str) -> Callable[[Context, Path, bytes], Any]:
 
 
 def _b3d_score(ctx: Context, work: Path, data_dir: Path, answers: Path) -> Any:
-    from scenebench.benchmarks.bench3d.run import score_3dbench
+    from scenebench.benchmarks.bench3d.api import score_3dbench
 
     # both protocols: the official rules keep the released arithmetic (an answer at inf gives an
     # infinite path loss), whose aggregates must still be written (issue 27 item 5)
@@ -123,7 +123,7 @@ def _run_b3d_npy(ctx: Context, work: Path, data: bytes) -> Any:
 
 
 def _rio_score(ctx: Context, work: Path, root: Path, preds: Path) -> Any:
-    from scenebench.benchmarks.rio.scorer import score_rio
+    from scenebench.benchmarks.rio.api import score_rio
 
     res, _ = score_rio(root, preds, out=work / "run", n_resamples=0, progress=False)
     return res

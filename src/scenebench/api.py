@@ -42,7 +42,7 @@ def score(
     run folder (resumed when it holds the same run; default: a new temporary folder). The results
     say which ``protocol`` produced them; ``results.samples()`` gives the per-sample scores.
     """
-    from scenebench.benchmarks.catalog import get_spec
+    from scenebench.declarations.catalog import get_spec
     from scenebench.protocol import check_protocol
     from scenebench.runtime.scoring import score_benchmark
 

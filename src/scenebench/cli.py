@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 
 from scenebench._version import __version__
-from scenebench.benchmarks.catalog import BUILTIN, GENERIC_COMMANDS, command_index, command_modules
+from scenebench.declarations.catalog import BUILTIN, GENERIC_COMMANDS, command_index, command_modules
 from scenebench.errors import ScenebenchError
 
 # The groups a command module's ``register(groups)`` receives, with the help of each sub-command group.
@@ -30,7 +30,7 @@ _GROUP_HELP = {
 }
 
 # Each module defines ``register(groups: dict[str, typer.Typer])``: the shared commands, then the
-# benchmarks' (built from their declarations in scenebench.benchmarks.catalog), then judges and synth.
+# benchmarks' (built from their declarations in scenebench.declarations.catalog), then judges and synth.
 SHARED_MODULES = [
     "scenebench.commands.audit",
     "scenebench.commands.demo",
@@ -38,12 +38,13 @@ SHARED_MODULES = [
     "scenebench.commands.listing",
     "scenebench.commands.report",
 ]
-LAST_MODULES = ["scenebench.judges.cli", "scenebench.synth.cli"]
+LAST_MODULES = ["scenebench.commands.judge", "scenebench.synth.cli"]
 
 
 def all_command_modules() -> list[str]:
-    """Every command module, with those of benchmarks declared by :func:`~scenebench.benchmarks.catalog.register`
-    or the ``scenebench.benchmarks`` entry points (read here, not at import)."""
+    """Every command module; the generic builder among them makes the commands of every declaration,
+    those declared by :func:`~scenebench.declarations.catalog.register` or the
+    ``scenebench.benchmarks`` entry points included (read when it registers, not at import)."""
     return [*SHARED_MODULES, *command_modules(), *LAST_MODULES]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scenebench.errors import InputError
-from scenebench.runtime.store import SCORE_KIND, SampleStore
+from scenebench.io.store import SCORE_KIND, SampleStore
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")

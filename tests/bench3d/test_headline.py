@@ -8,7 +8,7 @@ import pytest
 from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import FakeJudge, write_answers
 
-from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.report.compare import compare_runs
 from scenebench.report.runs import load_runs

@@ -3,7 +3,7 @@
 from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import FakeJudge, write_answers
 
-from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.progress import progress_bar
 
 

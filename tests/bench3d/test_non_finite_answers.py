@@ -12,7 +12,7 @@ import pytest
 from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import write_answers
 
-from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.results import Results
 from scenebench.samples import export_samples
 

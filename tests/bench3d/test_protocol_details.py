@@ -6,8 +6,8 @@ from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import FakeJudge, write_answers
 
 from scenebench.benchmarks.bench3d import sample_scores as S
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.benchmarks.bench3d.records import validate_record
-from scenebench.benchmarks.bench3d.run import score_3dbench
 from scenebench.benchmarks.bench3d.scorer import aggregate
 from scenebench.benchmarks.bench3d.specs import Primary
 from scenebench.metrics import text as T

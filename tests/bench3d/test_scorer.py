@@ -6,7 +6,7 @@ import pytest
 from tests.bench3d.fixtures import make_bench, records_for
 from typer.testing import CliRunner
 
-from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.cli import build_app
 

@@ -4,9 +4,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from scenebench.benchmarks.base import BenchmarkSpec, Input, Option
-from scenebench.benchmarks.catalog import get_spec
 from scenebench.commands import benchmark as builder
+from scenebench.declarations import BenchmarkSpec, Input, Option, catalog
+from scenebench.declarations.catalog import get_spec
 
 
 def _flags(spec, command):
@@ -17,8 +17,6 @@ def test_inputs_options_and_the_shared_set_land_in_their_commands():
     spec = BenchmarkSpec(
         name="toy",
         info="x:y",
-        loader="x:y",
-        predictions="x:y",
         scorer="x:y",
         inputs=(Input("truth", "truth", "file", "t"), Input("predictions", "predictions", "file", "p", ("--predictions", "-p"))),
         options=(Option("k", "top k", 3, "int", commands=("score", "validate")), Option("data", "d", None, "path", commands=("run",))),
@@ -56,9 +54,11 @@ def test_a_run_sends_score_options_to_the_scoring_and_the_rest_to_the_source(mon
     assert (o.model, o.limit, o.protocol, o.tasks) == ("oracle", 3, "strict", ["counting", "navigation"])  # official names mapped
 
 
-def test_every_builtin_benchmark_has_its_three_commands():
-    for name in ("surprise3d", "3dbench", "rio"):
-        assert builder.commands_of(get_spec(name)) == ["score", "validate", "run"]
+def test_every_catalog_benchmark_has_the_commands_its_declaration_gives():
+    for spec in catalog.specs():
+        want = ["score"] + ["validate"] * (spec.validate is not None) + ["run"] * (spec.source is not None)
+        assert builder.commands_of(get_spec(spec.name)) == want
+    assert {"surprise3d", "3dbench", "rio"} <= {s.name for s in catalog.specs() if s.validate and s.source}
 
 
 def test_an_unknown_protocol_stops_the_command_before_any_input_is_read(tmp_path):

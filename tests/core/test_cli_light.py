@@ -23,7 +23,7 @@ def test_command_index_names_the_module_that_registers_each_command():
     import typer
 
     from scenebench import cli
-    from scenebench.benchmarks.catalog import command_index
+    from scenebench.declarations.catalog import command_index
 
     index = command_index()
     for (group, name), where in index.items():
@@ -50,8 +50,7 @@ def test_score_command_imports_only_its_own_command_module():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == (
-        "scenebench.benchmarks.base,scenebench.benchmarks.catalog,scenebench.benchmarks.rio,"
-        "scenebench.benchmarks.rio.cli,scenebench.benchmarks.rio.info,scenebench.benchmarks.rio.spec,scenebench.commands,scenebench.commands.benchmark"
+        "scenebench.benchmarks.rio,scenebench.benchmarks.rio.cli,scenebench.benchmarks.rio.info,scenebench.benchmarks.rio.spec,scenebench.commands,scenebench.commands.benchmark"
     )
     assert "--predictions" in out.stdout
 

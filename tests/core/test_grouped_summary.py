@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
+from scenebench.io.store import SampleStore
 from scenebench.metrics.aggregate import Derived, Mean, Median, Ratio, summarize_columns
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.scoring import load_scores, score_into_run
-from scenebench.runtime.store import SampleStore
 
 SPECIALS = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1e-300, 5e-324, 1.7976931348623157e308, 0.1, 1 / 3]
 

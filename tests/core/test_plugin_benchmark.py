@@ -2,7 +2,7 @@
 
 A toy benchmark package is written into a temporary folder (outside scenebench), declared with one
 ``BenchmarkSpec`` of data (its inputs; no command code) -- through
-:func:`scenebench.benchmarks.catalog.register` or a ``scenebench.benchmarks`` entry point -- and
+:func:`scenebench.declarations.catalog.register` or a ``scenebench.benchmarks`` entry point -- and
 ``scenebench list``, ``score`` (built from the declaration), ``report``, ``export`` and
 ``scenebench.score`` work with it without any other table being edited.
 """
@@ -16,19 +16,16 @@ import textwrap
 import pytest
 
 from scenebench import cli
-from scenebench.benchmarks import catalog
-from scenebench.benchmarks.base import BenchmarkSpec
+from scenebench.declarations import BenchmarkSpec, catalog
 
 TOY_FILES = {
     "__init__.py": "",
     "spec.py": """
-        from scenebench.benchmarks.base import BenchmarkSpec, Input
+        from scenebench.declarations import BenchmarkSpec, Input
 
         SPEC = BenchmarkSpec(
             name="toybench",
             info="toybench.info:INFO",
-            loader="toybench.scorer:load_truth",
-            predictions="toybench.scorer:read_predictions",
             scorer="toybench.scorer:prepare_scoring",
             summary="toybench.scorer:show",
             inputs=(
@@ -39,7 +36,7 @@ TOY_FILES = {
         )
     """,
     "info.py": """
-        from scenebench.benchmarks.base import BenchmarkInfo, MetricDoc
+        from scenebench.declarations import BenchmarkInfo, MetricDoc
 
         INFO = BenchmarkInfo(
             name="toybench",
@@ -55,7 +52,7 @@ TOY_FILES = {
         import json
         from collections import defaultdict
 
-        from scenebench.benchmarks.base import ScoringJob
+        from scenebench.metrics.jobs import ScoringJob
         from scenebench.io.files import file_fingerprint
         from scenebench.metrics.aggregate import Mean
         from scenebench.metrics.records import SampleScore, summarize_scores
@@ -203,7 +200,7 @@ def test_a_taken_name_or_a_wrong_object_is_refused(monkeypatch):
     from scenebench.errors import ScenebenchError
 
     monkeypatch.setattr(catalog, "_REGISTERED", [])
-    clash = BenchmarkSpec(name="rio", info="x:y", loader="x:y", predictions="x:y", scorer="x:y")
+    clash = BenchmarkSpec(name="rio", info="x:y", scorer="x:y")
     with pytest.raises(ScenebenchError, match="'rio' is already declared"):
         catalog.register(clash)
     with pytest.raises(ScenebenchError, match="takes a BenchmarkSpec"):

@@ -1,11 +1,11 @@
 import pytest
 
 from scenebench.errors import RunMismatchError, ScenebenchError
+from scenebench.io.store import SampleStore
 from scenebench.metrics.aggregate import Mean
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.scoring import SampleScore, load_scores, score_into_run, summarize_scores
-from scenebench.runtime.store import SampleStore
 
 
 class ToyScorer:
@@ -110,7 +110,7 @@ def test_store_encoding_reads_back_as_the_standard_library_text():
     import json
     import math
 
-    from scenebench.runtime.store import _encode, _json_encode
+    from scenebench.io.store import _encode, _json_encode
 
     bodies = [
         {"values": {"r_err": math.inf, "t_err": 0.1}},

@@ -58,9 +58,9 @@ def _poison(bench: Path) -> None:
 
 def test_markup_in_every_user_text_shows_as_text(fuzz_ctx, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (test extra)")
+    from scenebench.benchmarks.bench3d.api import score_3dbench
     from scenebench.benchmarks.bench3d.loader import load_bench
     from scenebench.benchmarks.bench3d.predictions import expected_ids
-    from scenebench.benchmarks.bench3d.run import score_3dbench
     from scenebench.report.html import write_html_report
 
     bench = tmp_path / "b3d"

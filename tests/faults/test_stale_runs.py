@@ -89,7 +89,7 @@ def test_overwrite_starts_again_even_with_identical_inputs(tmp_path):
     args = ["score", "rio", "--data", data, "--predictions", pred, "--out", run, "--bootstrap", "0", "--no-progress"]
     assert cli(*args).returncode == 0
     before = json.loads((run / "results.json").read_text())["metrics"]
-    from scenebench.runtime.store import SampleStore
+    from scenebench.io.store import SampleStore
 
     with SampleStore(run / "samples.sqlite") as st:  # stored scores that a resume would reuse (RIO's: one row per batch)
         rows = list(st.iter("score"))

@@ -146,7 +146,7 @@ def test_hostile_numbers_are_failed_answers_without_a_crash_or_a_warning(tmp_pat
         # the box and path rules run under np.errstate (issue 27.5), so they raise nothing to count; any
         # other numpy warning would be counted, not printed (test_counted_numeric_warnings_pass_other_warnings_on)
         assert res["extra"].get("numeric_warnings", 1) >= 1
-        with __import__("scenebench.runtime.store", fromlist=["SampleStore"]).SampleStore(run / "samples.sqlite") as st:
+        with __import__("scenebench.io.store", fromlist=["SampleStore"]).SampleStore(run / "samples.sqlite") as st:
             for sid, rec in st.iter("score"):
                 if sid.startswith("navigation:"):
                     assert rec["values"]["success"] == 0.0, sid

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from scenebench.cli import main
+from scenebench.commands.judge import load_judged
 from scenebench.errors import InputError
 from scenebench.judges.agreement import JudgedItem, agreement, bucket, cohen_kappa, compare
-from scenebench.judges.cli import load_judged
 from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.scoring import SCORE_KIND, SampleScore
 

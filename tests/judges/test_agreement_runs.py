@@ -12,7 +12,7 @@ pytest.importorskip("openai", reason="needs the judge extra")
 
 from tests.bench3d.fixtures import make_bench, records_for  # noqa: E402
 
-from scenebench.benchmarks.bench3d.run import score_3dbench  # noqa: E402
+from scenebench.benchmarks.bench3d.api import score_3dbench  # noqa: E402
 from scenebench.judges.factory import build_judge  # noqa: E402
 
 

@@ -17,7 +17,7 @@ import pytest
 from tests.bench3d.fixtures import make_bench, records_for
 from tests.judges.injection_corpus import INJECTIONS
 
-from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.runtime.rundir import RunDir
 from scenebench.runtime.scoring import load_scores
 

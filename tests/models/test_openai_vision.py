@@ -279,7 +279,7 @@ def test_rio_and_bad_settings_are_clear_errors(tmp_path):
 
     m = OpenAIVisionModel("x", base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path))
     view = SceneView("scan", {"points": lambda: np.zeros((3, 3)), "up_axis": lambda: 2})
-    with pytest.raises(ScenebenchError, match="does not support RIO"):
+    with pytest.raises(ScenebenchError, match="does not support pose samples"):
         m.predict(SceneBatch(view, [ModelSample("r", "scan", "relocalization", "pose")]))
     with pytest.raises(ScenebenchError, match="--base-url"):
         make_model("openai-vision:x")

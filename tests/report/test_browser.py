@@ -184,7 +184,7 @@ def test_filters_and_run_switch(page):
 
 
 def _bench3d_report(root: Path) -> tuple[Path, str]:
-    from scenebench.benchmarks.bench3d.run import score_3dbench
+    from scenebench.benchmarks.bench3d.api import score_3dbench
 
     from .test_views_bench3d import ANSWERS, answers_file, make_bench
 
@@ -195,7 +195,7 @@ def _bench3d_report(root: Path) -> tuple[Path, str]:
 def _rio_report(root: Path) -> tuple[Path, str]:
     import json
 
-    from scenebench.benchmarks.rio.scorer import score_rio
+    from scenebench.benchmarks.rio.api import score_rio
 
     from .test_views_rio import RESCAN, room, turn
 

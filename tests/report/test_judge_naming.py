@@ -10,8 +10,8 @@ from rich.console import Console
 from tests.bench3d.fixtures import make_bench
 from tests.bench3d.test_scorer import FakeJudge, write_answers
 
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.benchmarks.bench3d.report import print_3dbench
-from scenebench.benchmarks.bench3d.run import score_3dbench
 from scenebench.judges.naming import judge_identity
 from scenebench.report.html import build_payload
 from scenebench.report.runs import load_run, load_runs

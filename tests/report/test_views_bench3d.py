@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scenebench.benchmarks.bench3d.run import score_3dbench
+from scenebench.benchmarks.bench3d.api import score_3dbench
 from scenebench.benchmarks.bench3d.writer import write_point_cloud, write_task
 from scenebench.report.compare import compare_runs
 from scenebench.report.html import build_payload

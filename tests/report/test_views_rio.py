@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scenebench.benchmarks.rio.scorer import score_rio
+from scenebench.benchmarks.rio.api import score_rio
 from scenebench.benchmarks.rio.view import apply
 from scenebench.benchmarks.rio.writer import write_index, write_scan
 from scenebench.report.html import build_payload

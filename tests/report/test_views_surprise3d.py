@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from scenebench.benchmarks.surprise3d.annotations import load_annotations
-from scenebench.benchmarks.surprise3d.scorer import score_run
+from scenebench.benchmarks.surprise3d.api import score_run
 from scenebench.benchmarks.surprise3d.writer import annotation_record, write_annotations, write_scene
 from scenebench.report.html import build_payload, write_html_report
 from scenebench.report.runs import load_run

@@ -40,8 +40,8 @@ def test_too_few_points_is_reported_not_hidden():
 
 @pytest.mark.slow
 def test_run_recovers_every_synthetic_move_and_resumes(dense_room, tmp_path, monkeypatch, capsys):
+    from scenebench.benchmarks.rio import model as fpfh_model
     from scenebench.cli import main
-    from scenebench.models.builtin import fpfh as fpfh_model
 
     out = tmp_path / "run"
     args = [
@@ -132,8 +132,8 @@ def test_failed_alignment_falls_back_to_identity_and_is_counted():
 def test_the_model_falls_back_to_identity_and_says_so_in_its_predictions():
     """Through the model interface: the failed search predicts the identity and its status travels
     with the prediction (``extra``), where the runner counts it; a found object says ``ok``."""
+    from scenebench.benchmarks.rio.model import FPFHModel
     from scenebench.models.base import ModelSample, SceneBatch, SceneView
-    from scenebench.models.builtin.fpfh import FPFHModel
 
     rng = np.random.default_rng(1)
     here, gone = chair(rng, 2500), chair(rng, 2500) + [3.0, 0.0, 0.0]

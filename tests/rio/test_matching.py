@@ -3,15 +3,16 @@ import json
 import numpy as np
 import pytest
 
+from scenebench.benchmarks.rio.api import score_matching
 from scenebench.benchmarks.rio.matching import (
     draw_negatives,
     load_pair,
     pair_rng,
-    score_matching,
     top1_correct,
-    top1_correct_reference,
 )
 from scenebench.errors import InputError
+
+from .reference import top1_correct_reference
 
 
 def _pair(root, name, ref, res):

@@ -7,15 +7,15 @@ from scipy.spatial.transform import Rotation
 from scenebench.geometry.poses import about_pivot, axis_angle_matrix, compose, rotation_z
 from scenebench.metrics.pose import (
     assign_one_to_one,
-    assign_one_to_one_reference,
     best_candidate_errors,
     candidate_errors,
-    instance_errors_reference,
     official_symmetry_shortcut_deg,
     recall_hit,
     rotation_error_deg,
     symmetric_rotation_error_deg,
 )
+
+from .reference import assign_one_to_one_reference, instance_errors_reference
 
 C = np.array([2.0, 1.0, 0.4])  # an off-origin centroid, so turning about it changes the 4x4 translation
 T_GT = compose(rotation_z(np.deg2rad(25.0)), [0.3, -0.2, 0.0])  # the instance moved in the rescan

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
+from scenebench.benchmarks.rio.api import score_rio
 from scenebench.benchmarks.rio.predictions import write_pose_predictions
-from scenebench.benchmarks.rio.scorer import score_rio
 from scenebench.errors import RunMismatchError
 from scenebench.geometry.poses import about_pivot, axis_angle_matrix, compose, rotation_z
 from scenebench.results import Results

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.metrics.aggregate import Mean
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import BoxPrediction, option_prediction

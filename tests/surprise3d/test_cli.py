@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from scenebench.benchmarks.surprise3d.scorer import score_run
+from scenebench.benchmarks.surprise3d.api import score_run
 from scenebench.cli import main
 from scenebench.errors import RunMismatchError
 from scenebench.geometry.boxes import iou_minmax, points_aabb

@@ -134,7 +134,7 @@ def test_results_json_equal_with_and_without_the_fast_paths(dataset, monkeypatch
     import json
 
     import scenebench.io.files as F
-    from scenebench.benchmarks.surprise3d.scorer import score_run
+    from scenebench.benchmarks.surprise3d.api import score_run
 
     rng = np.random.default_rng(7)
     ann = load_annotations(dataset.annotations)

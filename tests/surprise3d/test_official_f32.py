@@ -11,8 +11,8 @@ import pytest
 from tests.surprise3d.conftest import RECORDS
 
 from scenebench.benchmarks.surprise3d.annotations import load_annotations
+from scenebench.benchmarks.surprise3d.api import score_run
 from scenebench.benchmarks.surprise3d.predictions import read_predictions
-from scenebench.benchmarks.surprise3d.scorer import score_run
 from scenebench.errors import InputError
 from scenebench.metrics import segmentation as S
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from tests.surprise3d.conftest import RECORDS
 
-from scenebench.benchmarks.surprise3d.scorer import score_run
+from scenebench.benchmarks.surprise3d.api import score_run
 
 
 def _scored(fx, rng, threshold, spread):

@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from scenebench.benchmarks.rio.api import score_rio
 from scenebench.benchmarks.rio.loader import ThreeRScan
-from scenebench.benchmarks.rio.scorer import score_rio
 from scenebench.cli import build_app
 
 app = build_app()

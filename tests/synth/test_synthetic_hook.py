@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from scenebench.benchmarks import catalog
-from scenebench.benchmarks.base import BenchmarkSpec
+from scenebench.declarations import BenchmarkSpec, catalog
 from scenebench.synth.pipeline import GenerateSettings, finalize
 
 TOY = """
@@ -22,9 +21,7 @@ TOY = """
 def test_finalize_calls_every_declared_synthetic_writer(tmp_path, monkeypatch):
     (tmp_path / "toysynth.py").write_text(textwrap.dedent(TOY))
     monkeypatch.syspath_prepend(str(tmp_path))
-    spec = BenchmarkSpec(
-        name="toysynth", info="x:y", loader="x:y", predictions="x:y", scorer="x:y", synthetic="toysynth:write", data_folder="toy"
-    )
+    spec = BenchmarkSpec(name="toysynth", info="x:y", scorer="x:y", synthetic="toysynth:write", data_folder="toy")
     monkeypatch.setattr(catalog, "_REGISTERED", [spec])
     summaries = [
         {

@@ -136,7 +136,7 @@ def run_audit(
     ``OUT/audit.json`` and ``OUT/audit.md``). ``trained``: run the trained probes (None: when
     scikit-learn is installed; True: fail without it), saved in ``audit.json``'s ``trained``
     section (``trained_skipped``: why there is none) and below the table in ``audit.md``."""
-    from scenebench.benchmarks.catalog import specs
+    from scenebench.declarations.catalog import specs
     from scenebench.errors import InputError
     from scenebench.io.files import atomic_write_json, atomic_write_text
     from scenebench.registry import load_object

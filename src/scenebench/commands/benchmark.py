@@ -1,6 +1,6 @@
 """``scenebench score|validate|run BENCHMARK``, built from each benchmark's declaration.
 
-Every benchmark declares its inputs and options as data (:class:`~scenebench.benchmarks.base.BenchmarkSpec`);
+Every benchmark declares its inputs and options as data (:class:`~scenebench.declarations.BenchmarkSpec`);
 this module turns a declaration into its three commands, with the option set shared by every
 benchmark defined once here (``--protocol``, ``--out``, ``--bootstrap``, the model and backend
 options of ``run``...). A command parses its options, lets the benchmark adapt the values
@@ -22,8 +22,8 @@ from typing import Any, Optional
 
 import typer
 
-from scenebench.benchmarks.base import BenchmarkSpec, Command, Input, Option
-from scenebench.benchmarks.catalog import get_spec, specs
+from scenebench.declarations import BenchmarkSpec, Command, Input, Option
+from scenebench.declarations.catalog import get_spec, specs
 
 GROUP_HELP = {"score": "Score saved predictions", "validate": "Check inputs; scores nothing", "run": "Run a model, then score"}
 

@@ -32,8 +32,8 @@ MODELS = ["oracle", "random", "baseline:prior", "baseline:nearest", "baseline:cl
 
 def demo_benchmarks() -> list[Any]:
     """The declared benchmarks the demo runs: those with a run source, a folder in generated data
-    and headline numbers (:class:`~scenebench.benchmarks.base.BenchmarkSpec`), in catalog order."""
-    from scenebench.benchmarks.catalog import specs
+    and headline numbers (:class:`~scenebench.declarations.BenchmarkSpec`), in catalog order."""
+    from scenebench.declarations.catalog import specs
 
     return [s for s in specs() if s.source and s.data_folder and s.headline]
 
@@ -56,9 +56,9 @@ class DemoResult:
 
 def models_for(benchmark: str) -> list[str]:
     """The shared baselines, then the built-in models the benchmark declares for itself whose extra is installed."""
-    from scenebench.benchmarks.catalog import get_spec
+    from scenebench.declarations.catalog import get_spec
 
-    return MODELS + [m for m, extra in get_spec(benchmark).extra_models if available(extra)]
+    return MODELS + [m for m, extra, _ in get_spec(benchmark).extra_models if available(extra)]
 
 
 def generate_data(root: Path, progress: bool) -> Path:
@@ -117,7 +117,7 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
             console.print(f"  {bench:10s} {model:18s} {res.counts.n_samples:4d} samples  {time.perf_counter() - t:5.1f} s")
     console.print(comparison_table(out))
     for spec in demo_benchmarks():
-        for model, extra in spec.extra_models:
+        for model, extra, _ in spec.extra_models:
             if not available(extra):
                 console.print(f"{spec.name}: {model} was left out: it needs the {extra} extra (pip install 'scenebench[{extra}]').")
     if report:

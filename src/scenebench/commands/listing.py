@@ -9,8 +9,8 @@ def list_command() -> None:
     """List benchmarks with their metrics (and metric cards) and protocols."""
     from rich.table import Table
 
-    from scenebench.benchmarks.catalog import BENCHMARKS
     from scenebench.consoles import make_console
+    from scenebench.declarations.catalog import BENCHMARKS
 
     console = make_console()
     for name in BENCHMARKS.names():

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 
-def center_size_to_minmax(boxes: np.ndarray) -> np.ndarray:
+def center_size_to_minmax(boxes: npt.ArrayLike) -> np.ndarray:
     """``[..., cx, cy, cz, dx, dy, dz]`` -> ``[..., xmin, ymin, zmin, xmax, ymax, zmax]``."""
     b = np.asarray(boxes, dtype=float)
     c, h = b[..., :3], b[..., 3:6] / 2.0

@@ -152,7 +152,7 @@ def agreement(a: dict[str, JudgedItem], b: dict[str, JudgedItem]) -> dict[str, A
 def judged_from_records(records: Iterable[Any], folder: str | Path, store_path: str | Path) -> tuple[dict[str, JudgedItem], dict[str, Any]]:
     """Judged items and a description from a run's score records (``detail.judge`` of each record).
 
-    The records are read by the caller (:func:`scenebench.judges.cli.load_judged`), which keeps this
+    The records are read by the caller (:func:`scenebench.commands.judge.load_judged`), which keeps this
     module below the runtime that owns run folders.
     """
     items: dict[str, JudgedItem] = {}

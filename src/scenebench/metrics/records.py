@@ -3,7 +3,7 @@
 A benchmark scorer (:class:`Scorer`) yields :class:`SampleScore` batches, one per scene, so a
 scene's points are loaded once; :func:`summarize_scores` turns the records into the metrics, counts
 and scene-clustered intervals of the shared results schema. A benchmark hands its scorer to the one
-shared driver in a :class:`scenebench.benchmarks.base.ScoringJob`
+shared driver in a :class:`scenebench.metrics.jobs.ScoringJob`
 (:func:`scenebench.runtime.scoring.score_job`), which stores records as they are computed, resumes,
 and saves ``results.json``.
 
@@ -63,8 +63,12 @@ class SampleScore:
 
 
 class Scorer(Protocol):
-    benchmark: str
-    protocol: str
+    # read-only: a scorer may narrow them (a protocol typed as the two known names)
+    @property
+    def benchmark(self) -> str: ...
+
+    @property
+    def protocol(self) -> str: ...
 
     def sample_ids(self) -> list[str]:
         """Every ground-truth sample id, in order: the denominator."""

@@ -3,7 +3,8 @@
 ``--model`` accepts:
 
 - a built-in name: ``oracle``, ``random``, ``baseline:prior``, ``baseline:labels``, ``baseline:nearest``, ``baseline:cluster``,
-  ``baseline:fpfh`` (RIO, needs open3d);
+  or one a benchmark declares for itself (``BenchmarkSpec.extra_models``: ``baseline:fpfh``, RIO's,
+  needs open3d);
 - ``openai:MODEL``: any OpenAI-compatible chat server (``--base-url``), see
   :mod:`scenebench.models.builtin.openai_chat`;
 - ``openai-vision:MODEL``: any OpenAI-compatible vision server, shown marked views of the scene, see
@@ -23,14 +24,22 @@ from typing import Any
 from scenebench.errors import ScenebenchError
 from scenebench.registry import Registry, load_object
 
-MODELS = Registry("model", entry_point_group="scenebench.models")
+
+def declared_models() -> dict[str, str]:
+    """``name -> "module:attr"`` of the models benchmarks declare for themselves (``extra_models``):
+    they live in the benchmark's package, found through the catalog."""
+    from scenebench.declarations.catalog import specs
+
+    return {name: path for s in specs() for name, _extra, path in s.extra_models}
+
+
+MODELS = Registry("model", entry_point_group="scenebench.models", declared=declared_models)
 MODELS.register("oracle", "scenebench.models.builtin.oracle:OracleModel")
 MODELS.register("random", "scenebench.models.builtin.chance:RandomModel")
 MODELS.register("baseline:prior", "scenebench.models.builtin.prior:PriorModel")
 MODELS.register("baseline:labels", "scenebench.models.builtin.labels:LabelsModel")
 MODELS.register("baseline:nearest", "scenebench.models.builtin.heuristics:NearestObjectModel")
 MODELS.register("baseline:cluster", "scenebench.models.builtin.heuristics:ClusterModel")
-MODELS.register("baseline:fpfh", "scenebench.models.builtin.fpfh:FPFHModel")
 VISION_PREFIX = "openai-vision:"
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench._version import __version__
-from scenebench.benchmarks.catalog import find_spec
+from scenebench.declarations.catalog import find_spec
 from scenebench.io.files import atomic_write_text
 from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun, load_run, load_runs
@@ -170,7 +170,7 @@ def pick_view_samples(run: LoadedRun, max_views: int, seed: int = 0) -> list[str
 
 def must_view(run: LoadedRun) -> list[str]:
     """Samples that always get a view (within the size cap): those the benchmark declares a report
-    must show (:class:`~scenebench.benchmarks.base.ShowSamples`)."""
+    must show (:class:`~scenebench.declarations.ShowSamples`)."""
     spec = find_spec(run.benchmark)
     rules = spec.show_samples if spec is not None else ()
     if not rules:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scenebench.benchmarks.catalog import table
+from scenebench.declarations.catalog import table
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scenebench.benchmarks.base import BaselineWarning
-from scenebench.benchmarks.catalog import find_spec
+from scenebench.declarations import BaselineWarning
+from scenebench.declarations.catalog import find_spec
 from scenebench.report.console import MIN_CI_SAMPLES, judge_notes
 from scenebench.report.layouts import Layout, layout_for
 from scenebench.report.runs import LoadedRun
@@ -310,7 +310,7 @@ def is_baseline_run(run: LoadedRun) -> bool:
 
 def baseline_warnings(runs: Sequence[LoadedRun]) -> list[str]:
     """The comparisons the runs' benchmark declares a report must flag
-    (:class:`~scenebench.benchmarks.base.BaselineWarning`): a run of a baseline model that beats
+    (:class:`~scenebench.declarations.BaselineWarning`): a run of a baseline model that beats
     another run overall on a metric while losing on the declared subset ranks them wrongly."""
     out = []
     for rule in dict.fromkeys(w for r in runs for w in _declared_warnings(r.benchmark)):  # declared order

@@ -148,7 +148,13 @@ def mask_layers(
 
 
 def box_layer(
-    label: str, minmax: Sequence[float], color: Sequence[int], *, dashed: bool = False, text: str | None = None, group: str | None = None
+    label: str,
+    minmax: Sequence[float] | np.ndarray,
+    color: Sequence[int],
+    *,
+    dashed: bool = False,
+    text: str | None = None,
+    group: str | None = None,
 ) -> dict[str, Any]:
     """``dashed`` for predictions, so a prediction lying exactly on the GT box still shows both.
     ``text`` is written on the canvas above the box; layers sharing a ``group`` share one legend entry."""

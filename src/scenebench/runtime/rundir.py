@@ -35,7 +35,7 @@ from typing import Any
 from scenebench.errors import InputError, RunMismatchError, ScenebenchError
 from scenebench.io.files import atomic_write_json, read_json
 from scenebench.io.fingerprints import fingerprint
-from scenebench.runtime.store import SampleStore
+from scenebench.io.store import SampleStore
 
 __all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
 

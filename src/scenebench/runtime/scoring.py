@@ -1,9 +1,9 @@
 """The one scoring driver every benchmark uses: RunDir -> :func:`score_into_run` -> Results.
 
 A benchmark declares ``prepare_scoring(*, protocol, **options) -> ScoringJob``
-(:class:`scenebench.benchmarks.base.BenchmarkSpec`); :func:`score_benchmark` checks the protocol,
+(:class:`scenebench.declarations.BenchmarkSpec`); :func:`score_benchmark` checks the protocol,
 prepares the job, builds the run meta and fingerprint from the job's settings and inputs
-(:class:`~scenebench.benchmarks.base.RunMeta`), opens (or resumes) the run folder and calls
+(:class:`RunMeta`), opens (or resumes) the run folder and calls
 :func:`score_job`, which the run loop
 (``scenebench run``) uses too. The scorer yields :class:`SampleScore` batches (one per scene, so a
 scene's points are loaded once, or several scenes at once: RIO); :func:`score_into_run` writes each batch to the run's store as soon
@@ -17,24 +17,71 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scenebench.benchmarks.base import RunMeta, Scorer, ScoringJob
-from scenebench.benchmarks.catalog import get_spec
+from scenebench.declarations.catalog import get_spec
 from scenebench.errors import ScenebenchError
-from scenebench.metrics.records import SampleScore, Summary, count, summarize_scores
+from scenebench.io.fingerprints import fingerprint
+from scenebench.io.store import SCORE_KIND, DamagedStoreError
+from scenebench.metrics.jobs import ScoringJob
+from scenebench.metrics.records import SampleScore, Scorer, Summary, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import SCORE_KIND, DamagedStoreError
 
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
 # which the rerun scores again.
 FLUSH_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """What ``run.json`` of a ``scenebench score`` folder records, and the fingerprint that decides
+    whether a folder may be resumed: the protocol, the settings and the content digests of the
+    inputs (paths are left out: moving the same files does not invalidate a run)."""
+
+    benchmark: str
+    protocol: str
+    settings: Mapping[str, Any]
+    inputs: Mapping[str, Any]
+    fingerprint: str
+
+    @classmethod
+    def build(
+        cls, benchmark: str, protocol: str, settings: Mapping[str, Any], inputs: Mapping[str, Any], digests: Mapping[str, Any] | None = None
+    ) -> RunMeta:
+        """``digests``: what of the inputs the fingerprint covers (default :func:`input_digests`)."""
+        key = {"protocol": protocol, "settings": dict(settings), "inputs": input_digests(inputs) if digests is None else dict(digests)}
+        return cls(benchmark, protocol, settings, inputs, fingerprint(key))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "protocol": self.protocol,
+            "settings": dict(self.settings),
+            "inputs": dict(self.inputs),
+            "fingerprint": self.fingerprint,
+        }
+
+
+def input_digests(inputs: Any) -> Any:
+    """The content digests of a (nested) inputs record: a file record (``{"path", "sha256", ...}``)
+    becomes its sha256; plain strings (folder paths) drop out."""
+    if isinstance(inputs, Mapping):
+        if "sha256" in inputs:
+            return inputs["sha256"]
+        return {k: input_digests(v) for k, v in inputs.items() if not isinstance(v, str | Path)}
+    return inputs
+
+
+def job_meta(job: ScoringJob) -> RunMeta:
+    """The run meta of ``job``: the driver, not the benchmark, decides what identifies a run."""
+    return RunMeta.build(job.benchmark, job.protocol, job.settings, job.inputs, job.digests)
 
 
 def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label: str | None = None) -> list[SampleScore]:
@@ -173,7 +220,7 @@ def score_prepared(
 ) -> tuple[Results, RunDir]:
     """Open (or resume) the run folder of ``job`` and score it with :func:`score_job`."""
     run = RunDir(out or default_run_dir(job.benchmark))
-    meta = job.meta().to_json()  # the driver, not the benchmark, decides what identifies a run
+    meta = job_meta(job).to_json()
     if job.hooks.check_inputs is not None and not holds_all_scores(run, meta, job.scorer.sample_ids()):
         # A bad predictions file must not leave behind a folder whose fingerprint blocks the corrected rerun.
         job.hooks.check_inputs()
@@ -191,6 +238,8 @@ __all__ = [
     "Summary",
     "count",
     "holds_all_scores",
+    "input_digests",
+    "job_meta",
     "load_scores",
     "score_benchmark",
     "score_into_run",

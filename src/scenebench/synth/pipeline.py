@@ -593,7 +593,7 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
 def _finalize_declared(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) -> list[Path]:
     """The data of every declared benchmark with a ``synthetic`` writer (``BenchmarkSpec.synthetic``),
     derived from what the generator staged in ``out``; each gets its own seeded stream."""
-    from scenebench.benchmarks.catalog import specs
+    from scenebench.declarations.catalog import specs
     from scenebench.registry import load_object
 
     written: list[Path] = []

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from scenebench.benchmarks.base import AUDIT_PROBES as PROBES
+from scenebench.declarations import AUDIT_PROBES as PROBES
 
 
 def _num(v: Any) -> float | None:
@@ -323,9 +323,9 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
         source = make_source("3dbench", data=str(root), train=str(train_root))
         n_test = {t: sum(1 for r in test_bench.records[t] if r.gt.get("references")) for t in tasks}
         for probe, answers in text.items():
-            model = _TextProbe(probe, answers)
+            text_model = _TextProbe(probe, answers)
             res = run_benchmark(
-                source, model.name, out / "3dbench" / "trained" / probe, model=model, tasks=tasks, seed=seed, progress=progress
+                source, text_model.name, out / "3dbench" / "trained" / probe, model=text_model, tasks=tasks, seed=seed, progress=progress
             ).results
             by_task = res.metrics.get("by_task", {})
             for t in tasks:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenebench.benchmarks.base import BenchmarkInfo, MetricDoc
+from scenebench.declarations import BenchmarkInfo, MetricDoc
 
 _C = "docs/metrics/"
 

@@ -274,6 +274,7 @@ def validate_record(
     derived = rec.get("question_id") is None
     qid = derived_question_id(index) if derived else _str(ctx, rec, "question_id", allow_int=True)
     house = _str(ctx, rec, "id", allow_int=True)
+    assert house is not None  # required: _str raised otherwise
     # the id names scene_graph/<id>.json: it must not leave the folder (ASCII letters and digits never do)
     if not (house.isascii() and house.isalnum()) and path_id_problem(house) is not None:
         raise ctx.fail(f"{house[:80]!r} {path_id_problem(house)}", "id", "a house id without '/', '\\' or '..'")

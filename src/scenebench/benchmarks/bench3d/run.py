@@ -6,7 +6,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from scenebench.benchmarks.base import JobHooks, ScoringJob
 from scenebench.benchmarks.bench3d.loader import Bench, load_bench
 from scenebench.benchmarks.bench3d.predictions import Answers, expected_ids, read_answers
 from scenebench.benchmarks.bench3d.scorer import Bench3DScorer, Settings, aggregate, task_columns
@@ -16,6 +15,7 @@ from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics import text as T
 from scenebench.metrics.aggregate import metric_info
+from scenebench.metrics.jobs import JobHooks, ScoringJob
 from scenebench.metrics.records import SampleScore, count, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import ConfidenceIntervals, Counts, Results
@@ -160,48 +160,6 @@ def _refuse_rotation_like_ids(bench: Bench) -> None:
                 )
 
 
-def score_3dbench(
-    data: str | Path,
-    predictions: str | Path,
-    *,
-    tasks: str | None = None,
-    protocol: str = "strict",
-    judge: Any | None = None,
-    out: str | Path | None = None,
-    circular: bool = False,
-    allow_missing: bool = False,
-    limit: int | None = None,
-    overwrite: bool = False,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    progress: bool = False,
-    houses: str | Path | None = None,
-    objects_gt: str | Path | None = None,
-) -> Results:
-    """Score ``predictions`` against the 3DBench folder ``data`` (the v1 entry point); ``judge`` is a built Judge or None."""
-    from scenebench.runtime.scoring import score_benchmark
-
-    res, _, _ = score_benchmark(
-        "3dbench",
-        out,
-        protocol=protocol,
-        overwrite=overwrite,
-        progress=progress,
-        data=data,
-        predictions=predictions,
-        tasks=tasks,
-        judge=judge,
-        circular=circular,
-        allow_missing=allow_missing,
-        limit=limit,
-        n_resamples=n_resamples,
-        seed=seed,
-        houses=houses,
-        objects_gt=objects_gt,
-    )
-    return res
-
-
 JUDGE_USAGE_KIND = "judge_usage"
 
 
@@ -308,7 +266,7 @@ def build_results(
         for g, ts in sorted(groups.items()):
             metrics[key][g], ci_groups[key][g] = agg(f"{key}:{g}", ts)
             counts_by_group[key][g] = count([r for t in ts for r in by_task[t]])
-    ci.by_task = ci_task
+    ci.by_task = ci_task  # type: ignore[attr-defined]  # an extra field of the 3DBench results
     for key, val in ci_groups.items():
         setattr(ci, key, val)
     for name, judged, what in (("mean_primary", None, AGGREGATE_RULE), ("mean_rule", False, RULE_MEAN), ("mean_judged", True, JUDGED_MEAN)):

@@ -22,6 +22,7 @@ from scenebench.benchmarks.bench3d.records import Record
 from scenebench.geometry.boxes import room_box_to_center_size
 from scenebench.metrics import localization as L
 from scenebench.metrics import navigation as N
+from scenebench.protocol import Protocol
 
 Outcome = tuple[str, dict[str, float], dict[str, Any]]
 
@@ -144,7 +145,7 @@ def box_labels(text: str, spans: list[P.Span], candidates: tuple[str, ...], defa
     return out
 
 
-def missing_values(kind: str, protocol: str) -> dict[str, float]:
+def missing_values(kind: str, protocol: Protocol) -> dict[str, float]:
     """What a missing answer is worth: 0 on every rate, NaN where the field is undefined."""
     nan = math.nan
     return {
@@ -159,7 +160,7 @@ def missing_values(kind: str, protocol: str) -> dict[str, float]:
 
 
 def score_choice_record(
-    rec: Record, text: str | None, protocol: str, *, rotation: int | None = None, llm_choice: int | None = None
+    rec: Record, text: str | None, protocol: Protocol, *, rotation: int | None = None, llm_choice: int | None = None
 ) -> tuple[bool | None, int | None, str, bool]:
     """(correct or None when missing, chosen index, rule, parsed) for one (possibly rotated) answer.
 
@@ -177,19 +178,19 @@ def score_choice_record(
     return out.correct, out.chosen, out.rule, out.parsed
 
 
-def _boxes_of(items: list[tuple[Record, str]], protocol: str) -> list[list[list[float]]]:
+def _boxes_of(items: list[tuple[Record, str]], protocol: Protocol) -> list[list[list[float]]]:
     return [P.parse_boxes(text, protocol) for _, text in items]
 
 
-def _points_of(items: list[tuple[Record, str]], protocol: str) -> list[list[float] | None]:
+def _points_of(items: list[tuple[Record, str]], protocol: Protocol) -> list[list[float] | None]:
     return [P.parse_point(text, protocol) for _, text in items]
 
 
-def score_grounding(rec: Record, text: str, protocol: str) -> Outcome:
+def score_grounding(rec: Record, text: str, protocol: Protocol) -> Outcome:
     return score_grounding_many([(rec, text)], protocol)[0]
 
 
-def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+def score_grounding_many(items: list[tuple[Record, str]], protocol: Protocol) -> list[Outcome]:
     """:func:`score_grounding` of many answers: boxes read at once (strict; official one by one), the
     metrics computed on the stacked (answers, 6) boxes at once (elementwise, so each row's values
     are those of one box)."""
@@ -215,11 +216,11 @@ def score_grounding_many(items: list[tuple[Record, str]], protocol: str) -> list
     return out
 
 
-def score_grounding_plus(rec: Record, text: str, protocol: str) -> Outcome:
+def score_grounding_plus(rec: Record, text: str, protocol: Protocol) -> Outcome:
     return score_grounding_plus_many([(rec, text)], protocol)[0]
 
 
-def score_grounding_plus_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+def score_grounding_plus_many(items: list[tuple[Record, str]], protocol: Protocol) -> list[Outcome]:
     """:func:`score_grounding_plus` of many answers; the in-box test on the stacked points at once."""
     pts = _points_of(items, protocol)
     out: list[Outcome] = []
@@ -259,7 +260,7 @@ def official_within_1m(point: list[float], gt_box: np.ndarray) -> bool | None:
     return d <= L.AROUND_M
 
 
-def score_boxes(rec: Record, text: str, protocol: str, rooms: bool) -> Outcome:
+def score_boxes(rec: Record, text: str, protocol: Protocol, rooms: bool) -> Outcome:
     """Detection / room detection; official counts per GT any box, strict matches one-to-one."""
     return score_boxes_many([(rec, text)], protocol, rooms)[0]
 
@@ -302,7 +303,7 @@ def match_matrices(pairs: list[tuple[np.ndarray, np.ndarray]], rooms: bool) -> l
     return out
 
 
-def score_boxes_many(items: list[tuple[Record, str]], protocol: str, rooms: bool) -> list[Outcome]:
+def score_boxes_many(items: list[tuple[Record, str]], protocol: Protocol, rooms: bool) -> list[Outcome]:
     """:func:`score_boxes` of many answers (strict: :func:`score_boxes_strict_many`)."""
     if protocol != "official":
         return score_boxes_strict_many(items, rooms)
@@ -410,11 +411,11 @@ def _score_boxes_official(rec: Record, text: str, n_pred: int, pred: np.ndarray,
     return status, vals, detail
 
 
-def score_navigation(rec: Record, text: str, protocol: str) -> Outcome:
+def score_navigation(rec: Record, text: str, protocol: Protocol) -> Outcome:
     return score_navigation_many([(rec, text)], protocol)[0]
 
 
-def score_navigation_many(items: list[tuple[Record, str]], protocol: str) -> list[Outcome]:
+def score_navigation_many(items: list[tuple[Record, str]], protocol: Protocol) -> list[Outcome]:
     """:func:`score_navigation` of many answers: nDTW's dynamic programme on all answers at once
     (``N.dtw_many``), strict path loss, goal distance and path lengths likewise
     (``N.strict_path_losses``, ``N.goal_distances``, ``N.path_lengths``); success and SPL from those per

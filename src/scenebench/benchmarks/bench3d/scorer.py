@@ -24,11 +24,12 @@ from scenebench.benchmarks.bench3d.specs import Primary
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.metrics import text as T
 from scenebench.metrics.records import SampleScore
+from scenebench.protocol import Protocol
 
 
 @dataclass
 class Settings:
-    protocol: str = "strict"
+    protocol: Protocol = "strict"
     circular: bool = False
     n_resamples: int = 1000
     seed: int = 0
@@ -182,6 +183,7 @@ class Bench3DScorer:
 
         # off a terminal the judge writes periodic progress lines; on one the scoring bar is live
         # already (Rich draws one live display at a time), so the judge stays quiet there
+        assert self.judge is not None  # called only for judged records
         return list(self.judge.judge_many(reqs, progress=self.progress and not sys.stderr.isatty()))
 
     def _judge_detail(self, kind: str, v: Any) -> dict[str, Any]:
@@ -406,7 +408,7 @@ def aggregate(
     # times each house is drawn per resample (np.bincount: the counts np.add.at gave, ~10x faster)
     flat = (np.arange(n_resamples)[:, None] * len(houses) + draws).ravel()
     w = np.bincount(flat, minlength=n_resamples * len(houses)).reshape(n_resamples, len(houses)).astype(float)
-    boot = np.stack([_primary_value(primaries[t], sums[t], w) for t in used])  # tasks x resamples
+    boot = np.stack([_primary_value(primaries[t], sums[t], w) for t in used])  # type: ignore[misc]  # tasks x resamples
     with np.errstate(invalid="ignore"):
         means = np.nanmean(np.where(np.isfinite(boot), boot, np.nan), axis=0) if boot.size else np.array([])
     means = means[np.isfinite(means)]

@@ -31,15 +31,15 @@ so structured predictions go through exactly the parser that reads a 3D LLM's re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import (
     BoxesPrediction,
@@ -50,6 +50,7 @@ from scenebench.models.predictions import (
     WaypointsPrediction,
     option_prediction,
 )
+from scenebench.protocol import Protocol
 
 ANSWER_KIND = {
     "choice": "option",
@@ -206,6 +207,7 @@ class Bench3DSource:
             found: dict[str, dict[tuple, str]] = {}
             for r in self.bench.all_records():
                 kind = TASKS[r.task].kind
+                pairs: Iterable[tuple[Any, Any]]
                 if kind == "detection":
                     pairs = zip(r.gt["labels"], np.asarray(r.gt["boxes"]).tolist())
                 elif kind == "grounding" and r.gt.get("name"):
@@ -246,7 +248,7 @@ class Bench3DSource:
             return rgb / 255.0 if rgb.max(initial=0) > 1.0 else rgb
 
         house, scene_level = self._clouds.get(scene_id, (None, False))
-        loaders = {
+        loaders: dict[str, Callable[[], Any]] = {
             "points": lambda: np.asarray(cloud()[:, :3], float),
             "colors": colors,
             "objects": lambda: self.house_objects(house) if (house is not None and scene_level) else [],
@@ -304,4 +306,4 @@ class Bench3DSource:
             "judge": judge_id,
             **{k: self._kwargs[k] for k in ("houses", "objects_gt") if self._kwargs[k] is not None},
         }
-        return job_for(bench, answers, Settings(protocol=protocol), judge, inputs, knobs)
+        return job_for(bench, answers, Settings(protocol=cast(Protocol, protocol)), judge, inputs, knobs)

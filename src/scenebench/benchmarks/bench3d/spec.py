@@ -1,6 +1,6 @@
 """3DBench, declared: inputs, options, report rules (read by the CLI at start-up: no heavy imports)."""
 
-from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
+from scenebench.declarations import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.bench3d"
 HOUSES = "Folder of house JSONs ((<id>).json, rooms[].roomType) for scene text tasks (default: --data/houses)."
@@ -11,8 +11,6 @@ JUDGE = "LLM judge for text tasks: none, local, local:PATH.gguf, openai:MODEL."
 SPEC = BenchmarkSpec(
     name="3dbench",
     info=f"{P}.info:INFO",
-    loader=f"{P}.loader:load_bench",
-    predictions=f"{P}.predictions:read_answers",
     scorer=f"{P}.run:prepare_scoring",
     validate=f"{P}.validate:validate_command",
     summary=f"{P}.report:print_3dbench",

@@ -11,7 +11,7 @@ parsers — the same parse that produced the score.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from scenebench.errors import InputError, ScenebenchError
 from scenebench.geometry.boxes import center_size_to_minmax, room_box_to_center_size
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import to_plain
+from scenebench.protocol import Protocol
 from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
@@ -66,7 +67,7 @@ def _cloud(root: Path, rel: str, cache: dict[str, np.ndarray]) -> np.ndarray:
     return cache[rel]
 
 
-def overlay_layers(rec: Record, text: str | None, protocol: str, floor_y: float) -> list[dict[str, Any]]:
+def overlay_layers(rec: Record, text: str | None, protocol: Protocol, floor_y: float) -> list[dict[str, Any]]:
     """GT and parsed-prediction geometry of one record, in the benchmark's y-up frame."""
     kind = TASKS[rec.task].kind
     gt = rec.gt
@@ -83,15 +84,15 @@ def overlay_layers(rec: Record, text: str | None, protocol: str, floor_y: float)
         boxes = np.asarray(gt["boxes"], float).reshape(-1, 6)
         if rooms:
             boxes = room_box_to_center_size(boxes)
-        for lab, b in zip(gt["labels"], boxes):
-            layers.append(vw.box_layer(f"GT {lab}", center_size_to_minmax(b), vw.GT))
+        for lab, box in zip(gt["labels"], boxes):
+            layers.append(vw.box_layer(f"GT {lab}", center_size_to_minmax(box), vw.GT))
         if text is not None:
             spans = parse_box_spans(text, protocol)
             pred = np.asarray([s.values for s in spans], float).reshape(-1, 6)
             if rooms:
                 pred = room_box_to_center_size(pred)
-            for j, b in enumerate(pred):
-                layers.append(vw.box_layer(f"predicted box {j + 1}", center_size_to_minmax(b), vw.PRED, dashed=True))
+            for j, box in enumerate(pred):
+                layers.append(vw.box_layer(f"predicted box {j + 1}", center_size_to_minmax(box), vw.PRED, dashed=True))
     elif kind == "navigation":
 
         def lift(xz: Any) -> np.ndarray:
@@ -140,7 +141,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         # 2nd percentile, not the minimum: a few stray points below the floor must not sink the paths
         floor_y = float(np.nanpercentile(arr[:, 1], 2)) + FLOOR_LIFT if len(arr) else 0.0
         text = pred if isinstance(pred, str) else None
-        layers = overlay_layers(rec, text, run.protocol, floor_y)
+        layers = overlay_layers(rec, text, cast(Protocol, run.protocol), floor_y)
         note = f"{rec.task.replace('_', ' ')}: {len(arr)} points" + ("" if text is not None or pred else "; no answer")
         vs.views[rec.key] = {"scene": key, "layers": layers, "note": note}
     return vs

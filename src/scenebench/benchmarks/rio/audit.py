@@ -16,9 +16,9 @@ def rows(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> lis
     """The audit rows of a 3RScan folder: identity, random and oracle poses written and scored (recall at 0.1 m, 10 deg)."""
     import numpy as np
 
+    from scenebench.benchmarks.rio.api import score_rio
     from scenebench.benchmarks.rio.loader import ThreeRScan
     from scenebench.benchmarks.rio.predictions import write_pose_predictions
-    from scenebench.benchmarks.rio.scorer import score_rio
     from scenebench.runtime.runner import seeded_rng
 
     scan = ThreeRScan(root)
@@ -52,7 +52,7 @@ def rows(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> lis
         ("changed (rigid[], the protocol's samples)", lambda r: r.metrics.get("overall", {})),
         ("moved (not the identity)", lambda r: r.metrics.get("by_motion", {}).get("moved", {})),
     ):
-        row = {"benchmark": "rio", "task": "relocalization", "group": name, "metric": "recall_10cm_10deg", "n": None}
+        row: dict[str, Any] = {"benchmark": "rio", "task": "relocalization", "group": name, "metric": "recall_10cm_10deg", "n": None}
         for probe in POSE_PROBES:
             row[probe] = _num(_recall(get(results[probe])))
         row["blind"] = row["identity"]  # the blind answer to "where is it now?" is "where it was"

@@ -68,7 +68,7 @@ def matching_command(
     from scenebench.consoles import make_console
     from scenebench.report.console import print_results
 
-    from .matching import score_matching
+    from .api import score_matching
 
     res, run = score_matching(
         descriptors, seed=seed, n_negatives=negatives, out=out, overwrite=overwrite, n_resamples=bootstrap, progress=progress

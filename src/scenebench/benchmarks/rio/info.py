@@ -1,6 +1,6 @@
 """What RIO on 3RScan declares for ``scenebench list`` (no heavy imports)."""
 
-from scenebench.benchmarks.base import BenchmarkInfo, MetricDoc
+from scenebench.declarations import BenchmarkInfo, MetricDoc
 
 INFO = BenchmarkInfo(
     name="rio",

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import sha256_file
 from scenebench.metrics.aggregate import Ratio
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.results import Results
 
@@ -129,15 +129,6 @@ def top1_correct(reference: np.ndarray, rescan: np.ndarray, negatives: np.ndarra
     return out
 
 
-def top1_correct_reference(reference: np.ndarray, rescan: np.ndarray, negatives: np.ndarray) -> np.ndarray:
-    """Plain loop version of :func:`top1_correct` (tests compare the two)."""
-    out = []
-    for k in range(len(reference)):
-        d_pos = float(np.sqrt(((reference[k] - rescan[k]) ** 2).sum()))
-        out.append(all(d_pos < float(np.sqrt(((reference[k] - rescan[j]) ** 2).sum())) for j in negatives[k]))
-    return np.array(out, dtype=bool)
-
-
 class MatchingScorer:
     benchmark = "rio-matching"
 
@@ -207,20 +198,3 @@ def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int
     # the pairs' digests are the inputs already (the descriptors folder is a path: left out)
     digests = {"pairs": inputs["pairs"]}
     return ScoringJob("rio-matching", "strict", scorer, summarize, settings, inputs, label="scoring rio-matching", digests=digests)
-
-
-def score_matching(
-    descriptors: str | Path,
-    *,
-    seed: int = 0,
-    n_negatives: int = N_NEGATIVES,
-    out: str | Path | None = None,
-    overwrite: bool = False,
-    n_resamples: int = 1000,
-    progress: bool = True,
-) -> tuple[Results, Any]:
-    """Score a descriptor folder into a run folder (the v1 entry point of ``score rio-matching``)."""
-    from scenebench.runtime.scoring import score_prepared
-
-    job = prepare_matching(descriptors, seed=seed, n_negatives=n_negatives, n_resamples=n_resamples)
-    return score_prepared(job, out, overwrite=overwrite, progress=progress)

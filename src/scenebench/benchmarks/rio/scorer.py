@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean, Median
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.pose import assign_one_to_one, best_candidate_errors, candidate_errors, recall_hit
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.protocol import check_protocol
@@ -236,7 +236,7 @@ class RioScorer:
             for k in np.flatnonzero(which > 0).tolist():
                 partner[int(scored[k])] = t.partners[srl[k]][int(which[k]) - 1]
         excluded = R.excluded[rows_a]
-        is_excluded = np.not_equal(excluded, None)
+        is_excluded = np.not_equal(excluded, None)  # type: ignore[call-overload]  # elementwise on an object array
         status[is_excluded] = "excluded"
         reason[is_excluded] = excluded[is_excluded]
         names = ("r_err", "t_err", *hit_col)
@@ -426,43 +426,3 @@ def prepare_scoring(
         )
 
     return ScoringJob("rio", checked, scorer, summarize, settings, inputs, label="scoring rio")
-
-
-def score_rio(
-    data_root: str | Path,
-    predictions_path: str | Path,
-    *,
-    split: str = "validation",
-    scope: str = "changed",
-    protocol: str = "strict",
-    out: str | Path | None = None,
-    overwrite: bool = False,
-    units: str = "auto",
-    symmetry_codes: Mapping[int, int] | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    progress: bool = True,
-    extra: Mapping[str, Any] | None = None,
-    gt: str | Path | None = None,
-) -> tuple[Results, Any]:
-    """Score a predictions file against a 3RScan folder; returns the results and the run folder (the v1 entry point)."""
-    from scenebench.runtime.scoring import score_benchmark
-
-    res, run, _ = score_benchmark(
-        "rio",
-        out,
-        protocol=protocol,
-        overwrite=overwrite,
-        progress=progress,
-        data=data_root,
-        predictions=predictions_path,
-        split=split,
-        scope=scope,
-        units=units,
-        symmetry_codes=symmetry_codes,
-        n_resamples=n_resamples,
-        seed=seed,
-        extra=extra,
-        **({"gt": gt} if gt is not None else {}),
-    )
-    return res, run

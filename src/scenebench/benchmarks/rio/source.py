@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.benchmarks.rio.loader import ThreeRScan, check_scope
 from scenebench.benchmarks.rio.predictions import read_pose_predictions
 from scenebench.benchmarks.rio.scorer import RioScorer, build_results, scoring_settings
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import PosePrediction, Prediction
 from scenebench.models.sources.base import instance_objects

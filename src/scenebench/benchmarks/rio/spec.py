@@ -1,9 +1,9 @@
 """RIO on 3RScan, declared: inputs, options, report rules (read by the CLI at start-up: no heavy imports)."""
 
-from scenebench.benchmarks.base import BaselineWarning, BenchmarkSpec, Headline, Input, Option, ShowSamples
+from scenebench.declarations import BaselineWarning, BenchmarkSpec, Command, Headline, Input, Option, ShowSamples
 
 P = "scenebench.benchmarks.rio"
-ALL_COMMANDS = ("score", "validate", "run")
+ALL_COMMANDS: tuple[Command, ...] = ("score", "validate", "run")
 SCOPE = (
     "changed: the objects listed in rigid[] (the protocol's denominator, default); "
     "all: also every unlisted instance as static with the identity pose (a diagnostic, marked in results)."
@@ -20,8 +20,6 @@ IDENTITY = (
 SPEC = BenchmarkSpec(
     name="rio",
     info=f"{P}.info:INFO",
-    loader=f"{P}.loader:ThreeRScan",
-    predictions=f"{P}.predictions:read_pose_predictions",
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.validate:validate_command",
     summary=f"{P}.report:show",
@@ -96,6 +94,6 @@ SPEC = BenchmarkSpec(
         Headline(("overall", "recall_10cm_10deg"), "RIO R@10", "Recall(0.1 m, 10°) (%)"),
         Headline(("overall", "MTE"), "RIO MTE", "median translation error (m)"),
     ),
-    extra_models=(("baseline:fpfh", "open3d"),),
+    extra_models=(("baseline:fpfh", "open3d", f"{P}.model:FPFHModel"),),
     data_folder="3rscan",
 )

@@ -121,7 +121,8 @@ def _ply_bytes(vertices: np.ndarray, colors: np.ndarray, faces: np.ndarray | Non
     fmt = " ".join(["%.18g"] * len(cols))
     body = "\n".join(fmt % tuple(r) for r in rows) + ("\n" if rows else "")
     if frec is not None:
-        body += "\n".join("3 %d %d %d" % tuple(r) for r in frec["vertex_indices"].astype(np.int64).tolist()) + "\n"
+        face_rows: list[list[int]] = frec["vertex_indices"].astype(np.int64).tolist()  # type: ignore[assignment]  # 2-D: rows
+        body += "\n".join("3 %d %d %d" % tuple(r) for r in face_rows) + "\n"
     return (header + body).encode("ascii")
 
 

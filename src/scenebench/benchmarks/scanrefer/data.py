@@ -25,7 +25,20 @@ from scenebench.io.arrays import load_npy
 from scenebench.io.files import check_path_id, read_json
 from scenebench.io.generated import require_finished
 
-CLASSES = ("cabinet", "bed", "chair", "sofa", "table", "door", "window", "bookshelf", "picture", "counter", "desk", "curtain")
+CLASSES: tuple[str, ...] = (
+    "cabinet",
+    "bed",
+    "chair",
+    "sofa",
+    "table",
+    "door",
+    "window",
+    "bookshelf",
+    "picture",
+    "counter",
+    "desk",
+    "curtain",
+)
 CLASSES += ("refrigerator", "shower curtain", "toilet", "sink", "bathtub", "others")
 OTHERS = CLASSES.index("others")  # 17
 MAX_NUM_OBJ = 128  # the released loader keeps the first 128 rows of a box table

@@ -1,6 +1,6 @@
 """What ScanRefer declares for ``scenebench list`` (no heavy imports)."""
 
-from scenebench.benchmarks.base import BenchmarkInfo, MetricDoc
+from scenebench.declarations import BenchmarkInfo, MetricDoc
 
 INFO = BenchmarkInfo(
     name="scanrefer",

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.geometry.boxes import center_size_to_minmax, iou_minmax, volume_minmax
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import BoxPrediction, Prediction, TextPrediction
 from scenebench.models.sources.base import instance_objects
@@ -70,7 +70,12 @@ class ScanReferSource:
         vert = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_aligned_vert.npy"))
         ids = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
         labels = {o: n.replace("_", " ") for (sc, o), n in self.names.items() if sc == scene_id}
-        fields = {"points": lambda: vert()[:, :3], "colors": lambda: vert()[:, 3:6] / 255.0, "instance_ids": ids, "up_axis": lambda: 2}
+        fields: dict[str, Callable[[], Any]] = {
+            "points": lambda: vert()[:, :3],
+            "colors": lambda: vert()[:, 3:6] / 255.0,
+            "instance_ids": ids,
+            "up_axis": lambda: 2,
+        }
         return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
 
     def truth(self, sample: ModelSample) -> Prediction:

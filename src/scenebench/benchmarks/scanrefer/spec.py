@@ -1,14 +1,12 @@
 """ScanRefer, declared: inputs, report rules, synthetic data (read by the CLI at start-up: no heavy imports)."""
 
-from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
+from scenebench.declarations import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.scanrefer"
 
 SPEC = BenchmarkSpec(
     name="scanrefer",
     info=f"{P}.info:INFO",
-    loader=f"{P}.data:load_annotations",
-    predictions=f"{P}.predictions:read_predictions",
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.scorer:validate_command",
     source=f"{P}.source:ScanReferSource",

@@ -30,7 +30,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         table = load_boxes(checked_input(entry, f"box table of {scene_id}").parent, scene_id)
         vert_path = boxes_dir / f"{scene_id}_aligned_vert.npy"  # drawn only, never scored: not in the run's checksums
         pts = load_npy(vert_path) if vert_path.is_file() else np.pad(table[:, :3], ((0, 0), (0, 3)))  # else the box centres
-        key = f"scanrefer:{scene_id}:{str(entry.get('sha256', ''))[:12]}"
+        key = f"scanrefer:{scene_id}:{str((entry or {}).get('sha256', ''))[:12]}"  # checked_input refused a missing entry
         vs.scenes[key] = vw.scene_payload(pts[:, :3], pts[:, 3:6], up="z", key=key, max_points=opts.max_scene_points, seed=opts.seed)
         gt, found = gt_boxes(table, np.array([s.object_id for s in todo]), run.results.protocol)
         for s, g, f in zip(todo, gt, found.tolist()):

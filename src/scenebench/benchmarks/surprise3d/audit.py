@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scenebench.benchmarks.base import AUDIT_PROBES as PROBES
+from scenebench.declarations import AUDIT_PROBES as PROBES
 
 
 def _num(v: Any) -> float | None:
@@ -23,13 +24,15 @@ def rows(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> lis
         for probe, model in PROBES.items()
     }
     rows = []
-    groups = [("all", lambda r: r.metrics.get("overall", {}), lambda r: r.counts.n_samples)]
+    groups: list[tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = [
+        ("all", lambda r: r.metrics.get("overall", {}), lambda r: r.counts.n_samples)
+    ]
     for qt in sorted(res["oracle"].metrics.get("by_question_type", {})):
         groups.append(
             (
                 qt,
-                lambda r, qt=qt: r.metrics["by_question_type"].get(qt, {}),
-                lambda r, qt=qt: (
+                lambda r, qt=qt: r.metrics["by_question_type"].get(qt, {}),  # type: ignore[misc]
+                lambda r, qt=qt: (  # type: ignore[misc]
                     r.counts_by_group.get("question_type", {}).get(qt).n_samples
                     if r.counts_by_group.get("question_type", {}).get(qt)
                     else None

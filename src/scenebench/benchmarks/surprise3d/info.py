@@ -1,6 +1,6 @@
 """What SURPRISE3D declares for ``scenebench list`` (no heavy imports)."""
 
-from scenebench.benchmarks.base import BenchmarkInfo, MetricDoc
+from scenebench.declarations import BenchmarkInfo, MetricDoc
 
 INFO = BenchmarkInfo(
     name="surprise3d",

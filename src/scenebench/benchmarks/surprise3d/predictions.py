@@ -371,7 +371,7 @@ def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
         rec = {f: v for f in plain if (v := getattr(line, f)) is not None}
         for f in raw_ints:
             text = getattr(line, f)
-            if len(text) and not (len(text) == 4 and memoryview(text) == b"null"):
+            if len(text) and not (len(text) == 4 and memoryview(text) == b"null"):  # type: ignore[comparison-overlap]  # equal bytes
                 rec[f] = _raw_int_array(bytes(text))  # _NotPlainInts: the standard-library path reads the line
         for f, dtype in arrays:
             v = getattr(line, f)

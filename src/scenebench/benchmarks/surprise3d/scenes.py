@@ -70,7 +70,7 @@ def scene_path(scenes_dir: str | Path, scene_id: str) -> Path:
     raise InputError(d, f"no point cloud for scene '{scene_id}'", expected=f"{scene_id}.pth or {scene_id}.npz in this folder")
 
 
-def _array(path: Path, data: dict, key: str) -> np.ndarray:
+def _array(path: Path, data: dict, key: str) -> np.ndarray | ArrayHeader:
     if key not in data:
         raise InputError(path, "key missing", field=key, expected=f"keys {COORDS_KEY}, {COLORS_KEY}, {INSTANCE_KEY}")
     v = data[key]

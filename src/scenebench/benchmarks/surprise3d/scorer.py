@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import JobHooks, ScoringJob
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
+from scenebench.metrics.jobs import JobHooks, ScoringJob
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.metrics.segmentation import OFFICIAL_EPS, box_detection, gt_aabbs, official_mean_f32, points_in_boxes, score_scene
 from scenebench.protocol import check_protocol
@@ -92,7 +92,7 @@ def score_scene_samples(
             preds.check_scene(p, scene.n_points, scene.scene_id)
     box_rows = [k for k, p in enumerate(got) if p is not None and p.kind == "box"]
     # coordinates only for box predictions (a ScoringScene reads them then)
-    box_masks = points_in_boxes(scene.coords, [got[k].box for k in box_rows]) if box_rows else []  # type: ignore[union-attr]
+    box_masks = points_in_boxes(scene.coords, [got[k].box for k in box_rows]) if box_rows else []  # type: ignore[union-attr,misc]
     empty = np.zeros(0, dtype=np.int64)
     masks = [empty if p is None else _or_empty(p.indices, empty) for p in got]  # (packed masks unpack once)
     for k, m in zip(box_rows, box_masks):
@@ -105,7 +105,7 @@ def score_scene_samples(
         if box_rows:
             gt_boxes = gt_aabbs(scene.coords, scene.instance_ids, [targets[k] for k in box_rows])
             ok = ~np.isnan(gt_boxes).any(axis=1)
-            r = box_detection(np.stack([got[k].box for k in box_rows]), np.where(ok[:, None], gt_boxes, 0.0))  # type: ignore[union-attr]
+            r = box_detection(np.stack([got[k].box for k in box_rows]), np.where(ok[:, None], gt_boxes, 0.0))  # type: ignore[union-attr,misc]
             for name, v in r.items():
                 det[name][box_rows] = np.where(ok, v, 0.0)
     # Python numbers of every column at once (indexing numpy arrays per sample cost more than scoring)
@@ -334,37 +334,3 @@ def prepare_scoring(
 
     hooks = JobHooks(check_inputs=scorer.predictions, on_open=scorer_hook)  # type: ignore[arg-type]
     return ScoringJob(BENCHMARK, checked, scorer, summarize, settings, inputs, label="scoring surprise3d", hooks=hooks)
-
-
-def score_run(
-    annotations_path: str | Path,
-    scenes_dir: str | Path,
-    predictions_path: str | Path,
-    out: str | Path,
-    *,
-    protocol: str = "strict",
-    score_threshold: float = DEFAULT_SCORE_THRESHOLD,
-    overwrite: bool = False,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    progress: bool = True,
-    scorer_hook: Callable[[Surprise3DScorer], None] | None = None,
-) -> tuple[Results, Any, Surprise3DScorer]:
-    """Score (or resume, or re-report) a run in ``out``; write and return its results (the v1 entry point)."""
-    from scenebench.runtime.scoring import score_benchmark
-
-    res, run, job = score_benchmark(
-        BENCHMARK,
-        out,
-        protocol=protocol,
-        overwrite=overwrite,
-        progress=progress,
-        annotations=annotations_path,
-        scenes=scenes_dir,
-        predictions=predictions_path,
-        score_threshold=score_threshold,
-        n_resamples=n_resamples,
-        seed=seed,
-        scorer_hook=scorer_hook,
-    )
-    return res, run, job.scorer  # type: ignore[return-value]

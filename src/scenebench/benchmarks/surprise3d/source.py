@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError, ScenebenchError
 from scenebench.io.files import atomic_write_text, file_fingerprint, read_json
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import BoxPrediction, MaskPrediction, Prediction, TextPrediction
 from scenebench.models.sources.base import instance_objects

@@ -1,14 +1,12 @@
 """SURPRISE3D, declared: inputs, options, report rules (read by the CLI at start-up: no heavy imports)."""
 
-from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
+from scenebench.declarations import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.surprise3d"
 
 SPEC = BenchmarkSpec(
     name="surprise3d",
     info=f"{P}.info:INFO",
-    loader=f"{P}.annotations:load_annotations",
-    predictions=f"{P}.predictions:read_predictions",
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.validate:validate_command",
     summary=f"{P}.report:show",

@@ -107,17 +107,17 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
             p = preds.by_sample.get(s.sample_id)
             pred = None
             if p is not None and p.kind == "box":
-                pred = points_in_minmax(scene.coords, p.box)
+                pred = points_in_minmax(scene.coords, p.box)  # type: ignore[arg-type]  # a box prediction has its box
             elif p is not None and p.indices is not None:
                 pred = np.zeros(n, dtype=bool)
                 pred[p.indices[p.indices < n]] = True
             layers = vw.mask_layers(scene.coords, gt, pred, key=f"{key}/{s.sample_id}", max_points=opts.max_layer_points, seed=opts.seed)
             if p is not None and p.kind == "box":
-                layers.append(vw.box_layer("predicted box", p.box, vw.PRED, dashed=True))
+                layers.append(vw.box_layer("predicted box", p.box, vw.PRED, dashed=True))  # type: ignore[arg-type]
                 if gt.any():
                     layers.append(vw.box_layer("box of the GT points", points_aabb(scene.coords[gt]), vw.GT))
             anchors = find_anchors(s.description, labels, {int(t) for t in s.targets}) if labels else []
-            drawn = []
+            drawn: list[Any] = []
             for inst, lab in anchors:
                 m = scene.instance_ids == inst
                 if m.any() and len(drawn) < MAX_ANCHORS:

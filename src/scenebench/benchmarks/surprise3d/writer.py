@@ -100,7 +100,7 @@ def write_scene(
         torch = require("torch", "torch", purpose="writing .pth scenes (or write .npz, which needs no torch)")
         torch.save({SCENE_ID_KEY: p.stem, **arrays}, buf)
     elif p.suffix.lower() == ".npz":
-        np.savez_compressed(buf, **arrays)
+        np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as its allow_pickle flag
     else:
         raise ValueError(f"scene file must end in .pth or .npz, got {p.name}")
     atomic_write_bytes(p, buf.getvalue())

@@ -175,7 +175,7 @@ class OpenAIChatModel:
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
         if any(s.answer_kind == "pose" for s in batch.samples):
-            raise ScenebenchError(f"{self.name} answers in text; RIO poses need a geometric model (e.g. baseline:fpfh)")
+            raise ScenebenchError(f"{self.name} answers in text; 6DoF pose samples need a geometric model (e.g. baseline:fpfh)")
         scene = batch.scene
         objects = scene.objects
         up = int(scene.get("up_axis")) if scene.has("up_axis") else 2

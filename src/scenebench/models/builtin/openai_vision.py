@@ -175,7 +175,7 @@ class OpenAIVisionModel:
     def predict(self, batch: SceneBatch) -> list[Prediction]:
         if any(s.answer_kind == "pose" for s in batch.samples):
             raise ScenebenchError(
-                f"{self.name} does not support RIO: re-localization needs 6DoF poses, which a vision-language model "
+                f"{self.name} does not support pose samples: re-localization needs 6DoF poses, which a vision-language model "
                 "answering about rendered views cannot give; use a geometric model (e.g. baseline:fpfh)"
             )
         imgs = self.images_for(batch)

@@ -13,9 +13,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from scenebench.benchmarks.base import ScoringJob
-from scenebench.benchmarks.catalog import table
+from scenebench.declarations.catalog import table
 from scenebench.errors import ScenebenchError
+from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import Prediction
 

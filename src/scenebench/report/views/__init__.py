@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenebench.benchmarks.catalog import table
+from scenebench.declarations.catalog import table
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import sha256_file
 from scenebench.report.runs import LoadedRun

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from scenebench.benchmarks.base import BenchmarkSpec
+from scenebench.declarations import BenchmarkSpec
 from scenebench.errors import ScenebenchError
 from scenebench.registry import Registry
 
@@ -63,8 +63,6 @@ _KINDS = {
     "source": "run source",
     "view": "3D view builder",
     "layout": "results layout",
-    "loader": "benchmark loader",
-    "predictions": "prediction reader",
 }
 
 
@@ -148,11 +146,10 @@ def table(field: str) -> Registry:
 GENERIC_COMMANDS = "scenebench.commands.benchmark"
 
 
-def command_modules(*, plugins: bool = True) -> list[str]:
-    """The modules whose ``register(groups)`` adds benchmark commands: the generic builder, then the
-    hand-written command modules of benchmarks declared without inputs (legacy plugins)."""
-    legacy = [s.commands for s in specs(plugins=plugins) if not s.generic() and s.commands]
-    return [GENERIC_COMMANDS, *dict.fromkeys(legacy)]
+def command_modules() -> list[str]:
+    """The modules whose ``register(groups)`` adds benchmark commands: the generic builder, which
+    builds every declaration's (and registers their ``extra_commands``)."""
+    return [GENERIC_COMMANDS]
 
 
 def command_index(*, plugins: bool = True) -> dict[tuple[str, str], str]:
@@ -161,11 +158,10 @@ def command_index(*, plugins: bool = True) -> dict[tuple[str, str], str]:
     ``"scenebench.commands.benchmark#NAME"`` (the builder, for that one benchmark)."""
     out: dict[tuple[str, str], str] = {}
     for s in specs(plugins=plugins):
-        where = f"{GENERIC_COMMANDS}#{s.name}" if s.generic() else s.commands
-        if where is None:
+        if not s.generic():  # no inputs: nothing to score, so no commands
             continue
-        groups = ["score", "validate", "run"] if s.generic() else ["score", "validate"]
-        out.update({(g, s.name): where for g in groups})
+        where = f"{GENERIC_COMMANDS}#{s.name}"
+        out.update({(g, s.name): where for g in ("score", "validate", "run")})
         out.update({(g, c): where for g, c, _ in s.extra_commands})
     return out
 

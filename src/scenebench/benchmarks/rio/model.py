@@ -1,6 +1,8 @@
 """``baseline:fpfh``: the RIO engineer's FPFH + RANSAC + ICP re-localization, as a model (open3d extra).
 
-The algorithm lives in :mod:`scenebench.benchmarks.rio.fpfh_baseline`; this adapter feeds it what a
+A plug-in module of the RIO package (it implements the model interface, :mod:`scenebench.models.base`),
+declared by RIO's ``extra_models``, so the model registry finds it through the catalog and no shared
+module names it. The algorithm lives in :mod:`.fpfh_baseline`; this adapter feeds it what a
 RIO scene view offers (rescan cloud in the reference frame, reference cloud with instance labels),
 so it runs through ``scenebench run``, resumes, and shards on Ray like any other model. One batch is
 one rescan: all its asked instances go to ``relocalize_instances`` together (static ones first use up
@@ -29,7 +31,7 @@ class FPFHModel:
     name = "baseline:fpfh"
 
     def __init__(self, seed: int = 0, voxel: float = 0.03) -> None:
-        from scenebench.benchmarks.rio.fpfh_baseline import FpfhSettings
+        from .fpfh_baseline import FpfhSettings
 
         self.settings_ = replace(FpfhSettings(), voxel=float(voxel), seed=int(seed))
 
@@ -37,7 +39,7 @@ class FPFHModel:
         return self.settings_.to_json()
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
-        from scenebench.benchmarks.rio.fpfh_baseline import _o3d, relocalize_instances
+        from .fpfh_baseline import _o3d, relocalize_instances
 
         if any(s.answer_kind != "pose" for s in batch.samples):
             raise ScenebenchError("baseline:fpfh answers RIO re-localization (pose) samples only")

@@ -2,25 +2,21 @@
 
 A benchmark package holds its readers, its per-scene scorer, its run source and its view; what it
 *is* is one :class:`BenchmarkSpec` (``benchmarks/<name>/spec.py``, named in
-:mod:`scenebench.benchmarks.catalog`): its inputs, options, metrics, groups, primary metric, the
+:mod:`scenebench.declarations.catalog`): its inputs, options, metrics, groups, primary metric, the
 samples a report must show, its warnings and its paper layout. From that declaration the shared
 layers build everything else: the ``score``/``validate``/``run`` commands
-(:mod:`scenebench.commands.benchmark`), the run meta and fingerprint (:class:`RunMeta`,
-:func:`scenebench.runtime.scoring.score_benchmark`), the report's histograms and views.
+(:mod:`scenebench.commands.benchmark`), the run meta and fingerprint
+(:func:`scenebench.runtime.scoring.score_benchmark`), the report's histograms and views.
 
-Nothing here imports more than the standard library: the CLI reads declarations at start-up.
+Nothing here imports more than the standard library: the bottom layer, which every layer may import
+and the CLI reads at start-up. (What a scorer hands the driver, ``ScoringJob``, is a scoring type:
+:mod:`scenebench.metrics.jobs`.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
-
-if TYPE_CHECKING:
-    from scenebench.metrics.records import SampleScore
-    from scenebench.results import Results
+from typing import Any, Literal
 
 Role = Literal["truth", "predictions", "data"]
 # ``scenebench audit``'s shortcut probes: the column of each, and the built-in model it runs
@@ -139,10 +135,9 @@ class BenchmarkSpec:
     and ``scenebench list`` import no benchmark code:
 
     - ``info``: its :class:`BenchmarkInfo` (``scenebench list``, docs);
-    - ``loader``: the ground-truth loader; ``predictions``: the prediction-file reader;
     - ``scorer``: ``prepare(*, protocol, **inputs, **options) -> ScoringJob`` for the shared driver;
     - ``validate``: ``check(**inputs, **options) -> None`` behind ``scenebench validate NAME``;
-    - ``summary``: ``show(results, run) -> None``, what ``score`` and ``run`` print (default: the
+    - ``summary``: ``show(results) -> None``, what ``score`` and ``run`` print (default: the
       overall metrics table);
     - ``cli_values``: ``adapt(command, values) -> contextmanager of dict``: turns parsed CLI values
       into keywords (builds and closes a judge, parses ``CODE=ORDER`` pairs); default: as parsed;
@@ -161,16 +156,14 @@ class BenchmarkSpec:
     Data: ``inputs`` and ``options`` (the CLI is built from them), ``primary_metric`` (the report's
     default histogram; a benchmark with one per group sets ``results.extra["primary_metric"]``),
     ``show_samples``, ``warnings``, ``headline`` (the demo table), ``data_folder`` (its folder in a
-    generated dataset), ``extra_models`` (``(model, extra)``: built-in models that answer only this
-    benchmark, run by the demo when the extra is installed), ``extra_commands`` (``(group, command, "module:function")`` beside the
-    generic ones). ``commands``: a legacy module whose ``register(groups)`` adds hand-written
-    commands (plugins declared before the generic commands existed).
+    generated dataset), ``extra_models`` (``(model, extra, "module:Class")``: models that answer only
+    this benchmark, kept in its package; ``--model NAME`` finds them through the catalog and the demo
+    runs them when the extra is installed), ``extra_commands`` (``(group, command,
+    "module:function")`` beside the generic ones).
     """
 
     name: str
     info: str
-    loader: str
-    predictions: str
     scorer: str
     inputs: tuple[Input, ...] = ()
     options: tuple[Option, ...] = ()
@@ -179,7 +172,7 @@ class BenchmarkSpec:
     warnings: tuple[BaselineWarning, ...] = ()
     headline: tuple[Headline, ...] = ()
     data_folder: str | None = None
-    extra_models: tuple[tuple[str, str], ...] = ()
+    extra_models: tuple[tuple[str, str, str], ...] = ()
     validate: str | None = None
     summary: str | None = None
     cli_values: str | None = None
@@ -190,12 +183,10 @@ class BenchmarkSpec:
     audit_trained: str | None = None
     synthetic: str | None = None
     extra_commands: tuple[tuple[str, str, str], ...] = ()
-    commands: str | None = None
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""
-        fields = ("info", "loader", "predictions", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit")
-        fields += ("audit_trained", "synthetic")
+        fields = ("info", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit", "audit_trained", "synthetic")
         out = {k: getattr(self, k) for k in fields}
         out.update({f"{group} {cmd}": path for group, cmd, path in self.extra_commands})
         return {k: v for k, v in out.items() if v is not None}
@@ -206,102 +197,3 @@ class BenchmarkSpec:
 
     def options_for(self, command: Command) -> tuple[Option, ...]:
         return tuple(o for o in self.options if command in o.commands)
-
-
-class Scorer(Protocol):
-    """What the shared driver iterates: every ground-truth id (the denominator), then score batches."""
-
-    benchmark: str
-    protocol: str
-
-    def sample_ids(self) -> list[str]:
-        """Every ground-truth sample id, in order: the denominator."""
-
-    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
-        """Yield batches (one per scene) of scores for samples not in ``skip``."""
-
-
-class Summarize(Protocol):
-    """Turns the complete records (a list of ``SampleScore``) into the run's results."""
-
-    def __call__(self, records: Any, run: Any) -> Results: ...
-
-
-@dataclass(frozen=True)
-class RunMeta:
-    """What ``run.json`` of a ``scenebench score`` folder records, and the fingerprint that decides
-    whether a folder may be resumed: the protocol, the settings and the content digests of the
-    inputs (paths are left out: moving the same files does not invalidate a run)."""
-
-    benchmark: str
-    protocol: str
-    settings: Mapping[str, Any]
-    inputs: Mapping[str, Any]
-    fingerprint: str
-
-    @classmethod
-    def build(
-        cls, benchmark: str, protocol: str, settings: Mapping[str, Any], inputs: Mapping[str, Any], digests: Mapping[str, Any] | None = None
-    ) -> RunMeta:
-        """``digests``: what of the inputs the fingerprint covers (default :func:`input_digests`)."""
-        from scenebench.io.fingerprints import fingerprint
-
-        key = {"protocol": protocol, "settings": dict(settings), "inputs": input_digests(inputs) if digests is None else dict(digests)}
-        return cls(benchmark, protocol, settings, inputs, fingerprint(key))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "benchmark": self.benchmark,
-            "protocol": self.protocol,
-            "settings": dict(self.settings),
-            "inputs": dict(self.inputs),
-            "fingerprint": self.fingerprint,
-        }
-
-
-def input_digests(inputs: Any) -> Any:
-    """The content digests of a (nested) inputs record: a file record (``{"path", "sha256", ...}``)
-    becomes its sha256; plain strings (folder paths) drop out."""
-    if isinstance(inputs, Mapping):
-        if "sha256" in inputs:
-            return inputs["sha256"]
-        return {k: input_digests(v) for k, v in inputs.items() if not isinstance(v, str | Path)}
-    return inputs
-
-
-@dataclass(frozen=True)
-class JobHooks:
-    """Optional steps around scoring: ``check_inputs()`` reads (and so validates) the predictions
-    before a run folder is made, unless the folder already holds every score; ``on_open(scorer)``
-    runs once the folder is open; ``on_stop(run)`` after scoring, also when it fails (a judge saves
-    its usage)."""
-
-    check_inputs: Callable[[], object] | None = None
-    on_open: Callable[[Any], None] | None = None
-    on_stop: Callable[[Any], object] | None = None
-
-
-@dataclass(frozen=True)
-class ScoringJob:
-    """What a benchmark's ``prepare`` hands the one shared driver
-    (:func:`scenebench.runtime.scoring.score_job`).
-
-    ``settings`` and ``inputs`` (file records from :func:`scenebench.io.files.file_fingerprint`,
-    the predictions under ``"predictions"``) go into ``run.json`` and the run's fingerprint, which
-    the driver builds (:class:`RunMeta`); ``score_key`` is what else the stored scores of a
-    ``scenebench run`` depend on (3DBench: its judge): other values re-score the stored predictions.
-    """
-
-    benchmark: str
-    protocol: str
-    scorer: Scorer
-    summarize: Summarize
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    inputs: Mapping[str, Any] = field(default_factory=dict)
-    label: str = ""
-    hooks: JobHooks = field(default_factory=JobHooks)
-    score_key: Mapping[str, Any] = field(default_factory=dict)
-    digests: Mapping[str, Any] | None = None  # what the fingerprint covers, when not input_digests(inputs)
-
-    def meta(self) -> RunMeta:
-        return RunMeta.build(self.benchmark, self.protocol, self.settings, self.inputs, self.digests)
