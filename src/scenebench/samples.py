@@ -80,8 +80,33 @@ def sample_table(run_dir: str | Path) -> Any:
     return pa.Table.from_pylist(rows)
 
 
+# A spreadsheet reads a cell starting with one of these as a formula (``=HYPERLINK(...)``, ``+cmd|...``,
+# ``@SUM(...)``); a leading tab or carriage return hides the sign from a naive check (OWASP CSV injection).
+FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def spreadsheet_safe(table: Any) -> Any:
+    """``table`` with every text cell that a spreadsheet would run as a formula prefixed by ``'`` (the
+    cell then shows the text as written). Only text columns change: numbers such as ``-1.5`` are
+    numbers in the file and are never formulas. Vectorised over each column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if not pa.types.is_string(field.type) and not pa.types.is_large_string(field.type):
+            continue
+        col = table.column(i)
+        risky = pc.fill_null(pc.match_substring_regex(col, FORMULA_START), False)
+        if pc.any(risky).as_py():
+            quoted = pc.binary_join_element_wise(pa.scalar("'", field.type), col, "")
+            table = table.set_column(i, field, pc.if_else(risky, quoted, col))
+    return table
+
+
 def export_samples(run_dir: str | Path, out: str | Path, fmt: Format) -> Path:
-    """Write the per-sample scores of ``run_dir`` to ``out`` as Parquet, CSV or JSON Lines (atomically)."""
+    """Write the per-sample scores of ``run_dir`` to ``out`` as Parquet, CSV or JSON Lines (atomically).
+    CSV is for spreadsheets: text cells that would run as a formula start with ``'`` there
+    (:func:`spreadsheet_safe`); Parquet and JSON Lines keep every text as it is."""
     if fmt not in FORMATS:
         raise InputError(None, f"got {fmt!r}", field="--format", expected=" or ".join(FORMATS))
     out = Path(out)
@@ -95,7 +120,7 @@ def export_samples(run_dir: str | Path, out: str | Path, fmt: Format) -> Path:
         elif fmt == "csv":
             import pyarrow.csv as pcsv
 
-            pcsv.write_csv(sample_table(run_dir), tmp)
+            pcsv.write_csv(spreadsheet_safe(sample_table(run_dir)), tmp)
         else:
             import pyarrow.parquet as pq
 
