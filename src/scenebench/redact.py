@@ -13,7 +13,26 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-SECRET_OPTION_WORDS = ("password", "passwd", "secret", "token", "apikey")  # whole words of an option name
+# Whole words of an option name that mark its value as a credential: ``--model-arg api_key=``,
+# ``key=``, ``auth=``, ``authorization=``, ``credentials=``, ``bearer=``, ``headers=`` (an HTTP
+# headers option carries the Authorization header). ``max_tokens``, ``keyframes``, ``author`` are not.
+SECRET_OPTION_WORDS = (
+    "password",
+    "passwd",
+    "secret",
+    "secrets",
+    "token",
+    "apikey",
+    "key",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "bearer",
+    "headers",
+    "header",
+    "cookie",
+)
 # Query-string parameters that carry a credential (Azure ``api-key``, signed URLs' ``sig``, OAuth tokens...).
 SECRET_QUERY_KEYS = frozenset(
     {
@@ -231,3 +250,31 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
         else:
             out.append(a)
     return out
+
+
+def option_secrets(opts: Mapping[str, Any]) -> list[str]:
+    """The secret values among model options given in code (``api_key="sk-..."``, a URL with a
+    password, a headers mapping): what :func:`known_secrets` cannot see on the command line."""
+    found: list[str] = []
+    for k, v in opts.items():
+        if isinstance(v, str) and is_secret_name(k):
+            found.append(v)
+        elif isinstance(v, Mapping) and is_secret_name(k):
+            found += [str(x) for x in v.values()]
+        elif isinstance(v, str) and "://" in v:
+            found += url_secrets(v)
+    return [f for f in found if len(f) >= FRAGMENT]
+
+
+def redact_tree(obj: Any, secrets: Sequence[str]) -> Any:
+    """``obj`` (JSON-like: dicts, lists, strings) with every string passed through :func:`redact_text`
+    over ``secrets``: a model or judge reply that echoes the API key is stored masked."""
+    if not secrets:
+        return obj
+    if isinstance(obj, str):
+        return redact_text(obj, secrets)
+    if isinstance(obj, dict):
+        return {k: redact_tree(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [redact_tree(v, secrets) for v in obj]
+    return obj
