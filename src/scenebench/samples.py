@@ -29,7 +29,7 @@ def sample_rows(run_dir: str | Path) -> list[dict[str, Any]]:
     store_path = folder / "samples.sqlite"
     if not store_path.is_file():
         raise InputError(folder, "holds no samples.sqlite", expected="a run folder written by scenebench score or run")
-    with SampleStore(store_path) as store:
+    with SampleStore(store_path, readonly=True) as store:
         records = [body for _, body in store.iter(SCORE_KIND)]
     groups = list(dict.fromkeys(g for r in records for g in r.get("groups", {})))
     values = list(dict.fromkeys(v for r in records for v in r.get("values", {})))
@@ -72,9 +72,12 @@ def _number(v: Any) -> float | None:
 
 def sample_table(run_dir: str | Path) -> Any:
     """The per-sample scores of ``run_dir`` as a ``pyarrow.Table`` (``.to_pandas()`` with pandas installed)."""
+    return _table(sample_rows(run_dir))
+
+
+def _table(rows: list[dict[str, Any]]) -> Any:
     import pyarrow as pa
 
-    rows = sample_rows(run_dir)
     if not rows:
         return pa.table({"sample_id": pa.array([], pa.string())})
     return pa.Table.from_pylist(rows)
@@ -110,21 +113,28 @@ def export_samples(run_dir: str | Path, out: str | Path, fmt: Format) -> Path:
     if fmt not in FORMATS:
         raise InputError(None, f"got {fmt!r}", field="--format", expected=" or ".join(FORMATS))
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    rows_first = sample_rows(run_dir)  # a run that cannot be read is named before anything is written
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.touch()
+    except OSError as exc:  # a run on a read-only mount: its default export path cannot be written
+        raise InputError(
+            out, f"cannot be written ({exc.strerror or exc})", expected="a writable place for the export: pass --out PATH"
+        ) from None
     try:
         if fmt == "jsonl":
             with open(tmp, "w", encoding="utf-8") as f:
-                for row in sample_rows(run_dir):
+                for row in rows_first:
                     f.write(json.dumps(_json_row(row), ensure_ascii=False, allow_nan=False) + "\n")
         elif fmt == "csv":
             import pyarrow.csv as pcsv
 
-            pcsv.write_csv(spreadsheet_safe(sample_table(run_dir)), tmp)
+            pcsv.write_csv(spreadsheet_safe(_table(rows_first)), tmp)
         else:
             import pyarrow.parquet as pq
 
-            pq.write_table(sample_table(run_dir), tmp)
+            pq.write_table(_table(rows_first), tmp)
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
