@@ -48,7 +48,9 @@ def score(
     """Score saved predictions of ``benchmark`` (``"surprise3d"``, ``"3dbench"``, ``"rio"``, ...).
 
     ``inputs``: the benchmark's declared inputs and options by keyword, e.g.
-    ``score("rio", data="3RScan", predictions="poses.jsonl", split="validation")``. ``out``: the
+    ``score("rio", data="3RScan", predictions="poses.jsonl", split="validation")``; ``data``: the
+    folder ``run`` reads, where inputs left out are found (``score("surprise3d", data=DIR,
+    predictions=...)``). ``out``: the
     run folder (resumed when it holds the same run; default: a new temporary folder). The results
     say which ``protocol`` produced them; ``results.samples()`` gives the per-sample scores.
     """
@@ -60,6 +62,10 @@ def score(
     bootstrap = _whole_number(bootstrap, "bootstrap", 0, "bootstrap resamples; 0: no intervals")
     seed = _whole_number(seed, "seed", 0, "the bootstrap seed")
     spec = get_spec(benchmark)
+    if not any(i.name == "data" for i in spec.inputs) and inputs.get("data") is not None:
+        # the folder run(data=...) reads: inputs the benchmark locates there need not be named
+        data = Path(inputs.pop("data"))
+        inputs.update({i.name: data / i.in_data for i in spec.inputs if i.in_data and inputs.get(i.name) is None})
     missing = [i.name for i in spec.inputs if i.required("score") and inputs.get(i.name) is None]
     if missing:
         raise ScenebenchError(f"scenebench.score({benchmark!r}) needs {', '.join(missing)} (the benchmark's declared inputs)")
