@@ -13,8 +13,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from scenebench.errors import ScenebenchError
+from scenebench.errors import InputError, ScenebenchError
 from scenebench.results import Results
+
+
+def _whole_number(value: Any, name: str, minimum: int, meaning: str) -> int:
+    """``value`` as an int, checked before any work: ``bootstrap=-1`` or ``bootstrap="10"`` used to be
+    taken as given (the second failing with a raw TypeError after every sample was scored)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise InputError(None, f"got {value!r} ({type(value).__name__})", field=name, expected=f"a whole number >= {minimum} ({meaning})")
+    return int(value)
 
 
 def _run_folder(out: str | Path | None, label: str) -> Path:
@@ -38,7 +48,9 @@ def score(
     """Score saved predictions of ``benchmark`` (``"surprise3d"``, ``"3dbench"``, ``"rio"``, ...).
 
     ``inputs``: the benchmark's declared inputs and options by keyword, e.g.
-    ``score("rio", data="3RScan", predictions="poses.jsonl", split="validation")``. ``out``: the
+    ``score("rio", data="3RScan", predictions="poses.jsonl", split="validation")``; ``data``: the
+    folder ``run`` reads, where inputs left out are found (``score("surprise3d", data=DIR,
+    predictions=...)``). ``out``: the
     run folder (resumed when it holds the same run; default: a new temporary folder). The results
     say which ``protocol`` produced them; ``results.samples()`` gives the per-sample scores.
     """
@@ -47,7 +59,13 @@ def score(
     from scenebench.runtime.scoring import score_benchmark
 
     checked = check_protocol(protocol)
+    bootstrap = _whole_number(bootstrap, "bootstrap", 0, "bootstrap resamples; 0: no intervals")
+    seed = _whole_number(seed, "seed", 0, "the bootstrap seed")
     spec = get_spec(benchmark)
+    if not any(i.name == "data" for i in spec.inputs) and inputs.get("data") is not None:
+        # the folder run(data=...) reads: inputs the benchmark locates there need not be named
+        data = Path(inputs.pop("data"))
+        inputs.update({i.name: data / i.in_data for i in spec.inputs if i.in_data and inputs.get(i.name) is None})
     missing = [i.name for i in spec.inputs if i.required("score") and inputs.get(i.name) is None]
     if missing:
         raise ScenebenchError(f"scenebench.score({benchmark!r}) needs {', '.join(missing)} (the benchmark's declared inputs)")
@@ -96,6 +114,9 @@ def run(
     from scenebench.runtime.execute import make_backend
     from scenebench.runtime.runner import run_benchmark
 
+    seed = _whole_number(seed, "seed", 0, "the model's and the bootstrap's seed")
+    if limit is not None:
+        limit = _whole_number(limit, "limit", 1, "samples per task")
     options = dict(model_options or {})
     check_model_options(model, options)
     source = make_source(benchmark, **{k: str(v) if isinstance(v, Path) else v for k, v in data.items()})

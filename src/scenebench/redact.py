@@ -8,12 +8,32 @@ the API key back in its 401 reply must not get it printed.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-SECRET_OPTION_WORDS = ("password", "passwd", "secret", "token", "apikey")  # whole words of an option name
+# Whole words of an option name that mark its value as a credential: ``--model-arg api_key=``,
+# ``key=``, ``auth=``, ``authorization=``, ``credentials=``, ``bearer=``, ``headers=`` (an HTTP
+# headers option carries the Authorization header). ``max_tokens``, ``keyframes``, ``author`` are not.
+SECRET_OPTION_WORDS = (
+    "password",
+    "passwd",
+    "secret",
+    "secrets",
+    "token",
+    "apikey",
+    "key",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "bearer",
+    "headers",
+    "header",
+    "cookie",
+)
 # Query-string parameters that carry a credential (Azure ``api-key``, signed URLs' ``sig``, OAuth tokens...).
 SECRET_QUERY_KEYS = frozenset(
     {
@@ -231,3 +251,41 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
         else:
             out.append(a)
     return out
+
+
+def option_secrets(opts: Mapping[str, Any]) -> list[str]:
+    """The secret values among model options given in code (``api_key="sk-..."``, a URL with a
+    password, a headers mapping): what :func:`known_secrets` cannot see on the command line."""
+    found: list[str] = []
+    for k, v in opts.items():
+        if isinstance(v, str) and is_secret_name(k):
+            found.append(v)
+        elif isinstance(v, Mapping) and is_secret_name(k):
+            found += [str(x) for x in v.values()]
+        elif isinstance(v, str) and "://" in v:
+            found += url_secrets(v)
+    return [f for f in found if len(f) >= FRAGMENT]
+
+
+def redact_tree(obj: Any, secrets: Sequence[str]) -> Any:
+    """``obj`` (JSON-like: dicts, lists, strings) with every string passed through :func:`redact_text`
+    over ``secrets``: a model or judge reply that echoes the API key is stored masked."""
+    if not secrets:
+        return obj
+    if isinstance(obj, dict | list | tuple):
+        # One pass in C over the whole record first (a mask prediction holds 10^5 indices): the walk
+        # below runs only when some 6-character piece of a secret occurs in it.
+        text = json.dumps(obj, ensure_ascii=False, default=str)
+        if not any(s[i : i + FRAGMENT] in text for s in secrets for i in range(max(1, len(s) - FRAGMENT + 1))):
+            return obj
+    return _redact_walk(obj, secrets)
+
+
+def _redact_walk(obj: Any, secrets: Sequence[str]) -> Any:
+    if isinstance(obj, str):
+        return redact_text(obj, secrets)
+    if isinstance(obj, dict):
+        return {k: _redact_walk(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_redact_walk(v, secrets) for v in obj]
+    return obj

@@ -29,7 +29,7 @@ def sample_rows(run_dir: str | Path) -> list[dict[str, Any]]:
     store_path = folder / "samples.sqlite"
     if not store_path.is_file():
         raise InputError(folder, "holds no samples.sqlite", expected="a run folder written by scenebench score or run")
-    with SampleStore(store_path) as store:
+    with SampleStore(store_path, readonly=True) as store:
         records = [body for _, body in store.iter(SCORE_KIND)]
     groups = list(dict.fromkeys(g for r in records for g in r.get("groups", {})))
     values = list(dict.fromkeys(v for r in records for v in r.get("values", {})))
@@ -72,34 +72,69 @@ def _number(v: Any) -> float | None:
 
 def sample_table(run_dir: str | Path) -> Any:
     """The per-sample scores of ``run_dir`` as a ``pyarrow.Table`` (``.to_pandas()`` with pandas installed)."""
+    return _table(sample_rows(run_dir))
+
+
+def _table(rows: list[dict[str, Any]]) -> Any:
     import pyarrow as pa
 
-    rows = sample_rows(run_dir)
     if not rows:
         return pa.table({"sample_id": pa.array([], pa.string())})
     return pa.Table.from_pylist(rows)
 
 
+# A spreadsheet reads a cell starting with one of these as a formula (``=HYPERLINK(...)``, ``+cmd|...``,
+# ``@SUM(...)``); a leading tab or carriage return hides the sign from a naive check (OWASP CSV injection).
+FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def spreadsheet_safe(table: Any) -> Any:
+    """``table`` with every text cell that a spreadsheet would run as a formula prefixed by ``'`` (the
+    cell then shows the text as written). Only text columns change: numbers such as ``-1.5`` are
+    numbers in the file and are never formulas. Vectorised over each column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if not pa.types.is_string(field.type) and not pa.types.is_large_string(field.type):
+            continue
+        col = table.column(i)
+        risky = pc.fill_null(pc.match_substring_regex(col, FORMULA_START), False)
+        if pc.any(risky).as_py():
+            quoted = pc.binary_join_element_wise(pa.scalar("'", field.type), col, "")
+            table = table.set_column(i, field, pc.if_else(risky, quoted, col))
+    return table
+
+
 def export_samples(run_dir: str | Path, out: str | Path, fmt: Format) -> Path:
-    """Write the per-sample scores of ``run_dir`` to ``out`` as Parquet, CSV or JSON Lines (atomically)."""
+    """Write the per-sample scores of ``run_dir`` to ``out`` as Parquet, CSV or JSON Lines (atomically).
+    CSV is for spreadsheets: text cells that would run as a formula start with ``'`` there
+    (:func:`spreadsheet_safe`); Parquet and JSON Lines keep every text as it is."""
     if fmt not in FORMATS:
         raise InputError(None, f"got {fmt!r}", field="--format", expected=" or ".join(FORMATS))
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    rows_first = sample_rows(run_dir)  # a run that cannot be read is named before anything is written
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.touch()
+    except OSError as exc:  # a run on a read-only mount: its default export path cannot be written
+        raise InputError(
+            out, f"cannot be written ({exc.strerror or exc})", expected="a writable place for the export: pass --out PATH"
+        ) from None
     try:
         if fmt == "jsonl":
             with open(tmp, "w", encoding="utf-8") as f:
-                for row in sample_rows(run_dir):
+                for row in rows_first:
                     f.write(json.dumps(_json_row(row), ensure_ascii=False, allow_nan=False) + "\n")
         elif fmt == "csv":
             import pyarrow.csv as pcsv
 
-            pcsv.write_csv(sample_table(run_dir), tmp)
+            pcsv.write_csv(spreadsheet_safe(_table(rows_first)), tmp)
         else:
             import pyarrow.parquet as pq
 
-            pq.write_table(sample_table(run_dir), tmp)
+            pq.write_table(_table(rows_first), tmp)
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)

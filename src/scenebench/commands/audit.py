@@ -145,6 +145,21 @@ def run_audit(
     if not data.is_dir():
         raise InputError(data, "data folder does not exist" if not data.exists() else "is not a folder")
     auditable = [s for s in specs() if s.audit and s.data_folder]
+    names = ", ".join(s.name for s in auditable)
+    known = {s.name for s in specs()}
+    for name in benchmarks or ():
+        # Named but not audited: say so, rather than that the folder holds none of the benchmarks.
+        if name not in known:
+            raise InputError(
+                None, f"unknown benchmark {name!r}", field="--benchmarks", expected=f"one or more of {names} (scenebench list)"
+            )
+        if name not in {s.name for s in auditable}:
+            raise InputError(
+                None, f"the audit does not support {name} (it has no probes)", field="--benchmarks", expected=f"one or more of {names}"
+            )
+        folder = next(s.data_folder for s in auditable if s.name == name)
+        if not (data / folder).is_dir():
+            raise InputError(data, f"holds no {folder}/ for {name}", expected="a folder written by scenebench generate")
     order = list(benchmarks) if benchmarks is not None else [s.name for s in auditable]
     todo = [s for name in order for s in auditable if s.name == name and (data / s.data_folder).is_dir()]
     if not todo:

@@ -24,6 +24,7 @@ import typer
 
 from scenebench.declarations import BenchmarkSpec, Command, Input, Option
 from scenebench.declarations.catalog import get_spec, specs
+from scenebench.declarations.types import inputs_from_data
 
 GROUP_HELP = {"score": "Score saved predictions", "validate": "Check inputs; scores nothing", "run": "Run a model, then score"}
 
@@ -99,8 +100,19 @@ def _parameter(
     )
 
 
+def _takes_data(spec: BenchmarkSpec, command: Command) -> bool:
+    """Whether ``score``/``validate`` get a ``--data`` option: the benchmark locates some inputs in the
+    folder ``run --data`` reads, and has no input or option of that name already."""
+    return (
+        command != "run"
+        and any(i.in_data for i in spec.inputs)
+        and not any(i.name == "data" for i in spec.inputs)
+        and not any(o.name == "data" for o in spec.options_for(command))
+    )
+
+
 def _input_parameter(spec_input: Input, command: Command) -> inspect.Parameter:
-    required = spec_input.required(command)
+    required = spec_input.required(command) and spec_input.in_data is None  # else checked after --data fills it
     annotation = Path if required else Optional[Path]
     return _parameter(spec_input.name, annotation, ... if required else None, spec_input.cli_flags(), spec_input.help)
 
@@ -117,6 +129,18 @@ def parameters(spec: BenchmarkSpec, command: Command) -> list[inspect.Parameter]
     """The command's options: the benchmark's inputs (score, validate), the shared set, the benchmark's own."""
     own = [_option_parameter(o, command) for o in spec.options_for(command)]
     ins = [_input_parameter(i, command) for i in spec.inputs] if command != "run" else []
+    if _takes_data(spec, command):
+        where = ", ".join(f"{i.cli_flags()[0]} ({i.in_data})" for i in spec.inputs if i.in_data)
+        ins.append(
+            _parameter(
+                "data",
+                Optional[Path],
+                None,
+                ("--data", "-d"),
+                f"The benchmark data folder (as run --data): {where} are read from it unless given.",
+                None,
+            )
+        )
     shared = [_parameter(s.name, s.annotation, s.default, s.flags, s.help, s.min) for s in SHARED[command]]
     taken = {p.name for p in (*ins, *own)}
     return [*ins, *own, *(p for p in shared if p.name not in taken)]
@@ -160,6 +184,7 @@ def score_body(name: str, values: dict[str, Any]) -> None:
 
     spec = get_spec(name)
     protocol = check_protocol(values["protocol"])  # before anything is read or a judge is started
+    values = inputs_from_data(spec, "score", values)
     with adapted(spec, "score", _keywords(spec, "score", values)) as kw:
         res, run, _ = score_benchmark(
             name,
@@ -181,6 +206,7 @@ def validate_body(name: str, values: dict[str, Any]) -> None:
     spec = get_spec(name)
     if spec.validate is None:  # pragma: no cover - the command exists only for a declared validator
         raise typer.Exit(2)
+    values = inputs_from_data(spec, "validate", values)
     with adapted(spec, "validate", _keywords(spec, "validate", values)) as kw:
         load_object(spec.validate)(**kw)
 

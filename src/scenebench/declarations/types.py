@@ -16,6 +16,7 @@ and the CLI reads at start-up. (What a scorer hands the driver, ``ScoringJob``, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 Role = Literal["truth", "predictions", "data"]
@@ -61,12 +62,32 @@ class Input:
     help: str
     flags: tuple[str, ...] = ()
     optional_for: tuple[Command, ...] = ()
+    in_data: str | None = None  # where it lies in the benchmark's data folder: ``score --data DIR`` finds it there
 
     def cli_flags(self) -> tuple[str, ...]:
         return self.flags or ("--" + self.name.replace("_", "-"),)
 
     def required(self, command: Command) -> bool:
         return command not in self.optional_for and (self.role != "predictions" or command != "validate")
+
+
+def inputs_from_data(spec: BenchmarkSpec, command: Command, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with every input the user left out taken from ``values["data"]`` (the folder ``run``
+    reads with ``--data``) where the benchmark says it lies there (``Input.in_data``); an input still
+    missing is an error naming both ways to give it. ``data`` itself is dropped unless an input is
+    called so."""
+    from scenebench.errors import InputError
+
+    out = dict(values)
+    own_data = any(i.name == "data" for i in spec.inputs)
+    data = None if own_data else out.pop("data", None)
+    for i in spec.inputs:
+        if out.get(i.name) is None and data is not None and i.in_data is not None:
+            out[i.name] = Path(data) / i.in_data
+        if out.get(i.name) is None and i.required(command):
+            alt = f" (or --data FOLDER holding {i.in_data})" if i.in_data and not own_data else ""
+            raise InputError(None, f"{command} {spec.name} needs {i.cli_flags()[0]}{alt}", field=i.cli_flags()[0])
+    return out
 
 
 @dataclass(frozen=True)

@@ -317,30 +317,54 @@ def _storage_array(ref: _StorageRef, raw: bytes, byteorder: str, path: Path) -> 
     return np.frombuffer(raw, dtype=dt, count=ref.numel)
 
 
-def _materialise(obj: Any, arrays: dict[str, np.ndarray], path: Path, depth: int = 0) -> Any:
-    """Replace every :class:`_Tensor` by a numpy array (copied out of its storage)."""
+def _tensor_array(obj: _Tensor, arrays: dict[str, np.ndarray], path: Path) -> np.ndarray:
+    """The tensor copied out of its storage, after checking its view stays inside the storage."""
+    base = arrays[obj.storage.key]
+    item = base.itemsize
+    numel = 1
+    for s in obj.size:
+        numel *= s
+    if numel > base.size:  # a stride-0 view: copying it out would allocate more than the file holds
+        raise InputError(path, f"a tensor of {numel:,} elements over storage '{obj.storage.key}' of {base.size:,}")
+    if obj.size and all(obj.size):
+        last = obj.offset + sum((s - 1) * st for s, st in zip(obj.size, obj.stride))
+        if last >= base.size:
+            raise InputError(path, f"a tensor reaches element {last} of storage '{obj.storage.key}' of {base.size}")
+    view = np.lib.stride_tricks.as_strided(base[obj.offset :], shape=obj.size, strides=[s * item for s in obj.stride], writeable=False)
+    return np.array(view, dtype=view.dtype.newbyteorder("="))
+
+
+# Values a .pth may expand to, counted along every path: a pickle can reference one list from two
+# places of another, 60 times over (2**60 paths from a 922-byte file).
+MAX_PTH_VALUES = 1_000_000
+
+
+def _materialise(obj: Any, arrays: dict[str, np.ndarray], path: Path, depth: int = 0, seen: dict[int, Any] | None = None) -> Any:
+    """Replace every :class:`_Tensor` by a numpy array (copied out of its storage, once per tensor
+    object however many places reference it). ``seen``: the values visited so far (key -1) and the
+    arrays already made, by tensor id."""
     if depth > 100:
         raise InputError(path, "nesting deeper than 100 levels")
+    if seen is None:
+        seen = {-1: 0}
+    seen[-1] += 1
+    if seen[-1] > MAX_PTH_VALUES:
+        raise InputError(
+            path,
+            f"expands to more than {MAX_PTH_VALUES:,} values (lists or dicts referenced from several places, nested)",
+            expected="a .pth of arrays or tensors in plain dicts/lists",
+        )
+    if isinstance(obj, _Tensor) and id(obj) in seen:
+        return seen[id(obj)]
     if isinstance(obj, _Tensor):
-        base = arrays[obj.storage.key]
-        item = base.itemsize
-        numel = 1
-        for s in obj.size:
-            numel *= s
-        if numel > base.size:  # a stride-0 view: copying it out would allocate more than the file holds
-            raise InputError(path, f"a tensor of {numel:,} elements over storage '{obj.storage.key}' of {base.size:,}")
-        if obj.size and all(obj.size):
-            last = obj.offset + sum((s - 1) * st for s, st in zip(obj.size, obj.stride))
-            if last >= base.size:
-                raise InputError(path, f"a tensor reaches element {last} of storage '{obj.storage.key}' of {base.size}")
-        view = np.lib.stride_tricks.as_strided(base[obj.offset :], shape=obj.size, strides=[s * item for s in obj.stride], writeable=False)
-        return np.array(view, dtype=view.dtype.newbyteorder("="))
+        seen[id(obj)] = out = _tensor_array(obj, arrays, path)
+        return out
     if isinstance(obj, dict):
-        return {k: _materialise(v, arrays, path, depth + 1) for k, v in obj.items()}
+        return {k: _materialise(v, arrays, path, depth + 1, seen) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_materialise(v, arrays, path, depth + 1) for v in obj]
+        return [_materialise(v, arrays, path, depth + 1, seen) for v in obj]
     if isinstance(obj, tuple):
-        return tuple(_materialise(v, arrays, path, depth + 1) for v in obj)
+        return tuple(_materialise(v, arrays, path, depth + 1, seen) for v in obj)
     return obj
 
 

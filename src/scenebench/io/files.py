@@ -157,8 +157,9 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
     if not raw.strip():
         raise InputError(p, f"{what} is empty", expected="a JSON document")
     doc = _fast_json(raw)
-    if doc is not _REFUSED:
+    if not isinstance(doc, _Refused):
         return doc
+    _refuse_located_constant(p, raw, doc.exc)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -181,11 +182,90 @@ def read_json(path: str | Path, *, what: str = "JSON file") -> Any:
     return doc
 
 
-_REFUSED = object()
+class _Refused:
+    """What msgspec refused a document with (the standard-library path then says why, and where)."""
+
+    def __init__(self, exc: Exception | None) -> None:
+        self.exc = exc
+
+
+_REFUSED = _Refused(None)  # refused for no stated reason: the standard-library path reads it
+
+
+_CONSTANTS = (b"-Infinity", b"Infinity", b"NaN")
+_STRUCTURE = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}:]')  # strings, brackets, braces, colons: numbers are skipped in C
+_BIG_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?[eE]\+?\d{3,}|-?\d{309,}(?:\.\d*)?")
+
+
+def _json_path_at(raw: bytes, offset: int) -> str:
+    """The key path (``$[1].b[1]``, as :func:`_find_non_finite` writes it) of the value starting at
+    byte ``offset`` of a JSON document, from the bytes alone: only brackets, braces, colons and
+    strings are visited (list indices are commas counted in C), and memory is the nesting depth."""
+    stack: list[list[Any]] = []  # [is_list, index or key, bytes scanned up to, after the key's colon]
+
+    def skip_to(upto: int) -> None:
+        top = stack[-1]
+        n = raw.count(b",", top[2], upto)
+        if top[0]:
+            top[1] += n
+        elif n:
+            top[1], top[3] = None, False
+        top[2] = upto
+
+    for m in _STRUCTURE.finditer(raw, 0, offset):
+        c = raw[m.start()]
+        if stack:
+            skip_to(m.start())
+        if c in b"[{":
+            stack.append([c == 0x5B, 0 if c == 0x5B else None, m.end(), False])
+        elif c in b"]}":
+            stack.pop()
+            if stack:
+                stack[-1][2] = m.end()
+        elif c == 0x3A:
+            stack[-1][2], stack[-1][3] = m.end(), True
+        elif stack:
+            top = stack[-1]
+            if not top[0] and not top[3]:
+                top[1] = json.loads(m.group())
+            top[2] = m.end()
+    if stack:
+        skip_to(offset)
+    return "$" + "".join(f"[{e[1]}]" if e[0] else f".{e[1]}" for e in stack)
+
+
+def _refuse_located_constant(path: Path, raw: bytes, exc: Exception | None) -> None:
+    """Refuse a NaN/Infinity token (or a number beyond float range) that msgspec stopped at, naming
+    its key path from the bytes alone (:func:`_json_path_at`). Before, the standard-library parser
+    built the whole document as Python objects, then walked it, to name the key: an 18 MB annotation
+    file with one NaN peaked at GBs. Anything else is left to the standard-library path."""
+    import msgspec
+
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    at, token = None, None
+    m = re.search(r"invalid character \(byte (\d+)\)", str(exc)) if isinstance(exc, msgspec.DecodeError) else None
+    if m is not None:
+        start = int(m.group(1)) + bom
+        for s in (start - 1, start):  # msgspec may stop just after the sign of -Infinity
+            token = next((t for t in _CONSTANTS if s >= 0 and raw.startswith(t, s)), None)
+            if token is not None:
+                at = s
+                break
+    elif isinstance(exc, msgspec.ValidationError) and str(exc).startswith("Number out of range"):
+        for big in _BIG_NUMBER.finditer(raw):
+            if not math.isfinite(float(big.group())):
+                at, token = big.start(), big.group()
+                break
+    if at is None or token is None:
+        return
+    shown = token.decode() if len(token) <= 40 else f"{token[:20].decode()}...({len(token)} characters)"
+    raise InputError(
+        path, f"non-finite number {shown}", where=f"at {_json_path_at(raw, at)}", expected="finite numbers (NaN/Infinity are not JSON)"
+    )
 
 
 def _fast_json(raw: bytes) -> Any:
-    """``msgspec`` decoding of a whole document, or ``_REFUSED`` when it refuses it.
+    """``msgspec`` decoding of a whole document, or :class:`_Refused` when it refuses it.
 
     It accepts exactly what :func:`read_json` accepts: it refuses NaN/Infinity tokens, numbers out
     of float range (1e999) and integers of more than 4300 digits, invalid UTF-8 and very deep
@@ -196,8 +276,8 @@ def _fast_json(raw: bytes) -> Any:
 
     try:
         return msgspec.json.decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError, ValueError):
-        return _REFUSED
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError, ValueError) as exc:
+        return _Refused(exc)
 
 
 SURROGATE_EXPECTED = "text that can be written as UTF-8 (a lone \\ud800-\\udfff escape is half of a character)"

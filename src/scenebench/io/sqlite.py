@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 
 def connect_durable(path: str | Path) -> sqlite3.Connection:
@@ -20,3 +22,29 @@ def connect_durable(path: str | Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def connect_readonly(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection that writes nothing beside the file: ``mode=ro`` where SQLite can keep
+    its shared-memory index next to the database, else ``immutable=1`` (a read-only mount, where
+    even a reader of a write-ahead-log database cannot create ``-shm``: "unable to open database
+    file"). Raises :class:`sqlite3.DatabaseError` when the file is not a database; a missing file is
+    ``sqlite3.OperationalError`` (never created)."""
+    p = Path(path)
+    if not p.is_file():
+        raise sqlite3.OperationalError(f"unable to open database file {p}: it does not exist")
+    uri = "file:" + quote(str(p.resolve()))
+    modes = ("?mode=ro", "?mode=ro&immutable=1") if os.access(p.parent, os.W_OK) and os.access(p, os.W_OK) else ("?mode=ro&immutable=1",)
+    last: sqlite3.Error | None = None
+    for mode in modes:
+        db = sqlite3.connect(uri + mode, uri=True, timeout=60, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the file for real
+            return db
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if type(exc) is sqlite3.DatabaseError:  # not a database: no other mode will read it
+                raise
+            last = exc
+    assert last is not None
+    raise last

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.errors import InputError
-from scenebench.io.sqlite import connect_durable
+from scenebench.io.sqlite import connect_durable, connect_readonly
 
 SCORE_KIND = "score"  # the per-sample score records of a run (runtime.scoring writes them)
 
@@ -75,10 +75,15 @@ def _readable(path: Path) -> Iterator[None]:
 class SampleStore:
     """A table of JSON records keyed by ``(kind, sample_id)``; ``kind`` separates predictions from scores."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.readonly = readonly
+        if readonly:  # export, report, compare: a finished run on a read-only mount must still be readable
+            with _readable(self.path):
+                self._db = connect_readonly(self.path)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with _readable(self.path):
             self._db = connect_durable(self.path)
         try:

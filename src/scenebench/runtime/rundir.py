@@ -233,3 +233,8 @@ class RunDir:
 
     def store(self) -> SampleStore:
         return SampleStore(self.store_path)
+
+    def reader(self) -> SampleStore:
+        """The store opened read-only (export, report, compare): nothing is written to the run folder,
+        which may sit on a read-only mount."""
+        return SampleStore(self.store_path, readonly=True)

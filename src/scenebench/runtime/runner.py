@@ -31,7 +31,7 @@ from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predic
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, make_source
 from scenebench.protocol import check_protocol
-from scenebench.redact import redact_options, redact_url  # noqa: F401 - redact_url re-exported
+from scenebench.redact import known_secrets, option_secrets, redact_options, redact_tree, redact_url  # noqa: F401 - redact_url re-exported
 from scenebench.runtime.local_backend import LocalBackend
 from scenebench.runtime.rundir import RunDir, fingerprint
 from scenebench.runtime.scoring import SCORE_KIND, score_job
@@ -145,10 +145,15 @@ def predict_into_run(
     ``model`` (an already built instance) is used by the local backend; a distributed backend
     builds its own copies from ``spec`` in each worker.
     """
+    import sys
+
     from scenebench.progress import progress_bar
 
     backend = backend or LocalBackend()
     wanted = [s.sample_id for s in samples]
+    # A server reply may echo the API key (an error text, a debug field): every stored answer is masked
+    # here, so the store, results, report and the judge's input never hold it.
+    secrets = sorted({*known_secrets(argv=sys.argv[1:]), *option_secrets(spec.options)}, key=len, reverse=True)
     with run.store() as store:
         done = store.ids(PREDICTION_KIND)
         units = plan_units(samples, done)
@@ -162,7 +167,7 @@ def predict_into_run(
                     nonlocal new
                     store.put_many(
                         PREDICTION_KIND,
-                        [(p.sample_id, {"scene_id": unit.scene_id, "prediction": p.to_json()}) for p in preds],
+                        [(p.sample_id, {"scene_id": unit.scene_id, "prediction": redact_tree(p.to_json(), secrets)}) for p in preds],
                     )
                     if seconds is not None:
                         key = f"{unit.scene_id}\x1f{unit.samples[0].sample_id}"  # a scene may be predicted in parts (--limit)

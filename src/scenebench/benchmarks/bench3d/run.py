@@ -292,10 +292,18 @@ def build_results(
 
     warnings = _warnings(bench, answers, scorer, settings, judge, knobs)
     flagged = [r.sample_id for r in records if r.detail.get("injection")]
+    judge_apart = _judge_scores_apart(records)
     if flagged:
+        apart = judge_apart["flagged"]
+        means = (
+            f"; their mean judge score {apart['mean']:.2f} (of {apart['n']}) against {judge_apart['unflagged']['mean']:.2f} "
+            f"for the {judge_apart['unflagged']['n']} unflagged answers"
+            if apart["n"] and judge_apart["unflagged"]["n"]
+            else ""
+        )
         warnings.append(
             f"{len(flagged)} judged answer(s) contain scoring or override patterns aimed at the judge "
-            f"(detail.injection of each sample; first: {', '.join(flagged[:3])}): check their judge scores"
+            f"(detail.injection of each sample; first: {', '.join(flagged[:3])}){means}: check their judge scores"
         )
     extra: dict[str, Any] = {
         "primary_metric": {t: p.metric for t, p in primaries.items()},
@@ -311,7 +319,7 @@ def build_results(
         },
         "circular_ids": "question_id#rot{k}: options[k:] + options[:k]" if settings.circular else None,
         "answers": {"missing": len(answers.missing), "not_scored": answers.skipped_other_tasks},
-        "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100]},
+        "injection_flagged": {"n": len(flagged), "sample_ids": flagged[:100], "judge_scores": judge_apart},
     }
     if judge is not None:
         from scenebench.judges.naming import judge_identity
@@ -387,3 +395,17 @@ def make_judge_or_none(spec: str | None, base_url: str | None, cache: str | None
     from scenebench.judges.factory import build_judge
 
     return build_judge(spec, base_url=base_url, cache_path=cache, concurrency=concurrency)
+
+
+def _judge_scores_apart(records: list[SampleScore]) -> dict[str, dict[str, Any]]:
+    """The 0-10 judge scores of the answers flagged for injection and of the others, apart: a judge that
+    obeys an injected answer lifts the first mean, which the overall number would hide."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, want in (("flagged", True), ("unflagged", False)):
+        vals = [
+            float(r.values["judge"])
+            for r in records
+            if "judge" in r.values and bool(r.detail.get("injection")) is want and r.status == "scored"
+        ]
+        out[name] = {"n": len(vals), "mean": sum(vals) / len(vals) if vals else None}
+    return out

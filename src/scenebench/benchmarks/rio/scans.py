@@ -87,13 +87,29 @@ def _semseg_typed(p: Path) -> dict[int, dict[str, Any]] | None:
 _VERTEX_LINE = re.compile(rb"^v[ \t]+([^\r\n]*)", re.MULTILINE)
 
 
+MAX_VERTEX_TOKEN = 64  # characters of one vertex value in an OBJ (a double needs at most 24)
+
+
 def obj_points(p: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(xyz, rgb uint8, objectId = 0)`` of the ``v x y z [r g b]`` lines of an OBJ (colours 0..1,
     as MeshLab and Open3D write them; grey without). Parsed in one pass, no loop over vertices."""
     if not p.exists():
         raise InputError(p, "scan geometry is missing", expected=f"{OBJ_NAME} in the scan folder")
-    lines = _VERTEX_LINE.findall(p.read_bytes())
+    raw = p.read_bytes()
+    lines = _VERTEX_LINE.findall(raw)
     tokens = b" ".join(lines).split()
+    # The byte-string array below is as wide as its longest token: one 2,500-digit coordinate made
+    # every cell 2,500 bytes (GBs for a real scan). A number needs at most ~25 characters.
+    longest = max(map(len, tokens), default=0)
+    if longest > MAX_VERTEX_TOKEN:
+        token = next(t for t in tokens if len(t) == longest)
+        line = raw.count(b"\n", 0, raw.find(token)) + 1
+        raise InputError(
+            p,
+            f"a vertex value of {longest:,} characters ({token[:12].decode('ascii', 'replace')}...)",
+            where=f"line {line}",
+            expected=f"numbers of at most {MAX_VERTEX_TOKEN} characters",
+        )
     width = len(lines[0].split()) if lines else 3
     if width not in (3, 6) or len(tokens) != width * len(lines):
         raise InputError(p, "vertex lines differ in length or are not 'v x y z' / 'v x y z r g b'", expected="v x y z [r g b]")

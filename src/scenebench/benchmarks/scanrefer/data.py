@@ -62,12 +62,40 @@ def _int_id(value: object, path: Path, where: str, field: str) -> int:
     return int(value)
 
 
+MAX_TSV_FIELD = 10_000  # characters of one label TSV field (the released file's longest is under 100)
+
+
 def read_raw2label(path: str | Path) -> dict[str, int]:
     """``raw_category`` -> ScanRefer class index (released ``_get_raw2label``; columns found by header name)."""
     p = Path(path)
     if not p.is_file():
         raise InputError(p, "label TSV does not exist", expected="scannetv2-labels.combined.tsv")
-    rows = list(csv.reader(p.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
+    raw_bytes = p.read_bytes()
+    try:
+        text = raw_bytes.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:  # e.g. a Latin-1 "é" (one byte 0xE9)
+        line = raw_bytes.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            p,
+            f"not UTF-8 text (byte 0x{raw_bytes[exc.start]:02x} at offset {exc.start})",
+            where=f"line {line}",
+            expected="a UTF-8 TSV (re-save it as UTF-8)",
+        ) from None
+    reader = csv.reader(text.splitlines(), delimiter="\t")
+    rows = []
+    try:
+        for row in reader:
+            longest = max(map(len, row), default=0)
+            if longest > MAX_TSV_FIELD:
+                raise InputError(
+                    p,
+                    f"holds a field of {longest:,} characters",
+                    where=f"line {reader.line_num}",
+                    expected=f"fields of at most {MAX_TSV_FIELD:,} characters (label names)",
+                )
+            rows.append(row)
+    except csv.Error as exc:  # a quoted field past csv's own limit, a stray quote at the end of a file
+        raise InputError(p, f"is not a readable TSV: {exc}", where=f"line {reader.line_num}", expected="the ScanNet v2 label TSV") from None
     head = rows[0] if rows else []
     for name in ("raw_category", "nyu40class"):
         if name not in head:

@@ -14,9 +14,24 @@ SPEC = BenchmarkSpec(
     layout=f"{P}.layout:LAYOUT",
     synthetic=f"{P}.writer:write_synthetic",
     inputs=(
-        Input("annotations", "truth", "file", "ScanRefer_filtered_<split>.json (the evaluated split).", ("--annotations", "-a")),
-        Input("boxes", "truth", "folder", "Folder of <scene_id>_aligned_bbox.npy box tables (ScanNet preprocessed)."),
-        Input("labels", "truth", "file", "scannetv2-labels.combined.tsv (raw_category -> nyu40class)."),
+        Input(
+            "annotations",
+            "truth",
+            "file",
+            "ScanRefer_filtered_<split>.json (the evaluated split).",
+            ("--annotations", "-a"),
+            in_data="ScanRefer_filtered_val.json",
+        ),
+        Input(
+            "boxes", "truth", "folder", "Folder of <scene_id>_aligned_bbox.npy box tables (ScanNet preprocessed).", in_data="scannet_data"
+        ),
+        Input(
+            "labels",
+            "truth",
+            "file",
+            "scannetv2-labels.combined.tsv (raw_category -> nyu40class).",
+            in_data="scannetv2-labels.combined.tsv",
+        ),
         Input(
             "predictions",
             "predictions",

@@ -400,6 +400,39 @@ def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise
 
 
+# Bounds on what a Parquet predictions file may declare, checked from its metadata before any page
+# is decoded: run-length encoding lets 1 KB declare 200,000,000 zeros (GBs once decoded).
+MAX_VALUES_PER_ROW = 2**25  # list values per row on average (a scene holds a few million points)
+MAX_VALUES_PER_BYTE = 1024  # declared values per encoded byte, for column chunks over BOMB_VALUES
+BOMB_VALUES = 2**25
+BATCH_VALUES = 2**24  # values of a list column decoded at once (about 128 MB of float64)
+
+
+def _check_parquet_sizes(path: Path, pf: Any, cols: list[str]) -> float:
+    """Refuse a file whose metadata declares more list values than predictions can hold, before any
+    page is decoded; return the largest average number of values per row of a read column."""
+    md = pf.metadata
+    worst = 0.0
+    for rg in range(md.num_row_groups):
+        group = md.row_group(rg)
+        rows = max(group.num_rows, 1)
+        for j in range(group.num_columns):
+            chunk = group.column(j)
+            name = chunk.path_in_schema.split(".")[0]
+            if name not in cols:
+                continue
+            n, packed = int(chunk.num_values), max(int(chunk.total_uncompressed_size), 1)
+            if n > rows * MAX_VALUES_PER_ROW or (n > BOMB_VALUES and n > packed * MAX_VALUES_PER_BYTE):
+                raise InputError(
+                    path,
+                    f"row group {rg} declares {n:,} values in {rows:,} row(s), encoded in {packed:,} bytes: refused before decoding",
+                    field=name,
+                    expected=f"at most {MAX_VALUES_PER_ROW:,} values per row (a scene's points) and no more than {MAX_VALUES_PER_BYTE} values per encoded byte",
+                )
+            worst = max(worst, n / rows)
+    return worst
+
+
 def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     from scenebench.extras import require
 
@@ -414,8 +447,10 @@ def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise InputError(
             path, "no 'sample_id' or 'index' column", expected="columns sample_id or index, plus one of " + ", ".join(PRED_FIELDS)
         )
+    per_row = _check_parquet_sizes(path, pf, cols)
     row = 0
-    batches = pf.iter_batches(batch_size=256, columns=cols)
+    # A batch holds about BATCH_VALUES values of the longest column (256 rows of ordinary scenes).
+    batches = pf.iter_batches(batch_size=int(max(1, min(256, BATCH_VALUES // max(per_row, 1)))), columns=cols)
     while True:
         try:
             batch = next(batches, None)

@@ -15,7 +15,14 @@ SPEC = BenchmarkSpec(
     layout=f"{P}.layout:LAYOUT",
     audit=f"{P}.audit:rows",
     inputs=(
-        Input("annotations", "truth", "file", "SURPRISE3D annotation JSON (e.g. surprise-3d-val.json).", ("--annotations", "-a")),
+        Input(
+            "annotations",
+            "truth",
+            "file",
+            "SURPRISE3D annotation JSON (e.g. surprise-3d-val.json).",
+            ("--annotations", "-a"),
+            in_data="surprise-3d-val.json",
+        ),
         Input(
             "scenes",
             "data",
@@ -23,6 +30,7 @@ SPEC = BenchmarkSpec(
             "Folder of <scene_id>.pth (torch extra) or <scene_id>.npz point clouds (validate: also load and check every scene).",
             ("--scenes", "-s"),
             optional_for=("validate",),
+            in_data="scenes",
         ),
         Input("predictions", "predictions", "file", "Predictions, JSONL or Parquet (one record per sample).", ("--predictions", "-p")),
     ),
