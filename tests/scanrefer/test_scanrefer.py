@@ -173,3 +173,29 @@ def test_generated_data_scores_100_for_the_oracle(tmp_path):
     assert val and all(r["description"].startswith(("the ", "this is a ")) for r in val)
     res = scenebench.run("scanrefer", "oracle", out=tmp_path / "run", data=str(folder))
     assert res.metrics["overall"] == {"Acc@0.25": 100.0, "Acc@0.5": 100.0} and res.counts.n_scored == len(val)
+
+
+def test_instance_ids_and_objects_reach_only_models_that_declare_ground_truth_perception(data):
+    from scenebench.models.base import SceneBatch
+    from scenebench.models.execution import perception_view
+    from scenebench.models.sources.base import make_source
+
+    class Blind:
+        name = "blind"
+
+    class Sighted(Blind):
+        ground_truth_perception = True
+
+    src = make_source("scanrefer", data=str(data))
+    scene = src.scene("scene0000_00")
+    assert perception_view(scene, Blind()).fields() == ["colors", "points", "up_axis"]
+    assert {"instance_ids", "objects"} <= set(perception_view(scene, Sighted()).fields())
+    assert SceneBatch(perception_view(scene, Blind()), []).scene.points.shape == (60, 3)
+    # no loader closes over the source (its truth() holds the answers)
+    cells = [
+        c.cell_contents
+        for f in scene._loaders.values()
+        for g in (f, getattr(f, "__wrapped__", f))
+        for c in getattr(g, "__closure__", None) or ()
+    ]
+    assert all(c is not src for c in cells)

@@ -27,7 +27,15 @@ from typing import Any
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, model_settings
-from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predict_units, seeded_rng, uses_ground_truth_perception
+from scenebench.models.execution import (
+    ModelSpec,
+    WorkUnit,
+    build_model,
+    predict_units,
+    seeded_rng,
+    uses_ground_truth_answers,
+    uses_ground_truth_perception,
+)
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, make_source
 from scenebench.protocol import check_protocol
@@ -118,6 +126,7 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "data": source.spec(),
         "inputs": inputs,
         "ground_truth_perception": uses_ground_truth_perception(model),
+        "ground_truth_answers": uses_ground_truth_answers(model),  # the oracle: handed every answer
     }
 
 
@@ -317,7 +326,11 @@ def add_run_info(res: Any, run: RunDir, *, diagnostics: Mapping[str, Any] | None
     """Add what the run was (model, seed, samples, the model's diagnostics) to the results and save them in the run folder."""
     meta = run.read_meta()
     res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
-    res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    run_info = {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}
+    # What the model was handed beyond the samples and sensor data: a reader sees it next to the numbers.
+    run_info["ground_truth_perception"] = bool(meta.get("ground_truth_perception", False))
+    run_info["ground_truth_answers"] = bool(meta.get("ground_truth_answers", False))
+    res.extra = {**res.extra, "run": run_info}
     if diagnostics:
         res.extra["model_diagnostics"] = dict(diagnostics)
     res.ground_truth_perception = bool(meta.get("ground_truth_perception", False))
