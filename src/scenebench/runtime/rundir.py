@@ -118,6 +118,33 @@ def release_run_folder(folder: Path) -> None:
         os.close(held[0])
 
 
+def lock_holder(folder: Path) -> str | None:
+    """The pid of another process holding ``folder``'s lock (``"?"`` when it wrote none), else None.
+    Only tried, never kept: a free lock is given back at once."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory lock
+        return None
+    path = Path(folder) / LOCK_NAME
+    with _LOCKS_GUARD:
+        if str(Path(folder).resolve()) in _LOCKS:
+            return None  # this process holds it
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: nobody ever locked it, or the folder is not writable (nobody writes it)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            return other if other.isdigit() else "?"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def run_folder_call(folder: Path) -> Iterator[None]:
     """The span of one API call on ``folder``: a lock the call takes is given up when it returns, so

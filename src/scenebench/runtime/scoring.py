@@ -29,7 +29,7 @@ from scenebench.protocol import check_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
-from scenebench.runtime.store import SCORE_KIND, DamagedStoreError
+from scenebench.runtime.store import FINISHED_KEY, SCORE_KIND, STATE_KIND, DamagedStoreError, score_ids_digest
 
 # Batches scored within this many seconds share one store transaction (one fsync): 2,000 RIO rescans
 # were 2,000 commits. The first batch is written at once; a killed run loses at most this much work,
@@ -45,6 +45,8 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
     if hasattr(scorer, "progress"):  # a scorer with a pass of its own (3DBench's judge) reports it too
         scorer.progress = progress
     with run.store() as store:
+        # Until results.json is saved again, the stored scores are a run in progress: export refuses them.
+        store.put_many(STATE_KIND, [(FINISHED_KEY, {"finished": False})])
         done = store.ids(SCORE_KIND)
         todo = len([i for i in ids if i not in done])
         fresh: dict[str, SampleScore] = {}
@@ -144,6 +146,10 @@ def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results
     if warned[0]:  # only then: results of clean inputs stay byte-identical
         res.extra["numeric_warnings"] = warned[0]
     res.save(run.results_json)
+    with run.store() as store:  # results.json now covers exactly these scores: the run is finished
+        store.put_many(
+            STATE_KIND, [(FINISHED_KEY, {"finished": True, "n": len(records), "ids": score_ids_digest(r.sample_id for r in records)})]
+        )
     return res.in_run(run.path)  # Results.samples() reads the per-sample scores from there
 
 

@@ -24,6 +24,19 @@ from scenebench.errors import InputError
 from scenebench.io.sqlite import connect_durable
 
 SCORE_KIND = "score"  # the per-sample score records of a run (runtime.scoring writes them)
+STATE_KIND = "run-state"  # bookkeeping records of the run itself, next to the samples
+FINISHED_KEY = "scores-finished"  # {"finished": bool, "n": int, "ids": digest}: whether results.json covers the stored scores
+
+
+def score_ids_digest(ids: Iterable[str]) -> str:
+    """One digest of a set of sample ids (order-free): what ``FINISHED_KEY`` records and export checks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for sid in sorted(ids):
+        h.update(sid.encode("utf-8", "surrogatepass") + b"\x1f")
+    return h.hexdigest()
+
 
 # What json.dumps(body, ensure_ascii=False, allow_nan=True) gives, without building an encoder per record.
 _json_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
