@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scenebench.errors import InputError
-from scenebench.runtime.store import FINISHED_KEY, SCORE_KIND, STATE_KIND, SampleStore, score_ids_digest
+from scenebench.runtime.store import FINISHED_KEY, SCORE_KIND, STATE_KIND, SampleStore, lock_holder, score_ids_digest
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")
@@ -52,8 +52,6 @@ def check_finished(folder: Path, records: list[dict[str, Any]], state: dict[str,
     would read as the run's (issue 41). Finished means: ``results.json`` was saved over exactly the
     stored scores (the driver's ``FINISHED_KEY`` record; a folder of an older scenebench, without it,
     when ``results.json`` counts as many samples as are stored) and no other process holds the folder."""
-    from scenebench.runtime.rundir import lock_holder
-
     holder = lock_holder(folder)
     busy = f"; another scenebench process (pid {holder}) is writing it now" if holder else ""
     again = "rerun the command that made it (it resumes) and export once it has finished"

@@ -40,12 +40,11 @@ from typing import Any
 from scenebench.errors import InputError, RunMismatchError, ScenebenchError
 from scenebench.io.files import atomic_write_json, read_json
 from scenebench.io.fingerprints import fingerprint
-from scenebench.runtime.store import SampleStore
+from scenebench.runtime.store import LOCK_NAME, SampleStore
 
 __all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
 
 DEFAULT_RUNS_ROOT = Path("runs")
-LOCK_NAME = ".lock"
 LEDGER_NAME = ".scenebench-written.json"  # the report outputs scenebench wrote into a run folder
 REPORT_OUTPUTS = ("report.html", "report.tex", "report.md", "report")
 _RUN_FILES = ("samples.sqlite", "samples.sqlite-wal", "samples.sqlite-shm", "results.json", "run.json")
@@ -116,33 +115,6 @@ def release_run_folder(folder: Path) -> None:
         held = _LOCKS.pop(str(Path(folder).resolve()), None)
     if held is not None:
         os.close(held[0])
-
-
-def lock_holder(folder: Path) -> str | None:
-    """The pid of another process holding ``folder``'s lock (``"?"`` when it wrote none), else None.
-    Only tried, never kept: a free lock is given back at once."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no advisory lock
-        return None
-    path = Path(folder) / LOCK_NAME
-    with _LOCKS_GUARD:
-        if str(Path(folder).resolve()) in _LOCKS:
-            return None  # this process holds it
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None  # no lock file: nobody ever locked it, or the folder is not writable (nobody writes it)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
-            return other if other.isdigit() else "?"
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
 
 
 @contextmanager

@@ -28,6 +28,37 @@ STATE_KIND = "run-state"  # bookkeeping records of the run itself, next to the s
 FINISHED_KEY = "scores-finished"  # {"finished": bool, "n": int, "ids": digest}: whether results.json covers the stored scores
 
 
+LOCK_NAME = ".lock"  # RUN_DIR/.lock: the flock of the process writing the folder, holding its pid (runtime.rundir)
+
+
+def lock_holder(folder: str | Path) -> str | None:
+    """The pid of another process holding ``folder``'s lock (``"?"`` when it wrote none), else None.
+    Only tried, never kept: a free lock is given back at once. Here, not in ``rundir``, so that
+    ``Results.samples()`` (a base module) can ask without importing the run-folder layer."""
+    import os
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory lock
+        return None
+    try:
+        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: nobody ever locked it, or it is not readable (nobody we know writes it)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            if other == str(os.getpid()):
+                return None  # this process holds it (a command that scored it, now exporting)
+            return other if other.isdigit() else "?"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 def score_ids_digest(ids: Iterable[str]) -> str:
     """One digest of a set of sample ids (order-free): what ``FINISHED_KEY`` records and export checks."""
     import hashlib
