@@ -211,7 +211,8 @@ class Surprise3DSource:
 
         chosen = {s.sample_id for s in samples}
         ann = Annotations(self.ann_path, [s for s in self.annotations.samples if s.sample_id in chosen])
-        scorer = Surprise3DScorer(ann, self.scenes_dir, predictions_path, protocol=protocol)
+        # The file is the run's own: empty when the model abstained on every sample, which scores 0, all missing.
+        scorer = Surprise3DScorer(ann, self.scenes_dir, predictions_path, protocol=protocol, allow_empty=True)
         settings = protocol_settings(protocol, scorer.score_threshold)
         inputs = input_fingerprints(ann, self.scenes_dir, predictions_path)
 
