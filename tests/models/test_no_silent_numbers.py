@@ -35,6 +35,16 @@ def test_a_model_that_abstains_on_every_surprise3d_sample_scores_zero_all_missin
     assert res.counts.n_missing == res.counts.n_samples == len(src.samples()) and res.counts.n_scored == 0
 
 
+def test_a_run_says_how_many_answers_were_empty_and_warns_when_all_were(s3d_dir, tmp_path, capsys):
+    from scenebench.runtime.runner import diagnostics_lines
+
+    src = make_source("surprise3d", data=str(s3d_dir))
+    out = run_benchmark(src, "abstainer", tmp_path / "a", model=Abstainer(), progress=False)
+    assert out.diagnostics["abstained"] == {"n": 6, "of": 6} and out.results.extra["model_diagnostics"]["abstained"]["n"] == 6
+    assert diagnostics_lines(out.diagnostics)[0].startswith("warning: the model answered none of the 6 samples")
+    assert "abstained" not in run_benchmark(src, "oracle", tmp_path / "o", progress=False).diagnostics
+
+
 @pytest.fixture(scope="module")
 def rio_two_splits(rio_dir, tmp_path_factory):
     """The RIO fixture plus a copy of its scene in the train split (reference ref1, rescan scan1)."""

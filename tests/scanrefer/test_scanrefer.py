@@ -199,3 +199,16 @@ def test_instance_ids_and_objects_reach_only_models_that_declare_ground_truth_pe
         for c in getattr(g, "__closure__", None) or ()
     ]
     assert all(c is not src for c in cells)
+
+
+def test_blind_baselines_abstain_on_scanrefer_instead_of_a_unit_cube_at_the_origin(data, tmp_path):
+    """ScanRefer's train answers are names, not boxes: the prior has no box to give. It abstains, with
+    a status, instead of answering [0, 0, 0, 1, 1, 1] for every description (scored as a real box)."""
+    from scenebench.models.sources.base import make_source
+    from scenebench.runtime.runner import run_benchmark
+
+    for model in ("baseline:prior", "baseline:labels"):
+        out = run_benchmark(make_source("scanrefer", data=str(data)), model, tmp_path / model.replace(":", "-"), progress=False)
+        assert json.loads((out.run.path / "scanrefer_predictions.json").read_text()) == []
+        assert out.diagnostics["status_counts"] == {"no_train_box": 6} and out.diagnostics["abstained"] == {"n": 6, "of": 6}
+        assert out.results.counts.n_missing == 6 and out.results.metrics["overall"] == {"Acc@0.25": 0.0, "Acc@0.5": 0.0}

@@ -241,6 +241,7 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
       are left out);
     - ``failures``: every sample whose status is not ``"ok"``, with the scalar fields of its ``extra``
       (e.g. the FPFH baseline's ``method``, ``fitness``);
+    - ``abstained``: ``{n, of}``, how many answers were empty text (a model that abstains), when any;
     - ``seconds_per_scene``: ``n_scenes``, ``mean``, ``max``, ``total`` and the ``slowest`` scenes, over
       the scenes of ``samples`` whose backend reported a time (load + predict).
     """
@@ -254,8 +255,12 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
         for _, body in store.iter(UNIT_TIME_KIND):
             if body.get("scene_id") in scenes:
                 seconds[body["scene_id"]] = seconds.get(body["scene_id"], 0.0) + float(body["seconds"])
+    abstained = 0
     for s in samples:
-        extra = (stored.get(s.sample_id) or {}).get("prediction", {}).get("extra") or {}
+        pred = (stored.get(s.sample_id) or {}).get("prediction", {})
+        if pred.get("kind") == "text" and not str(pred.get("text", "")).strip():
+            abstained += 1  # an empty answer: scored as missing or wrong, and said so (issue 41)
+        extra = pred.get("extra") or {}
         status = extra.get("status")
         if not isinstance(status, str):
             continue
@@ -264,6 +269,8 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
             detail = {k: v for k, v in extra.items() if k != "status" and (v is None or isinstance(v, str | int | float | bool))}
             failures.append({"sample_id": s.sample_id, "scene_id": s.scene_id, "status": status, **detail})
     out: dict[str, Any] = {}
+    if abstained:
+        out["abstained"] = {"n": abstained, "of": len(samples)}
     if statuses:
         out["status_counts"] = dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0])))
         out["failures"] = failures
@@ -283,6 +290,14 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
 def diagnostics_lines(diagnostics: Mapping[str, Any], *, max_failures: int = 10) -> list[str]:
     """A short console summary of :func:`model_diagnostics` (empty when there is nothing to say)."""
     lines = []
+    abstained = diagnostics.get("abstained")
+    if abstained:
+        n, of = abstained["n"], abstained["of"]
+        lines.append(
+            f"warning: the model answered none of the {of} samples (every answer empty): its scores are those of no answer"
+            if n == of
+            else f"the model abstained on {n} of {of} samples (empty answers, scored as missing or wrong)"
+        )
     secs = diagnostics.get("seconds_per_scene")
     if secs:
         lines.append(
