@@ -56,6 +56,7 @@ def score(
     """
     from scenebench.declarations.catalog import get_spec
     from scenebench.protocol import check_protocol
+    from scenebench.runtime.rundir import run_folder_call
     from scenebench.runtime.scoring import score_benchmark
 
     checked = check_protocol(protocol)
@@ -71,16 +72,18 @@ def score(
         raise ScenebenchError(f"scenebench.score({benchmark!r}) needs {', '.join(missing)} (the benchmark's declared inputs)")
     declared = {i.name for i in spec.inputs}
     kw = {k: Path(v) if k in declared and isinstance(v, str) else v for k, v in inputs.items()}
-    res, _, _ = score_benchmark(
-        benchmark,
-        _run_folder(out, benchmark),
-        protocol=checked,
-        overwrite=overwrite,
-        progress=progress,
-        n_resamples=bootstrap,
-        seed=seed,
-        **kw,
-    )
+    folder = _run_folder(out, benchmark)
+    with run_folder_call(folder):  # the folder's lock is this call's: another thread may use it once it returns
+        res, _, _ = score_benchmark(
+            benchmark,
+            folder,
+            protocol=checked,
+            overwrite=overwrite,
+            progress=progress,
+            n_resamples=bootstrap,
+            seed=seed,
+            **kw,
+        )
     return res
 
 
@@ -112,6 +115,7 @@ def run(
     from scenebench.models.registry import check_model_options
     from scenebench.models.sources.base import make_source
     from scenebench.runtime.execute import make_backend
+    from scenebench.runtime.rundir import run_folder_call
     from scenebench.runtime.runner import run_benchmark
 
     seed = _whole_number(seed, "seed", 0, "the model's and the bootstrap's seed")
@@ -120,19 +124,21 @@ def run(
     options = dict(model_options or {})
     check_model_options(model, options)
     source = make_source(benchmark, **{k: str(v) if isinstance(v, Path) else v for k, v in data.items()})
-    outcome = run_benchmark(
-        source,
-        model,
-        _run_folder(out, f"{benchmark}-{model}"),
-        model_options=options,
-        tasks=list(tasks) if tasks else None,
-        limit=limit,
-        seed=seed,
-        protocol=protocol,
-        backend=make_backend(backend, address, scenes_per_task=1, max_retries=3),
-        overwrite=overwrite,
-        progress=progress,
-        score_options=score_options,
-    )
+    folder = _run_folder(out, f"{benchmark}-{model}")
+    with run_folder_call(folder):
+        outcome = run_benchmark(
+            source,
+            model,
+            folder,
+            model_options=options,
+            tasks=list(tasks) if tasks else None,
+            limit=limit,
+            seed=seed,
+            protocol=protocol,
+            backend=make_backend(backend, address, scenes_per_task=1, max_retries=3),
+            overwrite=overwrite,
+            progress=progress,
+            score_options=score_options,
+        )
     res: Results = outcome.results
     return res

@@ -62,6 +62,10 @@ class Counts(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         return _convert(obj, cls, None, "counts")
 
 
+MIN_CI_SCENES = 10  # below this many scenes in a block, its interval is not shown as evidence (compare's MIN_SCENES)
+FEW_SCENES_MARK = "†"  # marks a value shown without its interval for that reason
+
+
 class ConfidenceIntervals(msgspec.Struct, kw_only=True, dict=True):
     """The intervals of ``results.metrics``: ``overall`` and one entry per breakdown (``by_<group>``,
     set as attributes: ``ci.by_task = {...}``), written as keys beside the fixed fields."""
@@ -170,6 +174,35 @@ class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
         if p.is_dir():
             p = p / "results.json"
         return cls.model_validate(read_json(p, what="results file"), p).in_run(p.parent)
+
+    def scene_count(self, key: str = "overall", value: str | None = None) -> int | None:
+        """Scenes (bootstrap clusters) behind a block's interval: ``extra.n_scenes`` (the scoring driver
+        writes it), None for results written without it."""
+        n = self.extra.get("n_scenes") if isinstance(self.extra, dict) else None
+        if not isinstance(n, dict):
+            return None
+        got = n.get(key) if value is None else (n.get(key) or {}).get(str(value)) if isinstance(n.get(key), dict) else None
+        return got if isinstance(got, int) else None
+
+    def ci_is_evidence(self, key: str = "overall", value: str | None = None) -> bool:
+        """False when the block's interval comes from fewer than :data:`MIN_CI_SCENES` scenes: reports
+        show its value without the interval, marked (as ``scenebench compare`` refuses it)."""
+        n = self.scene_count(key, value)
+        return n is None or n >= MIN_CI_SCENES
+
+    def few_scenes_note(self) -> str | None:
+        """The line every display prints under a table whose intervals were left out for few scenes."""
+        n = self.scene_count()
+        few = n is not None and n < MIN_CI_SCENES
+        groups = self.extra.get("n_scenes", {}) if isinstance(self.extra, dict) else {}
+        few_groups = any(isinstance(v, dict) and any(isinstance(c, int) and c < MIN_CI_SCENES for c in v.values()) for v in groups.values())
+        if not few and not few_groups:
+            return None
+        where = f"overall: {n} scene{'s' if n != 1 else ''}" if few else "some groups"
+        return (
+            f"{FEW_SCENES_MARK} no interval: fewer than {MIN_CI_SCENES} scenes ({where}); a bootstrap over so few "
+            "scenes is no evidence (results.json keeps it; scenebench compare refuses it too)"
+        )
 
     def in_run(self, run_dir: str | Path) -> Results:
         """Remember the run folder these results belong to (for :meth:`samples`); returns ``self``."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scenebench.errors import InputError
-from scenebench.io.store import SCORE_KIND, SampleStore
+from scenebench.io.store import FINISHED_KEY, SCORE_KIND, STATE_KIND, SampleStore, lock_holder, score_ids_digest
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")
@@ -31,6 +31,8 @@ def sample_rows(run_dir: str | Path) -> list[dict[str, Any]]:
         raise InputError(folder, "holds no samples.sqlite", expected="a run folder written by scenebench score or run")
     with SampleStore(store_path, readonly=True) as store:
         records = [body for _, body in store.iter(SCORE_KIND)]
+        state = store.get(STATE_KIND, FINISHED_KEY)
+    check_finished(folder, records, state)
     groups = list(dict.fromkeys(g for r in records for g in r.get("groups", {})))
     values = list(dict.fromkeys(v for r in records for v in r.get("values", {})))
     value_col = {v: f"value_{v}" if v in groups or v in ("sample_id", "scene_id", "status", "detail") else v for v in values}
@@ -43,6 +45,35 @@ def sample_rows(run_dir: str | Path) -> list[dict[str, Any]]:
         row["detail"] = json.dumps(_finite_json(r.get("detail", {})), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
         rows.append(row)
     return rows
+
+
+def check_finished(folder: Path, records: list[dict[str, Any]], state: dict[str, Any] | None) -> None:
+    """Refuse the scores of a run that was stopped or is still running: a table of part of the samples
+    would read as the run's (issue 41). Finished means: ``results.json`` was saved over exactly the
+    stored scores (the driver's ``FINISHED_KEY`` record; a folder of an older scenebench, without it,
+    when ``results.json`` counts as many samples as are stored) and no other process holds the folder."""
+    holder = lock_holder(folder)
+    busy = f"; another scenebench process (pid {holder}) is writing it now" if holder else ""
+    again = "rerun the command that made it (it resumes) and export once it has finished"
+    ids = [r.get("sample_id") for r in records]
+    if state is None:
+        from scenebench.io.files import read_json
+
+        doc = read_json(folder / "results.json", what="results") if (folder / "results.json").is_file() else None
+        n = ((doc or {}).get("counts") or {}).get("n_samples") if isinstance(doc, dict) else None
+        if n == len(records) and not holder:
+            return
+        raise InputError(
+            folder,
+            f"is not a finished run: {len(records)} samples scored, results.json {'counts ' + str(n) if n is not None else 'absent'}{busy}",
+            expected=again,
+        )
+    if not state.get("finished") or state.get("n") != len(records) or state.get("ids") != score_ids_digest(str(i) for i in ids) or holder:
+        raise InputError(
+            folder,
+            f"is not a finished run: scoring stopped or is still running ({len(records)} samples scored so far){busy}",
+            expected=again,
+        )
 
 
 def _finite_json(obj: Any) -> Any:

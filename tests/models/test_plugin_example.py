@@ -35,6 +35,11 @@ def test_example_plugin_through_the_cli(b3d_dir, tmp_path, monkeypatch):
     assert meta["model_options"] == {"seed": 0, "min_size": 0.3} and meta["model_settings"] == {"min_size": 0.3, "version": 1}
     answers = [json.loads(x) for x in (tmp_path / "run" / "answers.jsonl").read_text().splitlines()]
     assert {a["task"] for a in answers} >= {"counting", "detection", "navigation"}
+    # it answers (it declares the ground-truth perception it reads; before, 18 of 18 answers were empty)
+    empty = [a["task"] for a in answers if not a["text"]]
+    assert len(empty) == 2 and set(empty) == {"classification"}  # object clouds have no object list
+    assert "the model abstained on 2 of 18 samples" in res.output and "read ground-truth annotation" in res.output
+    assert meta["ground_truth_perception"] is True
     again = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert again.exit_code == 0 and "0 new, 18 reused" in again.output
     other = CliRunner().invoke(app, args[:-4] + ["min_size=0.5", "--out", str(tmp_path / "run"), "--no-progress"])

@@ -42,6 +42,11 @@ class LargestObjectModel:
     """
 
     name = "largest-object"
+    # It reads the scene's object list (labels, boxes, point indices): annotation, not perception. A
+    # model gets that list only when it declares so, and its runs are labelled "[ground-truth
+    # perception]" (an upper bound). Without this line ``batch.scene.objects`` is empty and the model
+    # abstains on everything but poses; a model of the points alone reads ``batch.scene.points``.
+    ground_truth_perception = True
 
     def __init__(self, seed: int = 0, min_size: float = 0.0) -> None:
         # Everything the constructor takes can be set from the CLI: --model-arg min_size=0.5. No

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -24,6 +25,49 @@ from scenebench.errors import InputError
 from scenebench.io.sqlite import connect_durable, connect_readonly
 
 SCORE_KIND = "score"  # the per-sample score records of a run (runtime.scoring writes them)
+STATE_KIND = "run-state"  # bookkeeping records of the run itself, next to the samples
+FINISHED_KEY = "scores-finished"  # {"finished": bool, "n": int, "ids": digest}: whether results.json covers the stored scores
+
+
+LOCK_NAME = ".lock"  # RUN_DIR/.lock: the flock of the process writing the folder, holding its pid (runtime.rundir)
+
+
+def lock_holder(folder: str | Path) -> str | None:
+    """The pid of another process holding ``folder``'s lock (``"?"`` when it wrote none), else None.
+    Only tried, never kept: a free lock is given back at once. Here, not in ``rundir``, so that
+    ``Results.samples()`` (a base module) can ask without importing the run-folder layer."""
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory lock
+        return None
+    try:
+        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: nobody ever locked it, or it is not readable (nobody we know writes it)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            if other == str(os.getpid()):
+                return None  # this process holds it (a command that scored it, now exporting)
+            return other if other.isdigit() else "?"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def score_ids_digest(ids: Iterable[str]) -> str:
+    """One digest of a set of sample ids (order-free): what ``FINISHED_KEY`` records and export checks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for sid in sorted(ids):
+        h.update(sid.encode("utf-8", "surrogatepass") + b"\x1f")
+    return h.hexdigest()
+
 
 # What json.dumps(body, ensure_ascii=False, allow_nan=True) gives, without building an encoder per record.
 _json_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode

@@ -25,8 +25,12 @@ Optional hooks (looked up with ``getattr``):
   a new run instead of mixing outputs.
 - ``fit(train: list[tuple[ModelSample, Prediction]])``: called once with the benchmark's train split
   (samples and their true answers) when the data has one; blind baselines use it.
+- ``ground_truth_perception = True``: the scene then keeps its ground-truth fields
+  (:data:`GROUND_TRUTH_FIELDS`: ``objects``, ``rooms``, ``instance_ids``); every other model gets a
+  scene without them. Such runs are marked "[ground-truth perception]".
 - ``needs_ground_truth = True``: the batch then carries ``truth`` (the answers). Only the ``oracle``
-  sets this; it checks the evaluators, it is not a model.
+  sets this; it checks the evaluators, it is not a model. Such runs are marked "[ground-truth answers]"
+  (``results.json`` ``extra.run.ground_truth_answers``).
 
 A prediction must answer the sample's ``answer_kind`` (``mask``, ``box``, ``boxes``, ``pose``,
 ``waypoints``, ``option``, ``text``) or be :class:`TextPrediction` free text, which benchmarks that
@@ -35,7 +39,7 @@ score text (3DBench) parse like any model reply. See ``docs/model-template.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -83,6 +87,12 @@ class SceneObject:
     point_indices: Any = None  # (K,) int array into ``SceneView.points`` when known
 
 
+GROUND_TRUTH_FIELDS = frozenset({"objects", "rooms", "instance_ids"})
+"""Scene fields that are annotation, not sensor data: the scene graph, room types and boxes, the
+instance of each point. They reach only models that declare ``ground_truth_perception = True``
+(a source may name more through ``SceneView(..., ground_truth=...)``)."""
+
+
 class SceneView:
     """Lazy access to one scene's data: each field is loaded on first use and kept for the batch.
 
@@ -92,10 +102,11 @@ class SceneView:
     ``get(name)`` (RIO: ``reference_points``, ``reference_instances``...); ``fields()`` lists them.
     """
 
-    def __init__(self, scene_id: str, loaders: Mapping[str, Callable[[], Any]]) -> None:
+    def __init__(self, scene_id: str, loaders: Mapping[str, Callable[[], Any]], ground_truth: Iterable[str] = GROUND_TRUTH_FIELDS) -> None:
         self.scene_id = scene_id
         self._loaders = dict(loaders)
         self._cache: dict[str, Any] = {}
+        self.ground_truth = frozenset(ground_truth) | GROUND_TRUTH_FIELDS  # a source adds fields, never removes the shared ones
 
     def fields(self) -> list[str]:
         return sorted(self._loaders)

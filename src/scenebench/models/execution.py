@@ -52,24 +52,31 @@ def build_model(spec: ModelSpec, source: RunSource) -> Any:
 
 
 def uses_ground_truth_perception(model: Any) -> bool:
-    """True when the model asks for the scene's ground-truth objects (``ground_truth_perception = True``)."""
+    """True when the model asks for the scene's ground-truth fields (``ground_truth_perception = True``)."""
     return bool(getattr(model, "ground_truth_perception", False))
 
 
+def uses_ground_truth_answers(model: Any) -> bool:
+    """True when the model is handed the answers (``needs_ground_truth = True``: the oracle)."""
+    return bool(getattr(model, "needs_ground_truth", False))
+
+
 def perception_view(scene: SceneView, model: Any) -> SceneView:
-    """The scene as the model may see it: without the ground-truth ``objects`` unless it asks for them."""
-    if uses_ground_truth_perception(model) or not scene.has("objects"):
+    """The scene as the model may see it: without its ground-truth fields (``scene.ground_truth``:
+    objects, rooms, instance ids) unless the model asks for them."""
+    if uses_ground_truth_perception(model) or not any(scene.has(k) for k in scene.ground_truth):
         return scene
-    loaders = {k: v for k, v in scene._loaders.items() if k != "objects"}
-    return SceneView(scene.scene_id, loaders)
+    loaders = {k: v for k, v in scene._loaders.items() if k not in scene.ground_truth}
+    return SceneView(scene.scene_id, loaders, scene.ground_truth)
 
 
 def predict_units(model: Any, source: RunSource, units: Iterable[WorkUnit]) -> Iterator[tuple[WorkUnit, list[Prediction]]]:
     """Ask the model about each unit (one scene loaded once); check one valid prediction per sample.
 
-    Ground-truth objects (labels, boxes, instance masks) reach only models that set
-    ``ground_truth_perception = True``; such runs are marked in run.json and results.json."""
-    wants_truth = bool(getattr(model, "needs_ground_truth", False))
+    Ground-truth fields (objects, rooms, instance ids) reach only models that set
+    ``ground_truth_perception = True``, the answers only models that set ``needs_ground_truth = True``;
+    both kinds of run are marked in run.json and results.json."""
+    wants_truth = uses_ground_truth_answers(model)
     for unit in units:
         scene = perception_view(source.scene(unit.scene_id), model)
         truth = {s.sample_id: source.truth(s) for s in unit.samples} if wants_truth else None

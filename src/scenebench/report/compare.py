@@ -59,6 +59,7 @@ from scenebench.metrics.aggregate import (
 )
 from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun
+from scenebench.results import MIN_CI_SCENES
 
 # Settings that describe the model, the machine or the summary's bootstrap, not how a sample is
 # scored; they may differ between compared runs.
@@ -79,7 +80,7 @@ NON_SCORING_SETTINGS = frozenset(
 )
 # Input entries that are the model's output, not the benchmark's data.
 PREDICTION_INPUTS = frozenset({"predictions"})
-MIN_SCENES = 10  # below this many scenes in a block: no interval, no p-value
+MIN_SCENES = MIN_CI_SCENES  # below this many scenes in a block: no interval, no p-value (as every report)
 MIN_SAMPLES = 5  # below this many samples in a block: the count only
 EXACT_MAX_SCENES = 16  # up to 2**16 sign-flip assignments are enumerated; above, Monte Carlo
 KNOWN_DERIVED = {"f1_from": f1_from}

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scenebench.consoles import make_console
-from scenebench.results import Results
+from scenebench.results import FEW_SCENES_MARK, Results
 
 
 def fmt(value: float | None, ci: list[float] | None = None, digits: int = 2) -> str:
@@ -54,10 +54,12 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
         unit = res.metric_info.get(n, {}).get("unit", "")
         table.add_column(f"{n}{f' ({unit})' if unit else ''}", justify="right")
 
-    def row(label: str, vals: dict, cis: dict, counts: Any) -> None:
+    def row(label: str, vals: dict, cis: dict, counts: Any, key: str = "overall", value: str | None = None) -> None:
         n = counts.n_samples if counts is not None else ""
         show_ci = counts is None or counts.n_samples >= MIN_CI_SAMPLES
-        table.add_row(label, str(n), *[fmt(vals.get(m), (cis or {}).get(m) if show_ci else None) for m in names])
+        few = show_ci and not res.ci_is_evidence(key, value)  # an interval over < 10 scenes: value only, marked
+        cells = [fmt(vals.get(m), (cis or {}).get(m) if show_ci and not few else None) for m in names]
+        table.add_row(label, str(n), *[f"{c} {FEW_SCENES_MARK}" if few and c != "n/a" else c for c in cells])
 
     row("overall", overall, ci_all.get("overall", {}), res.counts)
     for key, block in res.metrics.items():
@@ -70,7 +72,7 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
             table.add_row(f"{key[3:]}: {len(block):,} values (in results.json)", "", *["" for _ in names])
             continue
         for gv, vals in block.items():
-            row(f"{key[3:]}={gv}", vals, cis.get(gv, {}), cbg.get(gv))
+            row(f"{key[3:]}={gv}", vals, cis.get(gv, {}), cbg.get(gv), key, gv)
     return table
 
 
@@ -79,6 +81,9 @@ def print_results(res: Results, metrics: list[str] | None = None, console: Conso
     console.print(results_table(res, metrics, max_group_rows=MAX_GROUP_ROWS))
     c = res.counts
     console.print(f"samples {c.n_samples}: scored {c.n_scored}, missing {c.n_missing}, invalid {c.n_invalid}, excluded {c.n_excluded}")
+    note = res.few_scenes_note()
+    if note:
+        console.print(note)
     print_judge_and_warnings(res, console)
 
 

@@ -34,6 +34,7 @@ from scenebench.report.console import judge_notes
 from scenebench.report.runs import LoadedRun, load_run, load_runs
 from scenebench.report.tables import TEXT_METRIC_FALLBACK, baseline_warnings, by_benchmark, is_baseline_run
 from scenebench.report.views import ViewOptions, build_views
+from scenebench.results import Results
 
 ASSETS = ("charts.js", "viewer.js", "report.js")
 
@@ -262,11 +263,11 @@ def build_payload(
                 "benchmark": res.benchmark,
                 "protocol": res.protocol,
                 "metrics": res.metrics,
-                "ci": res.confidence_intervals.model_dump(mode="json"),
+                "ci": evidence_intervals(res),
                 "counts": res.counts.model_dump(),
                 "counts_by_group": {k: {v: c.model_dump() for v, c in d.items()} for k, d in res.counts_by_group.items()},
                 "metric_info": res.metric_info,
-                "warnings": res.warnings,
+                "warnings": res.warnings + [n for n in [res.few_scenes_note()] if n],
                 # the judge named on the first screen, its warning among the warnings (issue 27 item 3)
                 "judge_notes": judge_notes(res)[:1],
                 "judge_warnings": [w for w in judge_notes(res)[1:] if w not in res.warnings],
@@ -363,6 +364,18 @@ def render_html(payload: dict[str, Any]) -> str:
         separators=(",", ":"),
     )
     return _TEMPLATE.format(title=_html.escape(payload["title"]), css=_asset("report.css"), data=_escape_for_script(text), scripts=scripts)
+
+
+def evidence_intervals(res: Results) -> dict[str, Any]:
+    """The intervals the page shows: those of blocks of fewer than ``MIN_CI_SCENES`` scenes left out
+    (results.json keeps them; the run's warnings say why), as the console and the tables do."""
+    ci = res.confidence_intervals.model_dump(mode="json")
+    if not res.ci_is_evidence():
+        ci["overall"] = {}
+    for key, block in list(ci.items()):
+        if key.startswith("by_") and isinstance(block, dict):
+            ci[key] = {v: ({} if not res.ci_is_evidence(key, v) else b) for v, b in block.items()}
+    return ci
 
 
 def write_html_report(

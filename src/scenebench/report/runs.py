@@ -39,6 +39,7 @@ class LoadedRun:
 
 
 GT_MARK = "[ground-truth perception]"  # appended to the label of runs whose model read ground-truth objects
+GT_ANSWERS_MARK = "[ground-truth answers]"  # runs whose model was handed the answers (the oracle): a check, not a result
 
 
 def default_label(path: Path, meta: dict[str, Any]) -> str:
@@ -70,6 +71,8 @@ def load_run(path: str | Path, label: str | None = None) -> LoadedRun:
     name = label or default_label(run.path, meta)
     if results.ground_truth_perception and GT_MARK not in name:
         name = f"{name} {GT_MARK}"
+    if ((results.extra or {}).get("run") or {}).get("ground_truth_answers") and GT_ANSWERS_MARK not in name:
+        name = f"{name} {GT_ANSWERS_MARK}"
     return LoadedRun(run.path, meta, results, scores, name)
 
 

@@ -20,6 +20,7 @@ from scenebench.declarations.catalog import find_spec
 from scenebench.report.console import MIN_CI_SAMPLES, judge_notes
 from scenebench.report.layouts import Layout, layout_for
 from scenebench.report.runs import LoadedRun
+from scenebench.results import FEW_SCENES_MARK
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Cell:
     value: float | None
     ci: list[float] | None = None
     best: bool = False
+    few: bool = False  # its interval is left out: fewer than MIN_CI_SCENES scenes (marked, the notes say why)
 
 
 @dataclass
@@ -57,12 +59,22 @@ def _find(name: str, available: Sequence[str]) -> str | None:
 def _block_values(run: LoadedRun, group: str | None, value: str | None) -> tuple[dict, dict]:
     ci = run.results.confidence_intervals.model_dump()
     if group is None or value is None:
-        return run.results.metrics.get("overall", {}), ci.get("overall", {}) or {}
+        # an interval over fewer than 10 scenes is no evidence: the value only (the notes say why)
+        return run.results.metrics.get("overall", {}), (ci.get("overall", {}) or {}) if run.results.ci_is_evidence() else {}
     key = f"by_{group}"
+    if not run.results.ci_is_evidence(key, value):
+        return run.results.metrics.get(key, {}).get(value, {}), {}
     counts = run.results.counts_by_group.get(key, {}).get(value)
     if counts is not None and counts.n_samples < MIN_CI_SAMPLES:  # a group of 1-4 samples: its count, no interval
         return run.results.metrics.get(key, {}).get(value, {}), {}
     return run.results.metrics.get(key, {}).get(value, {}), (ci.get(key, {}) or {}).get(value, {}) or {}
+
+
+def _few(run: LoadedRun, group: str | None, value: str | None) -> bool:
+    """The block's interval comes from fewer than ``MIN_CI_SCENES`` scenes (left out, cell marked)."""
+    if group is None or value is None:
+        return not run.results.ci_is_evidence()
+    return not run.results.ci_is_evidence(f"by_{group}", value)
 
 
 def _higher(runs: Sequence[LoadedRun], metric: str) -> bool | None:
@@ -119,6 +131,9 @@ def _notes(runs: Sequence[LoadedRun]) -> list[str]:
             f"{int(cim.level * 100)}% CI: {cim.method} over {cim.cluster_key} ({cim.n_resamples} resamples, seed {cim.seed})"
         )
         notes += [f"{r.label}: {n}" for n in judge_notes(r.results)]
+        few = r.results.few_scenes_note()
+        if few:
+            notes.append(f"{r.label}: {few.removeprefix(FEW_SCENES_MARK + ' ')}")
     return notes
 
 
@@ -192,7 +207,7 @@ def paper_table(runs: Sequence[LoadedRun], layout: Layout) -> Table | None:
         cells = []
         for value, metrics in block_cols:
             vals, cis = _block_values(r, layout.group, value)
-            cells += [Cell(vals.get(m), cis.get(m)) for m in metrics]
+            cells += [Cell(vals.get(m), cis.get(m), few=_few(r, layout.group, value)) for m in metrics]
         t.rows.append(([r.label], cells))
     _mark_best(t)
     return t
@@ -235,7 +250,9 @@ def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
             for m in names:
                 if vals.get(m) is not None:
                     unit = _unit(runs, m)
-                    t.rows.append(([r.label, str(v), n_of(r, v), f"{m} ({unit})" if unit else m], [Cell(vals[m], cis.get(m))]))
+                    t.rows.append(
+                        ([r.label, str(v), n_of(r, v), f"{m} ({unit})" if unit else m], [Cell(vals[m], cis.get(m), few=_few(r, group, v))])
+                    )
         t.units = ["%"]  # per-row units vary; values print with the requested digits
         return t
     units = {m: _unit(runs, m) for m in names}
@@ -250,7 +267,9 @@ def long_table(runs: Sequence[LoadedRun], group: str | None) -> Table:
     )
     for r, v in blocks:
         vals, cis = _block_values(r, group, v)
-        t.rows.append(([r.label] + ([str(v)] if group else []) + [n_of(r, v)], [Cell(vals.get(m), cis.get(m)) for m in names]))
+        t.rows.append(
+            ([r.label] + ([str(v)] if group else []) + [n_of(r, v)], [Cell(vals.get(m), cis.get(m), few=_few(r, group, v)) for m in names])
+        )
     if group is None:
         _mark_best(t)
     return t
@@ -359,6 +378,8 @@ def to_markdown(tables: Sequence[Table], *, digits: int = 1, ci: bool = True) ->
                 s = _cell_text(t, j, c.value, digits)
                 if ci and c.ci and c.value is not None:
                     s += f" [{c.ci[0]:.{d}f}, {c.ci[1]:.{d}f}]"
+                if ci and c.few and c.value is not None:
+                    s += f" {FEW_SCENES_MARK}"
                 vals.append(f"**{s}**" if c.best else s)
             lines.append("| " + " | ".join([_md(x) for x in labels] + vals) + " |")
         lines.append("")
@@ -446,6 +467,8 @@ def to_latex(tables: Sequence[Table], *, digits: int = 1, ci: bool = False) -> s
                     s = f"\\textbf{{{s}}}"
                 if ci and c.ci and c.value is not None:
                     s += f"\\,{{\\scriptsize[{c.ci[0]:.{d}f}, {c.ci[1]:.{d}f}]}}"
+                if ci and c.few and c.value is not None:
+                    s += "$^\\dagger$"
                 vals.append(s)
             out.append(" & ".join([latex_escape(x) for x in labels] + vals) + " \\\\")
         out += ["\\bottomrule", "\\end{tabular}}"]

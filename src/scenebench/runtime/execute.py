@@ -101,6 +101,11 @@ def execute(
         score_options=score_options,
     )
     echo(f"predictions: {outcome.predicted_now} new, {outcome.reused} reused from the run folder")
+    meta = outcome.run.read_meta()
+    if meta.get("ground_truth_answers"):
+        echo(f"note: {o.model} was handed the ground-truth answers (needs_ground_truth): a check of the evaluator, not a result")
+    elif meta.get("ground_truth_perception"):
+        echo(f"note: {o.model} read ground-truth annotation (objects, rooms, instance ids): an upper bound, not a perception result")
     for line in diagnostics_lines(outcome.diagnostics):
         echo(line)
     return outcome

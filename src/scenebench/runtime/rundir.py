@@ -18,9 +18,12 @@ when ``run.json`` is a scenebench run record of the same benchmark, and a report
 lists it (``scenebench report`` adds every report it writes into a run folder). Anything else stops
 the command, naming it, before anything is deleted: ``--out .`` must never cost a user their files.
 
-One process at a time: ``open`` takes an exclusive lock (``RUN_DIR/.lock``, ``flock``) held until the
-process ends, so two identical ``run`` or ``score`` commands on one folder do not both write every
-row; the second stops with a clear error.
+One writer at a time: ``open`` takes an exclusive lock (``RUN_DIR/.lock``, ``flock``) held until the
+process ends (the Python API gives it up when its call returns), so two identical ``run`` or
+``score`` commands on one folder do not both write every row; the second stops with a clear error.
+The lock belongs to one thread: another thread of the same process is refused like another process
+while the holder is alive (two ``scenebench.score`` calls in threads would otherwise write into, and
+read back, one store).
 """
 
 from __future__ import annotations
@@ -28,24 +31,26 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import shutil
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from scenebench.errors import InputError, RunMismatchError, ScenebenchError
 from scenebench.io.files import atomic_write_json, read_json
 from scenebench.io.fingerprints import fingerprint
-from scenebench.io.store import SampleStore
+from scenebench.io.store import LOCK_NAME, SampleStore
 
 __all__ = ["DEFAULT_RUNS_ROOT", "RunDir", "default_run_dir", "fingerprint"]
 
 DEFAULT_RUNS_ROOT = Path("runs")
-LOCK_NAME = ".lock"
 LEDGER_NAME = ".scenebench-written.json"  # the report outputs scenebench wrote into a run folder
 REPORT_OUTPUTS = ("report.html", "report.tex", "report.md", "report")
 _RUN_FILES = ("samples.sqlite", "samples.sqlite-wal", "samples.sqlite-shm", "results.json", "run.json")
 
-_LOCKS: dict[str, tuple[int, int]] = {}  # resolved folder -> (fd, inode of its lock file) held by this process
+_LOCKS: dict[str, tuple[int, int, int]] = {}  # resolved folder -> (fd, inode of its lock file, holding thread) in this process
+_LOCKS_GUARD = threading.Lock()  # _LOCKS is read and changed by every thread that opens a run folder
 
 
 class RunLockedError(ScenebenchError):
@@ -53,10 +58,11 @@ class RunLockedError(ScenebenchError):
 
 
 def lock_run_folder(folder: Path) -> None:
-    """Take (or keep) this process's exclusive lock on ``folder``; refuse when another process holds it.
+    """Take (or keep) this thread's exclusive lock on ``folder``; refuse when another process, or
+    another live thread of this one, holds it.
 
     The lock is an ``flock`` on ``folder/.lock``: the kernel releases it when the process ends, however
-    it ends (a SIGKILLed run leaves no stale lock).
+    it ends (a SIGKILLed run leaves no stale lock). A lock whose thread has ended passes to the caller.
     """
     try:
         import fcntl
@@ -64,39 +70,68 @@ def lock_run_folder(folder: Path) -> None:
         return
     key = str(folder.resolve())
     path = folder / LOCK_NAME
-    held = _LOCKS.get(key)
-    if held is not None:
-        try:
-            if os.stat(path).st_ino == held[1]:
+    me = threading.get_ident()
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is not None:
+            try:
+                same_file = os.stat(path).st_ino == held[1]
+            except OSError:
+                same_file = False
+            if same_file:
+                if held[2] == me:
+                    return
+                if held[2] in {t.ident for t in threading.enumerate()}:
+                    raise RunLockedError(
+                        f"run folder {folder} is in use by another thread of this process; wait for its call to return, "
+                        "then rerun (it resumes), or choose another out"
+                    )
+                _LOCKS[key] = (held[0], held[1], me)  # its thread ended without giving it up
                 return
-        except OSError:
-            pass
-        os.close(held[0])
-        del _LOCKS[key]
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+            os.close(held[0])
+            del _LOCKS[key]
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
-            other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            other = ""
-        os.close(fd)
-        who = f" (pid {other})" if other.isdigit() else ""
-        raise RunLockedError(
-            f"run folder {folder} is in use by another scenebench process{who}; wait for it to finish, "
-            "then rerun (it resumes), or choose another --out"
-        ) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
-    _LOCKS[key] = (fd, os.fstat(fd).st_ino)
+            try:
+                other = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            except OSError:
+                other = ""
+            os.close(fd)
+            who = f" (pid {other})" if other.isdigit() else ""
+            raise RunLockedError(
+                f"run folder {folder} is in use by another scenebench process{who}; wait for it to finish, "
+                "then rerun (it resumes), or choose another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        _LOCKS[key] = (fd, os.fstat(fd).st_ino, me)
 
 
 def release_run_folder(folder: Path) -> None:
-    """Give up this process's lock on ``folder`` (tests; the CLI keeps it until it exits)."""
-    held = _LOCKS.pop(str(Path(folder).resolve()), None)
+    """Give up this process's lock on ``folder`` (tests, and the API when its call returns; the CLI keeps it until it exits)."""
+    with _LOCKS_GUARD:
+        held = _LOCKS.pop(str(Path(folder).resolve()), None)
     if held is not None:
         os.close(held[0])
+
+
+@contextmanager
+def run_folder_call(folder: Path) -> Iterator[None]:
+    """The span of one API call on ``folder``: a lock the call takes is given up when it returns, so
+    another thread may use the folder next; a lock this thread held before the call is kept."""
+    key = str(Path(folder).resolve()) if Path(folder).exists() else None
+    with _LOCKS_GUARD:
+        held_before = key is not None and key in _LOCKS and _LOCKS[key][2] == threading.get_ident()
+    try:
+        yield
+    finally:
+        if not held_before:
+            with _LOCKS_GUARD:
+                held = _LOCKS.get(str(Path(folder).resolve()))
+            if held is not None and held[2] == threading.get_ident():
+                release_run_folder(folder)
 
 
 def _is_run_record(meta: Any) -> bool:

@@ -27,7 +27,15 @@ from typing import Any
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, model_settings
-from scenebench.models.execution import ModelSpec, WorkUnit, build_model, predict_units, seeded_rng, uses_ground_truth_perception
+from scenebench.models.execution import (
+    ModelSpec,
+    WorkUnit,
+    build_model,
+    predict_units,
+    seeded_rng,
+    uses_ground_truth_answers,
+    uses_ground_truth_perception,
+)
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, make_source
 from scenebench.protocol import check_protocol
@@ -118,6 +126,7 @@ def run_meta(source: RunSource, spec: ModelSpec, model: Any, *, seed: int, proto
         "data": source.spec(),
         "inputs": inputs,
         "ground_truth_perception": uses_ground_truth_perception(model),
+        "ground_truth_answers": uses_ground_truth_answers(model),  # the oracle: handed every answer
     }
 
 
@@ -237,6 +246,7 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
       are left out);
     - ``failures``: every sample whose status is not ``"ok"``, with the scalar fields of its ``extra``
       (e.g. the FPFH baseline's ``method``, ``fitness``);
+    - ``abstained``: ``{n, of}``, how many answers were empty text (a model that abstains), when any;
     - ``seconds_per_scene``: ``n_scenes``, ``mean``, ``max``, ``total`` and the ``slowest`` scenes, over
       the scenes of ``samples`` whose backend reported a time (load + predict).
     """
@@ -250,8 +260,12 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
         for _, body in store.iter(UNIT_TIME_KIND):
             if body.get("scene_id") in scenes:
                 seconds[body["scene_id"]] = seconds.get(body["scene_id"], 0.0) + float(body["seconds"])
+    abstained = 0
     for s in samples:
-        extra = (stored.get(s.sample_id) or {}).get("prediction", {}).get("extra") or {}
+        pred = (stored.get(s.sample_id) or {}).get("prediction", {})
+        if pred.get("kind") == "text" and not str(pred.get("text", "")).strip():
+            abstained += 1  # an empty answer: scored as missing or wrong, and said so (issue 41)
+        extra = pred.get("extra") or {}
         status = extra.get("status")
         if not isinstance(status, str):
             continue
@@ -260,6 +274,8 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
             detail = {k: v for k, v in extra.items() if k != "status" and (v is None or isinstance(v, str | int | float | bool))}
             failures.append({"sample_id": s.sample_id, "scene_id": s.scene_id, "status": status, **detail})
     out: dict[str, Any] = {}
+    if abstained:
+        out["abstained"] = {"n": abstained, "of": len(samples)}
     if statuses:
         out["status_counts"] = dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0])))
         out["failures"] = failures
@@ -279,6 +295,14 @@ def model_diagnostics(run: RunDir, samples: Sequence[ModelSample]) -> dict[str, 
 def diagnostics_lines(diagnostics: Mapping[str, Any], *, max_failures: int = 10) -> list[str]:
     """A short console summary of :func:`model_diagnostics` (empty when there is nothing to say)."""
     lines = []
+    abstained = diagnostics.get("abstained")
+    if abstained:
+        n, of = abstained["n"], abstained["of"]
+        lines.append(
+            f"warning: the model answered none of the {of} samples (every answer empty): its scores are those of no answer"
+            if n == of
+            else f"the model abstained on {n} of {of} samples (empty answers, scored as missing or wrong)"
+        )
     secs = diagnostics.get("seconds_per_scene")
     if secs:
         lines.append(
@@ -322,7 +346,11 @@ def add_run_info(res: Any, run: RunDir, *, diagnostics: Mapping[str, Any] | None
     """Add what the run was (model, seed, samples, the model's diagnostics) to the results and save them in the run folder."""
     meta = run.read_meta()
     res.settings = {**res.settings, "model": meta.get("model"), "model_options": meta.get("model_options"), "seed": meta.get("seed")}
-    res.extra = {**res.extra, "run": {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}}
+    run_info = {k: meta.get(k) for k in ("model", "model_settings", "seed", "data", "fingerprint")}
+    # What the model was handed beyond the samples and sensor data: a reader sees it next to the numbers.
+    run_info["ground_truth_perception"] = bool(meta.get("ground_truth_perception", False))
+    run_info["ground_truth_answers"] = bool(meta.get("ground_truth_answers", False))
+    res.extra = {**res.extra, "run": run_info}
     if diagnostics:
         res.extra["model_diagnostics"] = dict(diagnostics)
     res.ground_truth_perception = bool(meta.get("ground_truth_perception", False))

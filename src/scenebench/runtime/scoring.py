@@ -25,7 +25,7 @@ from typing import Any
 from scenebench.declarations.catalog import get_spec
 from scenebench.errors import ScenebenchError
 from scenebench.io.fingerprints import fingerprint
-from scenebench.io.store import SCORE_KIND, DamagedStoreError
+from scenebench.io.store import FINISHED_KEY, SCORE_KIND, STATE_KIND, DamagedStoreError, score_ids_digest
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, Scorer, Summary, count, summarize_scores
 from scenebench.protocol import check_protocol
@@ -92,6 +92,8 @@ def score_into_run(scorer: Scorer, run: RunDir, *, progress: bool = True, label:
     if hasattr(scorer, "progress"):  # a scorer with a pass of its own (3DBench's judge) reports it too
         scorer.progress = progress
     with run.store() as store:
+        # Until results.json is saved again, the stored scores are a run in progress: export refuses them.
+        store.put_many(STATE_KIND, [(FINISHED_KEY, {"finished": False})])
         done = store.ids(SCORE_KIND)
         todo = len([i for i in ids if i not in done])
         fresh: dict[str, SampleScore] = {}
@@ -190,8 +192,30 @@ def score_job(job: ScoringJob, run: RunDir, *, progress: bool = True) -> Results
         res = job.summarize(records, run)
     if warned[0]:  # only then: results of clean inputs stay byte-identical
         res.extra["numeric_warnings"] = warned[0]
+    res.extra["n_scenes"] = scene_counts(records, res.metrics)
     res.save(run.results_json)
+    with run.store() as store:  # results.json now covers exactly these scores: the run is finished
+        store.put_many(
+            STATE_KIND, [(FINISHED_KEY, {"finished": True, "n": len(records), "ids": score_ids_digest(r.sample_id for r in records)})]
+        )
     return res.in_run(run.path)  # Results.samples() reads the per-sample scores from there
+
+
+def scene_counts(records: list[SampleScore], metrics: dict[str, Any]) -> dict[str, Any]:
+    """Scenes behind each block of ``metrics`` (``overall`` and ``by_<group>`` values), excluded samples
+    left out as in the metrics: reports show no interval as evidence below ``MIN_CI_SCENES``."""
+    kept = [r for r in records if r.status != "excluded"]
+    out: dict[str, Any] = {"overall": len({r.scene_id for r in kept})}
+    for key in metrics:
+        if not key.startswith("by_"):
+            continue
+        scenes: dict[str, set[str]] = {}
+        for r in kept:
+            v = r.groups.get(key[3:])
+            if v is not None:
+                scenes.setdefault(str(v), set()).add(r.scene_id)
+        out[key] = {v: len(sc) for v, sc in scenes.items()}
+    return out
 
 
 def score_benchmark(

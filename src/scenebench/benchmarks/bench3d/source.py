@@ -19,7 +19,8 @@ ground-truth perception get it). It comes from ``scene_graph/<house>.json`` in t
 else in the ground-truth folder (``--gt``, default ``<data>/../gt/3dbench`` when present: where
 ``scenebench generate`` writes it, outside the data handed to models; every
 object the cloud shows, labelled with its category; such houses also offer ``rooms``, a list of
-``{"type", "box"}`` with RoomDetection's ``[x, z, y, lx, lz, h]`` boxes), else from the benchmark's
+``{"type", "box"}`` with RoomDetection's ``[x, z, y, lx, lz, h]`` boxes: the answers of room
+detection, so ground truth like ``objects``), else from the benchmark's
 own detection and grounding records of that house (incomplete: only the objects those mention).
 Either way it is ground-truth perception, an upper bound, stated as such in the docs.
 Object-level clouds have no objects.
@@ -31,7 +32,7 @@ so structured predictions go through exactly the parser that reads a 3D LLM's re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -247,16 +248,18 @@ class Bench3DSource:
             rgb = np.asarray(c[:, 3:6], float)
             return rgb / 255.0 if rgb.max(initial=0) > 1.0 else rgb
 
+        # The loaders close over paths and lists, never over the source (whose truth() holds the answers).
         house, scene_level = self._clouds.get(scene_id, (None, False))
-        loaders: dict[str, Callable[[], Any]] = {
-            "points": lambda: np.asarray(cloud()[:, :3], float),
-            "colors": colors,
-            "objects": lambda: self.house_objects(house) if (house is not None and scene_level) else [],
-            "up_axis": lambda: 1,
-        }
-        if house is not None and scene_level and self._graph_path(house).is_file():
-            graph = self._graph_path(house)
+        loaders: dict[str, Any] = {"points": lambda: np.asarray(cloud()[:, :3], float), "colors": colors, "up_axis": lambda: 1}
+        graph = self._graph_path(house) if (house is not None and scene_level) else None
+        if graph is not None and graph.is_file():
+            loaders["objects"] = lambda: [
+                SceneObject(o["id"], o["category"], [float(v) for v in o["bbox"]]) for o in read_scene_graph(graph)["objects"]
+            ]
             loaders["rooms"] = lambda: [{"type": r["type"], "box": r["bbox"]} for r in read_scene_graph(graph)["rooms"]]
+        else:
+            found = self.house_objects(house) if (house is not None and scene_level) else []
+            loaders["objects"] = lambda: found
         return SceneView(scene_id, loaders)
 
     def truth(self, sample: ModelSample) -> Prediction:

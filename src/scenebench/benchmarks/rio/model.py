@@ -39,11 +39,11 @@ class FPFHModel:
         return self.settings_.to_json()
 
     def predict(self, batch: SceneBatch) -> list[Prediction]:
-        from .fpfh_baseline import _o3d, relocalize_instances
+        from .fpfh_baseline import relocalize_instances
 
         if any(s.answer_kind != "pose" for s in batch.samples):
             raise ScenebenchError("baseline:fpfh answers RIO re-localization (pose) samples only")
-        _o3d().utility.random.seed(int(self.settings_.seed))
+        # relocalize_instances seeds Open3D and runs it on one thread: the same poses on every run
         scene = batch.scene
         ref_xyz = np.asarray(scene.get("reference_points"), float)
         ref_ids = np.asarray(scene.get("reference_instance_ids"))

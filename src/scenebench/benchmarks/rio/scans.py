@@ -137,6 +137,13 @@ class ScanFiles:
         self._obb_cache: dict[str, dict[int, Sequence[float] | None]] = {}
         self._points_cache: tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
+    def scan_reader(self) -> ScanFiles:
+        """A reader of the scan folders alone (points, labels), sharing nothing with the index it may be
+        part of: what a model's scene closes over, so no loader reaches the index's instance poses."""
+        reader = ScanFiles(self.gt_root)
+        reader.root, reader.index_path, reader.objects = self.root, self.index_path, self.objects
+        return reader
+
     def scan_dir(self, scan_id: str) -> Path:
         check_path_id(scan_id, self.index_path, field="reference")  # a scan id is a folder name under the root
         return self.root / scan_id

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.errors import InputError
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean, Median
 from scenebench.metrics.jobs import ScoringJob
@@ -391,6 +392,21 @@ def prepare_scoring(
     loaded = ThreeRScan(data, units=units, symmetry_codes=symmetry_codes, split=split, gt=gt)
     rescans = loaded.split_rescans(split)
     preds = read_pose_predictions(predictions, loaded.reference_instances(), evaluated=[r.scan_id for r in rescans], allow_empty=True)
+    if preds.ignored_other_split and not preds.poses:
+        # Every prediction is for a rescan outside the split: scoring would report 0 with every sample
+        # missing, a number that says nothing about the model (issue 41).
+        raise InputError(
+            Path(predictions),
+            f"all {preds.ignored_other_split} predictions are for rescans outside the '{split}' split (none for its "
+            f"{len(rescans)} rescans)",
+            field="rescan",
+            expected=f"predictions for the '{split}' split, or --split naming the split they were made for",
+        )
+    other_split = (
+        [f"{preds.ignored_other_split} predictions are for rescans outside the '{split}' split and were ignored"]
+        if preds.ignored_other_split
+        else []
+    )
     settings = scoring_settings(
         split=split,
         scope=scope,
@@ -410,7 +426,7 @@ def prepare_scoring(
     scorer.table  # noqa: B018 - built here, with the inputs, not inside the first batch
 
     def summarize(records: list[SampleScore], _run: Any) -> Results:
-        return build_results(
+        res = build_results(
             records,
             protocol=checked,
             settings=settings,
@@ -424,5 +440,7 @@ def prepare_scoring(
                 **dict(extra or {}),
             },
         )
+        res.warnings.extend(w for w in other_split if w not in res.warnings)
+        return res
 
     return ScoringJob("rio", checked, scorer, summarize, settings, inputs, label="scoring rio")

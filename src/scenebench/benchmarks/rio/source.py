@@ -65,6 +65,7 @@ class RIOSource:
         if gt is not None:
             self._kwargs["gt"] = str(gt)
         self.rescans = self.data.split_rescans(split)
+        self._scans = self.data.scan_reader()  # what scenes read: the scan folders without the index
         self._gt = {r.scan_id: self.data.ground_truth(r, scope) for r in self.rescans}
         self._by_id = {g.sample_id: g for gts in self._gt.values() for g in gts}
 
@@ -100,29 +101,32 @@ class RIOSource:
     def train(self) -> list[tuple[ModelSample, Prediction]]:
         return []
 
-    def _cloud(self, scan_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        xyz, rgb, ids = self.data.points(scan_id)
-        return np.array(xyz, float), np.asarray(rgb, float) / 255.0, np.array(ids)
-
     def scene(self, scene_id: str) -> SceneView:
+        # The loaders close over a reader of the scan folders and the rescan's transform, never over the
+        # source or the index (whose instance poses are the answers).
+        scans = self._scans
         rescan = self.data.rescans[scene_id]
+        T, reference = np.asarray(rescan.transform, float), rescan.scene_id
         cache: dict[str, Any] = {}
+
+        def cloud(scan_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            xyz, rgb, ids = scans.points(scan_id)
+            return np.array(xyz, float), np.asarray(rgb, float) / 255.0, np.array(ids)
 
         def rescan_cloud() -> tuple[np.ndarray, np.ndarray]:
             if "r" not in cache:
-                xyz, rgb, _ = self._cloud(scene_id)
-                T = rescan.transform
+                xyz, rgb, _ = cloud(scene_id)
                 cache["r"] = (xyz @ T[:3, :3].T + T[:3, 3], rgb)
             return cache["r"]
 
         def reference_cloud() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if "ref" not in cache:
-                cache["ref"] = self._cloud(rescan.scene_id)
+                cache["ref"] = cloud(reference)
             return cache["ref"]
 
         def objects() -> Any:
             xyz, _, ids = reference_cloud()
-            labels = {int(i): self.data.label(rescan.scene_id, int(i)) for i in np.unique(ids[ids > 0]).tolist()}
+            labels = {int(i): scans.label(reference, int(i)) for i in np.unique(ids[ids > 0]).tolist()}
             return instance_objects(xyz, np.where(ids > 0, ids, -1), labels)
 
         return SceneView(

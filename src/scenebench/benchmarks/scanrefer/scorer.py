@@ -2,13 +2,16 @@
 
 Per sample (docs/metrics/scanrefer_acc_iou.md, scanrefer_unique_multiple.md): the GT box is the
 row of the scene's box table whose last column is the sample's ``object_id``; IoU of axis-aligned
-boxes; a hit when IoU >= 0.25 (0.5). No prediction: IoU 0, status ``missing``.
+boxes; a hit when IoU >= 0.25 (0.5). No prediction: status ``missing``.
 
-- ``official`` (the released ``lib/dataset.py`` + ``box3d_iou``): the row is looked up among the
-  first ``MAX_NUM_OBJ`` = 128 rows only, else row 0 stands in (the all-zero ``ref_box_label``'s
-  argmax); IoU = inter / (union + 1e-8).
+- ``official`` (the released ``lib/dataset.py`` + ``box3d_iou``, and ``benchmark/eval.py``): the row
+  is looked up among the first ``MAX_NUM_OBJ`` = 128 rows only, else row 0 stands in (the all-zero
+  ``ref_box_label``'s argmax); IoU = inter / (union + 1e-8); Acc averages over the **submitted**
+  predictions (eval.py loops over ``pred.json``): a missing sample enters no metric (counted in
+  ``n_missing``, named in a warning).
 - ``strict``: the true row; a sample whose object has no row cannot be scored (``excluded``,
-  listed in ``extra.excluded_ids``); IoU = inter / union, 0 when the union is empty.
+  listed in ``extra.excluded_ids``); IoU = inter / union, 0 when the union is empty; a missing
+  prediction is IoU 0 (a miss).
 """
 
 from __future__ import annotations
@@ -40,10 +43,12 @@ RULES = {
     "official": {
         "gt_row": f"first {MAX_NUM_OBJ} rows of the box table only; an object not among them is compared with row 0",
         "iou": "inter / (vol_pred + vol_gt - inter + 1e-8)",
+        "missing_prediction": "left out: Acc averages over the submitted predictions (released benchmark/eval.py)",
     },
     "strict": {
         "gt_row": f"the row of the object_id anywhere in the table; no row: excluded ({NO_ROW})",
         "iou": "inter / union, 0 if the union is 0",
+        "missing_prediction": "IoU 0",
     },
 }
 
@@ -88,7 +93,8 @@ class ScanReferScorer:
                 if not k:
                     batch.append(SampleScore(s.sample_id, scene_id, "excluded", {}, groups, {**detail, "reason": NO_ROW}))
                     continue
-                values = {"acc25": float(v >= 0.25), "acc50": float(v >= 0.5)}
+                # official: a sample without a prediction enters no mean (the released eval.py averages over pred.json)
+                values = {"acc25": float(v >= 0.25), "acc50": float(v >= 0.5)} if h or self.protocol != "official" else {}
                 batch.append(SampleScore(s.sample_id, scene_id, "scored" if h else "missing", values, groups, detail))
             yield batch
 
@@ -99,15 +105,22 @@ def make_job(
     """The scoring job over ``samples`` (``score`` and ``run``); ``inputs`` holds the truth's file records."""
     inputs = {**inputs, "boxes_dir": str(boxes), "predictions": file_fingerprint(predictions)}
     inputs["boxes"] = {sid: file_fingerprint(box_path(boxes, sid)) for sid in by_scene(samples)}
-    settings = {"iou_thresholds": [0.25, 0.5], "comparison": ">=", "missing_prediction": "IoU 0", **RULES[protocol], "protocols": RULES}
+    settings = {"iou_thresholds": [0.25, 0.5], "comparison": ">=", **RULES[protocol], "protocols": RULES}
     scorer = ScanReferScorer(samples, Path(boxes), read_predictions(predictions, samples), protocol)
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
         excluded = [r.sample_id for r in records if r.status == "excluded"]
+        warnings = []
+        if protocol == "official" and s.counts.n_missing:
+            warnings.append(
+                f"official: {s.counts.n_missing} of {s.counts.n_samples} descriptions have no prediction and are left out of Acc "
+                "(the released benchmark/eval.py averages over the submitted predictions); strict counts them as misses"
+            )
         return Results(
             benchmark="scanrefer", protocol=protocol, metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,  # type: ignore[arg-type]
             counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings=settings, inputs=inputs, extra={"excluded_ids": excluded},
+            warnings=warnings,
         )  # fmt: skip
 
     return ScoringJob("scanrefer", protocol, scorer, summarize, settings, inputs, label="scoring scanrefer")

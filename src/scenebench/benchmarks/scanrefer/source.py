@@ -3,8 +3,9 @@
 Data folder (``--data``, the layout of :mod:`.writer`): ``ScanRefer_filtered_val.json`` is
 evaluated, ``ScanRefer_filtered_train.json`` (when there) is the train split of blind baselines.
 A model sees the description (``query``, answer kind ``box``) and the scene from
-``scannet_data/<scene_id>_aligned_vert.npy`` / ``_ins_label.npy``: points, colors, instance ids and
-``objects`` labelled with the annotations' ``object_name`` (scene content: ScanRefer names its target).
+``scannet_data/<scene_id>_aligned_vert.npy`` / ``_ins_label.npy``: points and colors; instance ids
+and ``objects`` labelled with the annotations' ``object_name`` are ground truth, seen only by models
+that declare ground-truth perception.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ class ScanReferSource:
         return [(self._sample(s), TextPrediction(s.sample_id, text=s.object_name)) for s in self.train_samples]
 
     def scene(self, scene_id: str) -> SceneView:
-        vert = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
+        # The loaders close over the scene's paths, never over the source (whose truth() holds the answers).
+        scenes = self.scenes
+        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
+        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
         labels = {o: n.replace("_", " ") for (sc, o), n in self.names.items() if sc == scene_id}
         fields: dict[str, Callable[[], Any]] = {
             "points": lambda: vert()[:, :3],

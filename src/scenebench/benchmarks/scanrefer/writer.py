@@ -26,7 +26,8 @@ TSV_HEAD = ["id", "raw_category", "category", "count", "nyu40id", "eigen13id", "
 NYU40 = {"wall": 1, "floor": 2, "cabinet": 3, "bed": 4, "chair": 5, "sofa": 6, "table": 7, "door": 8, "window": 9, "bookshelf": 10}
 NYU40 |= {"picture": 11, "counter": 12, "desk": 14, "curtain": 16, "refrigerator": 24, "shower curtain": 28, "ceiling": 22}
 NYU40 |= {"toilet": 33, "sink": 34, "bathtub": 36, "otherprop": 40}
-STRUCTURE = {"wall", "floor", "ceiling"}  # in the box tables, never described (as in ScanRefer)
+STRUCTURE = {"wall", "floor", "ceiling"}  # never described, and not in the box tables (the released preprocessing drops them)
+MIN_SIDE = 0.01  # metres: an object whose box is thinner is not described (a one-point spoon has a zero-size box, IoU 0/0)
 TEMPLATES = ("the {t} next to the {a}.", "this is a {t}. it is close to the {a}.", "the {t} that is {h} the {a}.")
 
 
@@ -58,16 +59,20 @@ def write_labels(path: Path, raw_names: Sequence[str]) -> Path:
     return path
 
 
-def describe(labels: list[str], centres: np.ndarray, rng: np.random.Generator) -> list[list[str]]:
-    """Two descriptions per described object, each naming its nearest other described object."""
-    ok = np.array([lab not in STRUCTURE for lab in labels])
+def describe(labels: list[str], centres: np.ndarray, rng: np.random.Generator, sizes: np.ndarray | None = None) -> list[list[str]]:
+    """Two descriptions per described object, each naming its nearest other non-structure object.
+
+    Described: not structure and, when ``sizes`` are given, a box at least :data:`MIN_SIDE` on every
+    side (a box of no volume matches nothing, not even itself: the oracle would miss it)."""
+    ok = np.array([lab not in STRUCTURE for lab in labels], dtype=bool)
+    sized = ok if sizes is None else ok & np.all(np.asarray(sizes, float).reshape(-1, 3) >= MIN_SIDE, axis=1)
     d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=-1)
     d[:, ~ok] = np.inf
     np.fill_diagonal(d, np.inf)
     out: list[list[str]] = []
     for k, lab in enumerate(labels):
         a = int(d[k].argmin())
-        if not ok[k] or not np.isfinite(d[k, a]):
+        if not sized[k] or not np.isfinite(d[k, a]):
             out.append([])
             continue
         dz = centres[k, 2] - centres[a, 2]
@@ -101,9 +106,10 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
         inst = np.asarray(arr["sampled_instance_anno_id"]).reshape(-1)
         ins = np.where(inst >= 0, rank[np.clip(inst, 0, len(rank) - 1)], 0)
         vert = np.concatenate([arr["sampled_coords"], np.asarray(arr["sampled_colors"]) * 255.0], axis=1)
-        written += write_scene(folder / SCENES, sid, table, vert, ins)
+        keep = np.array([lab not in STRUCTURE for lab in labels], dtype=bool)  # ScanRefer's tables hold objects only
+        written += write_scene(folder / SCENES, sid, table[keep], vert, ins)
         names += labels
-        for k, texts in enumerate(describe(labels, centre, rng)):
+        for k, texts in enumerate(describe(labels, centre, rng, size)):
             for j, text in enumerate(texts):
                 rec = {"scene_id": sid, "object_id": str(k), "object_name": labels[k].replace(" ", "_"), "ann_id": str(j)}
                 splits["val" if sm["split"] == "test" else "train"].append({**rec, "description": text, "token": text.split()})

@@ -382,9 +382,9 @@ def _fast_decoder() -> Callable[[bytes], dict[str, Any]]:
     return decode
 
 
-def _iter_jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def _iter_jsonl_records(path: Path, allow_empty: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
-        for lineno, rec in iter_jsonl_decoded(path, _fast_decoder()):
+        for lineno, rec in iter_jsonl_decoded(path, _fast_decoder(), allow_empty=allow_empty):
             yield f"line {lineno}", rec
     except InputError as exc:
         if exc.reason.startswith("non-finite") and exc.where and exc.where.startswith("line "):
@@ -477,7 +477,7 @@ def _iter_parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"row {row}", rec
 
 
-def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def iter_records(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, record)`` from a ``.jsonl`` or ``.parquet`` predictions file, streamed. A JSONL
     ``mask_indices`` comes as :class:`CompactIndices` when its batch was read by the fast path,
     else as an int64 array or the standard-library value (:func:`parse_mask_indices` takes all)."""
@@ -487,7 +487,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
     if p.suffix.lower() in (".parquet", ".pq"):
         yield from _iter_parquet_records(p)
     else:
-        yield from _iter_jsonl_records(p)
+        yield from _iter_jsonl_records(p, allow_empty)
 
 
 def _resolve(path: Path, where: str, rec: dict[str, Any], ann: Annotations) -> str:
@@ -544,16 +544,19 @@ def read_predictions(
     *,
     score_threshold: float = DEFAULT_SCORE_THRESHOLD,
     protocol: str = "strict",
+    allow_empty: bool = False,
 ) -> PredictionSet:
     """Stream and validate every record; return the compact predictions keyed by sample id.
 
-    ``protocol`` only changes how ``scores`` and ``logits`` meet the threshold (float32 in ``official``)."""
+    ``protocol`` only changes how ``scores`` and ``logits`` meet the threshold (float32 in ``official``).
+    ``allow_empty``: an empty JSONL file is a valid set of no predictions (the file ``scenebench run``
+    writes for a model that abstained on every sample: all missing, scored 0) instead of an error."""
     p = Path(path)
     by_sample: dict[str, Prediction] = {}
     kinds: Counter = Counter()
     first_kind_where: dict[str, str] = {}
     jsonl = p.suffix.lower() not in (".parquet", ".pq")
-    for where, rec in iter_records(p):
+    for where, rec in iter_records(p, allow_empty=allow_empty):
         sid = _resolve(p, where, rec, annotations)
         present = [f for f in PRED_FIELDS if rec.get(f) is not None]
         if not present:

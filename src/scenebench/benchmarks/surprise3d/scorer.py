@@ -162,7 +162,9 @@ class Surprise3DScorer:
         protocol: str = "strict",
         score_threshold: float = DEFAULT_SCORE_THRESHOLD,
         scene_loader: Callable[[str | Path, str], Scene | ScoringScene] = load_scene_for_scoring,
+        allow_empty: bool = False,
     ) -> None:
+        self.allow_empty = allow_empty  # a run's own file of a model that abstained everywhere: all missing
         self.annotations = annotations
         self.scenes_dir = Path(scenes_dir)
         self.predictions_path = Path(predictions_path)
@@ -177,7 +179,11 @@ class Surprise3DScorer:
     def predictions(self) -> PredictionSet:
         if self._preds is None:
             self._preds = read_predictions(
-                self.predictions_path, self.annotations, score_threshold=self.score_threshold, protocol=self.protocol
+                self.predictions_path,
+                self.annotations,
+                score_threshold=self.score_threshold,
+                protocol=self.protocol,
+                allow_empty=self.allow_empty,
             )
         return self._preds
 

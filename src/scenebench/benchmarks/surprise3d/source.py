@@ -6,7 +6,8 @@ else the only ``*.json`` that is not a train file; or ``annotations=`` explicitl
 blind prior learns from).
 
 What a model sees per sample: ``query`` = the description, ``task`` = the question type, answer
-kind ``mask``. The scene offers ``points``, ``colors`` (in [0, 1]) and ``objects`` — one
+kind ``mask``. The scene offers ``points`` and ``colors`` (in [0, 1]); models that declare
+ground-truth perception also get ``instance_ids`` (per point) and ``objects`` — one
 :class:`~scenebench.models.base.SceneObject` per annotated instance (box from its points). Object
 labels come from ScanNet++ ``segments_anno.json`` files (``LABELS_DIR/<scene_id>/scans/segments_anno.json``
 or ``LABELS_DIR/<scene_id>.json``, read as ``segGroups[].{id, label}``): ``labels_dir`` when given,
@@ -142,24 +143,36 @@ class Surprise3DSource:
         return load_scene(self.scenes_dir, scene_id)
 
     def scene(self, scene_id: str) -> SceneView:
-        cache: dict[str, Any] = {}
+        from scenebench.benchmarks.surprise3d.scenes import load_scene, load_scene_for_scoring
 
-        def arrays() -> Any:
-            if "s" not in cache:
-                cache["s"] = self._scene_arrays(scene_id)
-            return cache["s"]
+        # The loaders close over paths and their own caches, never over the source (whose truth() holds
+        # the answers); the sensor cache keeps coordinates and colours only, so the instance ids (ground
+        # truth) are reachable from no field a model without ground-truth perception is given.
+        scenes_dir, labels_dir = self.scenes_dir, self.labels_dir
+        sensed: dict[str, Any] = {}
+        annotated: dict[str, Any] = {}
+
+        def arrays() -> tuple[Any, Any]:
+            if "s" not in sensed:
+                s = load_scene(scenes_dir, scene_id)
+                sensed["s"] = (s.coords, s.colors)
+            return sensed["s"]
+
+        def instance_ids() -> Any:
+            if "i" not in annotated:
+                annotated["i"] = load_scene_for_scoring(scenes_dir, scene_id).instance_ids
+            return annotated["i"]
 
         def objects() -> list[SceneObject]:
-            labels = read_segments_labels(self.labels_dir, scene_id) if self.labels_dir else {}
-            s = arrays()
-            return instance_objects(s.coords, s.instance_ids, labels)
+            labels = read_segments_labels(labels_dir, scene_id) if labels_dir else {}
+            return instance_objects(arrays()[0], instance_ids(), labels)
 
         return SceneView(
             scene_id,
             {
-                "points": lambda: arrays().coords,
-                "colors": lambda: arrays().colors,  # in [0, 1] whatever the file held (scenes.normalise_colors)
-                "instance_ids": lambda: arrays().instance_ids,
+                "points": lambda: arrays()[0],
+                "colors": lambda: arrays()[1],  # in [0, 1] whatever the file held (scenes.normalise_colors)
+                "instance_ids": instance_ids,
                 "objects": objects,
                 "up_axis": lambda: 2,
             },
@@ -198,7 +211,8 @@ class Surprise3DSource:
 
         chosen = {s.sample_id for s in samples}
         ann = Annotations(self.ann_path, [s for s in self.annotations.samples if s.sample_id in chosen])
-        scorer = Surprise3DScorer(ann, self.scenes_dir, predictions_path, protocol=protocol)
+        # The file is the run's own: empty when the model abstained on every sample, which scores 0, all missing.
+        scorer = Surprise3DScorer(ann, self.scenes_dir, predictions_path, protocol=protocol, allow_empty=True)
         settings = protocol_settings(protocol, scorer.score_threshold)
         inputs = input_fingerprints(ann, self.scenes_dir, predictions_path)
 

@@ -9,7 +9,8 @@ Per answer kind:
 - option: the option whose text was most often the right answer of that task in train (ties and
   unseen texts: the most frequent right *position*; no train split: the first option);
 - text: the most frequent train answer of the task ("" without a train split);
-- box: the mean train answer box of the task (one fixed box, wherever the scene is);
+- box: the mean train answer box of the task (one fixed box, wherever the scene is); without train
+  boxes (ScanRefer's train answers are object names) it abstains, status ``no_train_box``;
 - boxes: for every train label named in the query, that label's mean train box (no label named:
   the task's most frequent train label);
 - waypoints: from the start, the mean train displacement from start to goal;
@@ -58,6 +59,9 @@ def mentions(text: str, label: str) -> bool:
         return False
     forms = {target, target + "s", target + "es"}
     return any("".join(toks[i : i + n]) in forms for n in (1, 2, 3) for i in range(len(toks) - n + 1))
+
+
+NO_TRAIN_BOX = "no_train_box"  # the status of a box question abstained on: no train box to average
 
 
 class PriorModel:
@@ -135,8 +139,11 @@ class PriorModel:
             common = self.texts[t].most_common(1)
             return TextPrediction(sid, text=common[0][0] if common else "")
         if kind == "box":
-            b = np.mean(self.boxes[t], axis=0).tolist() if self.boxes[t] else [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
-            return BoxPrediction(sid, box=b)
+            if not self.boxes[t]:
+                # No train box to average (ScanRefer's train answers are names): abstain, marked, rather than
+                # a placeholder box (a unit cube at the origin) that would be scored as a real prediction.
+                return TextPrediction(sid, text="", extra={"status": NO_TRAIN_BOX})
+            return BoxPrediction(sid, box=np.mean(self.boxes[t], axis=0).tolist())
         if kind == "boxes":
             seen = self.label_boxes[t]
             named = [lab for lab in sorted(seen) if mentions(s.query, lab)]
