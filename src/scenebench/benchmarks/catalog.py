@@ -40,6 +40,7 @@ BUILTIN: dict[str, str] = {
     "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
     "rio": "scenebench.benchmarks.rio.spec:SPEC",
     "scanrefer": "scenebench.benchmarks.scanrefer.spec:SPEC",
+    "multi3drefer": "scenebench.benchmarks.multi3drefer.spec:SPEC",
 }
 
 
