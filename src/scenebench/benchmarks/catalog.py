@@ -41,6 +41,8 @@ BUILTIN: dict[str, str] = {
     "rio": "scenebench.benchmarks.rio.spec:SPEC",
     "scanrefer": "scenebench.benchmarks.scanrefer.spec:SPEC",
     "multi3drefer": "scenebench.benchmarks.multi3drefer.spec:SPEC",
+    "nr3d": "scenebench.benchmarks.nr3d.spec:SPEC",
+    "sr3d": "scenebench.benchmarks.nr3d.spec:SR3D",
 }
 
 
