@@ -43,11 +43,11 @@ def score(
     say which ``protocol`` produced them; ``results.samples()`` gives the per-sample scores.
     """
     from scenebench.benchmarks.catalog import get_spec
-    from scenebench.protocol import check_protocol
+    from scenebench.protocol import resolve_protocol
     from scenebench.runtime.scoring import score_benchmark
 
-    checked = check_protocol(protocol)
     spec = get_spec(benchmark)
+    checked = resolve_protocol(protocol, spec.lineages)
     missing = [i.name for i in spec.inputs if i.required("score") and inputs.get(i.name) is None]
     if missing:
         raise ScenebenchError(f"scenebench.score({benchmark!r}) needs {', '.join(missing)} (the benchmark's declared inputs)")

@@ -165,6 +165,11 @@ class BenchmarkSpec:
     benchmark, run by the demo when the extra is installed), ``extra_commands`` (``(group, command, "module:function")`` beside the
     generic ones). ``commands``: a legacy module whose ``register(groups)`` adds hand-written
     commands (plugins declared before the generic commands existed).
+
+    ``lineages``: the evaluators whose ``official`` numbers differ (the dataset authors' scorer first,
+    then the copies papers ship): ``--protocol official:<lineage>`` selects one, plain ``official``
+    is the first (:func:`scenebench.protocol.parse_protocol`); the scorer then receives, and
+    ``results.json`` records, ``official:<lineage>``. Empty: only ``strict`` and ``official``.
     """
 
     name: str
@@ -191,6 +196,7 @@ class BenchmarkSpec:
     synthetic: str | None = None
     extra_commands: tuple[tuple[str, str, str], ...] = ()
     commands: str | None = None
+    lineages: tuple[str, ...] = ()
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""
