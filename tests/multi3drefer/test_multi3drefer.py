@@ -77,6 +77,9 @@ def test_hand_worked_queries_under_both_protocols(scene):
     assert query_f1(preds["scene0000_00:0"], gt01, False, "official")[0] == [1.0, 0.0]
     assert query_f1(preds["scene0000_00:1"], gt2, False, "strict")[0] == [1.0, 1.0]
     assert query_f1(preds["scene0000_00:1"], gt2, False, "official")[0] == [1.0, 0.0]  # the float32 eps at exactly 0.5
+    # Chat-Scene: 0.5 / (1 + 1e-8) = 0.499999995 in float64 rounds to 0.5 when stored as float32: a hit
+    assert query_f1(preds["scene0000_00:1"], gt2, False, "official:chatscene")[0] == [1.0, 1.0]
+    assert query_f1(preds["scene0000_00:0"], gt01, False, "official:chatscene")[0] == [1.0, 0.0]  # the same IoU-sum matching
     for protocol in ("strict", "official"):
         assert query_f1(preds["scene0000_00:2"], np.zeros((0, 6)), True, protocol)[0] == [1.0, 1.0]
         assert query_f1(preds["scene0000_00:3"], np.zeros((0, 6)), True, protocol)[0] == [0.0, 0.0]
@@ -95,7 +98,11 @@ def test_scores_through_the_api_and_the_cli(scene, tmp_path, capsys):
     # the missing query joins no type (the released per-type array is uninitialised there)
     assert set(official.metrics["by_eval_type"]) == {"mt", "st_wo_d", "zt_wo_d", "zt_w_d", "no prediction"}
     assert official.metrics["by_eval_type"]["st_wo_d"]["F1@0.5"] == 0.0
-    assert official.settings["matching"].startswith("one Hungarian")
+    assert official.settings["matching"].startswith("one Hungarian") and official.protocol == "official:original"
+    chat = scenebench.score("multi3drefer", protocol="official:chatscene", out=tmp_path / "chat", bootstrap=0, **kw)
+    # prediction records only: F1@0.5 of queries 0-3 = 0, 1 (0.5 survives), 1, 0 -> 50; F1@0.25: 1, 1, 1, 0 -> 75
+    assert chat.metrics["overall"] == {"F1@0.25": pytest.approx(75.0), "F1@0.5": pytest.approx(50.0)}
+    assert chat.metrics["by_eval_type"]["st_w_d"]["F1@0.5"] is None and chat.extra["excluded_ids"] == ["scene0000_00:4"]
     cli.main(["validate", "multi3drefer", "-a", str(kw["annotations"]), "--boxes", str(kw["boxes"]), "-p", str(kw["predictions"])])
     out = json.loads(capsys.readouterr().out)
     assert out["queries"] == 5 and out["predictions"] == 4 and out["eval_type_disagreeing_with_object_ids"] == 0
@@ -187,18 +194,25 @@ def plain_strict(pred, gt, k):
     return 2 * best / (len(pred) + len(gt))
 
 
-def plain_official(pred, gt, zero_target):
+def plain_official(pred, gt, zero_target, lineage="original"):
     """Released rule: the assignment of the padded square matrix with the largest IoU sum, then count
-    its pairs >= 0.25 / 0.5; zero-target queries: 1 without a box. IoU float32 + float32 eps."""
+    its pairs >= 0.25 / 0.5; zero-target queries: 1 without a box. IoU: M3DRef-CLIP float32 + float32
+    eps; Chat-Scene inter / (union + 1e-8) in float64, kept as float32."""
     if zero_target:
         return [float(len(pred) == 0)] * 2
     n = max(len(pred), len(gt))
     if n == 0:
         return [0.0, 0.0]
-    m = [
-        [plain_iou(gt[j], pred[i], np.finfo(np.float32).eps, True) if i < len(pred) and j < len(gt) else np.float32(0) for j in range(n)]
-        for i in range(n)
-    ]
+
+    def iou(i, j):
+        if lineage == "original":
+            return plain_iou(gt[j], pred[i], np.finfo(np.float32).eps, True)
+        a, b = pred[i], gt[j]
+        inter = np.prod([max(0.0, min(a[k + 3], b[k + 3]) - max(a[k], b[k])) for k in range(3)])
+        union = np.prod(a[3:] - a[:3]) + np.prod(b[3:] - b[:3]) - inter
+        return np.float32(inter / (union + 1e-8))
+
+    m = [[iou(i, j) if i < len(pred) and j < len(gt) else np.float32(0) for j in range(n)] for i in range(n)]
     best = max(itertools.permutations(range(n)), key=lambda cols: sum(float(m[i][c]) for i, c in enumerate(cols)))
     pairs = [m[i][c] for i, c in enumerate(best)]
     return [2 * sum(v >= k for v in pairs) / (len(pred) + len(gt)) for k in (0.25, 0.5)]
@@ -219,18 +233,20 @@ def _fuzzed(rng):
 
 def test_each_rule_equals_its_plain_reference_on_200_fuzzed_batches():
     rng = np.random.default_rng(40)
-    differ = {"strict": 0, "official": 0}
-    tp_half = 0
+    differ = {"strict": 0, "official": 0, "official:chatscene": 0}
+    tp_half = lineages_apart = 0
     for _ in range(200):
         pred, gt = _fuzzed(rng)
         zero = len(gt) == 0
         want = {"strict": [plain_strict(pred, gt, 0.25), plain_strict(pred, gt, 0.5)], "official": plain_official(pred, gt, zero)}
+        want["official:chatscene"] = plain_official(pred, gt, zero, "chatscene")
         for protocol in differ:
             got = query_f1(pred, gt, zero, protocol)[0]
             differ[protocol] += got != pytest.approx(want[protocol])
         tp_half += want["strict"][1] != want["official"][1]
-    assert differ == {"strict": 0, "official": 0}
-    assert tp_half > 0  # the batches reach cases where the two protocols disagree
+        lineages_apart += want["official"] != want["official:chatscene"]
+    assert differ == {"strict": 0, "official": 0, "official:chatscene": 0}
+    assert tp_half > 0 and lineages_apart > 0  # strict and official part, and so do the two lineages
 
 
 def test_oracle_run_scores_100_under_both_protocols_and_the_report_draws_the_boxes(scene, tmp_path, capsys):
@@ -245,8 +261,8 @@ def test_oracle_run_scores_100_under_both_protocols_and_the_report_draws_the_box
     pts = np.concatenate([np.stack([lo[k], hi[k], lo[k] + rng.uniform(0, 1, 3) * (hi[k] - lo[k])]) for k in range(3)])
     np.save(data / "scannet_data" / "scene0000_00_aligned_vert.npy", np.concatenate([pts, np.full_like(pts, 128.0)], 1).astype(np.float32))
     np.save(data / "scannet_data" / "scene0000_00_ins_label.npy", np.repeat(np.arange(1, 4), 3).astype(np.uint32))
-    for protocol in ("strict", "official"):
-        out = tmp_path / protocol
+    for protocol in ("strict", "official", "official:chatscene"):
+        out = tmp_path / protocol.replace(":", "-")
         cli.main(
             ["run", "multi3drefer", "--data", str(data), "--model", "oracle", "--protocol", protocol, "--out", str(out), "--no-progress"]
         )

@@ -31,6 +31,9 @@ def test_stimulus_ids_read_from_the_right():
 
 def test_answers_parse_to_the_first_object_token_or_a_bare_id():
     assert [parse_answer(v) for v in (7, "<OBJ012>", "it is <obj003>. or <OBJ004>", " 12 ", "the chair", "")] == [7, 12, 3, 12, None, None]
+    # Chat-Scene: only upper-case three-digit <OBJddd>; anything else picks object 0
+    chat = [parse_answer(v, "official:chatscene") for v in (7, "<OBJ012>", "it is <obj003>. or <OBJ004>", " 12 ", "the chair", "<OBJ12>")]
+    assert chat == [7, 12, 4, 0, 0, 0]
 
 
 # Six utterances (targets 5 among chairs 5, 6, 7 or 5, 6):
@@ -77,7 +80,10 @@ def test_hand_worked_accuracies_under_both_protocols(files, tmp_path):
     # the 26-token row leaves the test set too: rows 0, 1, 4, 5 -> 2 / 4; easy is row 0 alone
     assert official.metrics["overall"]["accuracy"] == pytest.approx(50.0)
     assert official.metrics["by_difficulty"]["easy"]["accuracy"] == pytest.approx(100.0)
-    assert official.extra["excluded_ids"] == [f"{S}:6:0", f"{S}:6:1"]
+    assert official.extra["excluded_ids"] == [f"{S}:6:0", f"{S}:6:1"] and official.protocol == "official:original"
+    chat = scenebench.score("nr3d", protocol="official:chatscene", out=tmp_path / "c", **kw)
+    # every row: right 0, 1 and 2 (the row naming no class is scored), wrong 3, 4 (text -> object 0), 5 (missing): 3 / 6
+    assert chat.metrics["overall"]["accuracy"] == pytest.approx(50.0) and chat.counts.n_excluded == 0 and chat.counts.n_invalid == 0
 
 
 def test_the_scan_list_selects_the_test_rows(files, tmp_path, capsys):
@@ -129,23 +135,11 @@ def test_oracle_run_scores_100_and_the_report_draws_the_target(tmp_path, capsys)
     pts = np.concatenate([table[:, :3], table[:, :3] + 0.4])
     np.save(data / "scannet_data" / f"{S}_aligned_vert.npy", np.concatenate([pts, np.full_like(pts, 99.0)], 1).astype(np.float32))
     np.save(data / "scannet_data" / f"{S}_ins_label.npy", np.tile(np.arange(5, 9), 2).astype(np.uint32))
-    for protocol in ("strict", "official"):
-        cli.main(
-            [
-                "run",
-                "sr3d",
-                "--data",
-                str(data),
-                "--model",
-                "oracle",
-                "--protocol",
-                protocol,
-                "--out",
-                str(tmp_path / protocol),
-                "--no-progress",
-            ]
-        )
-        res = json.loads((tmp_path / protocol / "results.json").read_text())
+    for protocol in ("strict", "official", "official:chatscene"):
+        out = tmp_path / protocol.replace(":", "-")
+        args = ["run", "sr3d", "--data", str(data), "--model", "oracle", "--protocol", protocol, "--out", str(out), "--no-progress"]
+        cli.main(args)
+        res = json.loads((out / "results.json").read_text())
         assert res["metrics"]["overall"]["accuracy"] == 100.0 and res["counts"]["n_scored"] == 2
     capsys.readouterr()
     cli.main(["report", str(tmp_path / "strict"), "--html", str(tmp_path / "r.html")])
@@ -168,9 +162,14 @@ def plain_accuracy(rows, answers, protocol):
                        ("view_dependent", lambda r: bool(set(ast.literal_eval(r["tokens"])) & {"front", "behind", "back", "right", "left", "facing", "leftmost", "rightmost", "looking", "across"}))]:  # fmt: skip
         hits = []
         for r, a in zip(rows, answers):
-            if not r["mentions_target_class"] or (protocol == "official" and len(ast.literal_eval(r["tokens"])) > 24) or not keep(r):
+            if protocol != "official:chatscene" and not r["mentions_target_class"]:
                 continue
-            chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else None)
+            if (protocol == "official" and len(ast.literal_eval(r["tokens"])) > 24) or not keep(r):
+                continue
+            if protocol == "official:chatscene":
+                chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else 0 if a else None)
+            else:
+                chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else None)
             hits.append(chosen == r["target_id"])
         out[name] = 100 * sum(hits) / len(hits) if hits else None
     return out
@@ -178,8 +177,8 @@ def plain_accuracy(rows, answers, protocol):
 
 def test_each_protocol_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path):
     rng = np.random.default_rng(5)
-    differ = {"strict": 0, "official": 0}
-    apart = 0
+    differ = {"strict": 0, "official": 0, "official:chatscene": 0}
+    apart = lineages_apart = 0
     for b in range(200):
         rows, answers = [], []
         for _ in range(rng.integers(1, 12)):
@@ -187,8 +186,8 @@ def test_each_protocol_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path
             ids = rng.permutation(20)[:n].tolist()
             toks = [WORDS[i] for i in rng.integers(0, len(WORDS), rng.integers(1, 30))]
             rows.append(row(S, ids[0], ids[1:], " ".join(toks), tokens=toks, mentions=bool(rng.random() < 0.8)))
-            kind = rng.integers(0, 4)
-            answers.append([ids[0], ids[1], f"<OBJ{ids[int(rng.integers(0, n))]:03d}>", None][kind])
+            kind = rng.integers(0, 5)
+            answers.append([ids[0], ids[1], f"<OBJ{ids[int(rng.integers(0, n))]:03d}>", None, "the chair"][kind])
         path = write_csv(tmp_path / f"b{b}.csv", rows)
         utterances = load_utterances(path)
         preds = {u.sample_id: a for u, a in zip(utterances, answers) if a is not None}
@@ -203,4 +202,6 @@ def test_each_protocol_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path
                 (g is None) != (w is None) or (g is not None and abs(g - w) > 1e-9) for g, w in ((got[k], want[k]) for k in want)
             )
         apart += plain_accuracy(rows, answers, "strict") != plain_accuracy(rows, answers, "official")
-    assert differ == {"strict": 0, "official": 0} and apart > 20  # many batches separate the protocols
+        lineages_apart += plain_accuracy(rows, answers, "official") != plain_accuracy(rows, answers, "official:chatscene")
+    assert differ == {"strict": 0, "official": 0, "official:chatscene": 0}
+    assert apart > 20 and lineages_apart > 20  # many batches separate the protocols and the lineages

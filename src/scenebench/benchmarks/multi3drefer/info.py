@@ -14,7 +14,9 @@ INFO = BenchmarkInfo(
     ),
     protocols={
         "strict": "default: per threshold the most pairs with IoU >= k; IoU = inter/union; every query in its type",
-        "official": "M3DRef-CLIP: Hungarian on the IoU sum, thresholded after; float32 IoU + eps; missing queries in no type",
+        "official": "= official:original",
+        "official:original": "M3DRef-CLIP: Hungarian on the IoU sum, thresholded after; float32 IoU + eps; missing queries in no type",
+        "official:chatscene": "Chat-Scene: the same matching, IoU + 1e-8 stored as float32; averages over prediction records only",
     },
     groups=("eval_type",),
 )

@@ -3,6 +3,8 @@
 from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.multi3drefer"
+# official:<lineage>: M3DRef-CLIP (the dataset authors' evaluator), then Chat-Scene's copy (GPT4Scene, Inst3D-LMM, 3D-LLaVA)
+LINEAGES = ("original", "chatscene")
 
 SPEC = BenchmarkSpec(
     name="multi3drefer",
@@ -29,5 +31,6 @@ SPEC = BenchmarkSpec(
         Option("data", "Multi3DRefer data folder (see docs/metrics/multi3drefer_f1.md).", None, "path", commands=("run",), required=True),
     ),
     primary_metric="F1@0.5",
+    lineages=LINEAGES,
     headline=(Headline(("overall", "F1@0.5"), "M3DR F1@0.5", "Multi3DRefer F1 of the predicted box sets at IoU >= 0.5 (%)"),),
 )

@@ -8,7 +8,9 @@ _METRICS = (
 )
 _PROTOCOLS = {
     "strict": "default: utterances naming the target class, any length; text without an id is wrong",
-    "official": "ReferIt3D: utterances naming the target class and of at most 24 tokens",
+    "official": "= official:original",
+    "official:original": "ReferIt3D: utterances naming the target class and of at most 24 tokens",
+    "official:chatscene": "Chat-Scene: every utterance; the first <OBJnnn> of the text, else object 0",
 }
 _PAPER = "Achlioptas et al. 2020, ECCV (ReferIt3D), arXiv 2007.11429"
 _TASK = "one object id among the scan's objects per utterance"

@@ -5,13 +5,16 @@ Per utterance: correct when the predicted object id equals ``target_id``; no rec
 (``missing``); text without an id: wrong (``invalid``). Easy: ``n_objects <= 2`` (one same-class
 distractor at most); view-dependent: a token of :data:`.data.VIEW_WORDS`. What differs:
 
-- ``official`` (ReferIt3D's released protocol): only utterances that name the target class
-  (``mentions_target_class``) **and** have at most 24 tokens (``--max-seq-len``) are scored; the
-  others are ``excluded`` and listed;
+- ``official:original`` (plain ``official``; ReferIt3D's released protocol): only utterances that
+  name the target class (``mentions_target_class``) **and** have at most 24 tokens
+  (``--max-seq-len``) are scored; the others are ``excluded`` and listed;
+- ``official:chatscene`` (Chat-Scene's ``calc_nr3d_score``; GPT4Scene, Inst3D-LMM, 3D-LLaVA copy it):
+  every utterance, neither filter; a text answer is its first ``<OBJnnn>`` (three digits), and a
+  text without one picks **object 0** (a guess, not a miss);
 - ``strict``: utterances that name the target class, every length (a model hyper-parameter does not
   shrink the test set).
 
-Text answers (``pred``) are read as the first ``<OBJnnn>`` token, or as a bare id.
+Text answers (``pred``) are otherwise read as the first ``<OBJnnn>`` token, or as a bare id.
 """
 
 from __future__ import annotations
@@ -25,15 +28,17 @@ from scenebench.benchmarks.base import ScoringJob
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.records import SampleScore, summarize_scores
-from scenebench.protocol import check_protocol
+from scenebench.protocol import parse_protocol
 from scenebench.results import Results
 
 from .data import MAX_TOKENS, VIEW_WORDS, Utterance, load_scan_list, load_utterances
 from .predictions import read_predictions
+from .spec import LINEAGES
 
 SPECS = [Mean("accuracy", "correct", scale=100, description="share of utterances whose predicted object is the target", unit="%")]
 GROUPS = ("difficulty", "view")
 OBJ = re.compile(r"<obj(\d+)>", re.IGNORECASE)
+OBJ3 = re.compile(r"<OBJ(\d{3})>")  # Chat-Scene's id_format
 NO_CLASS = "the utterance does not name the target class (mentions_target_class False)"
 TOO_LONG = f"more than {MAX_TOKENS} tokens"
 RULES = {
@@ -41,17 +46,31 @@ RULES = {
         "test_set": "utterances naming the target class (mentions_target_class), any length",
         "text_answer": "first <OBJnnn> token, else a bare id; else invalid (wrong)",
     },
-    "official": {
+    "official:original": {
         "test_set": f"utterances naming the target class and of at most {MAX_TOKENS} tokens",
         "text_answer": "first <OBJnnn> token, else a bare id; else invalid (wrong)",
+    },
+    "official:chatscene": {
+        "test_set": "every utterance (no class or length filter)",
+        "text_answer": "first <OBJnnn> (three digits, upper case); else object 0",
     },
 }
 
 
-def parse_answer(value: int | str) -> int | None:
-    """The object id of an answer: an id as given, the first ``<OBJnnn>`` of a text, or a bare id."""
+def canonical(protocol: str) -> str:
+    """``strict`` or ``official:<lineage>`` (plain ``official`` is the first lineage)."""
+    base, lineage = parse_protocol(protocol, LINEAGES)
+    return base if lineage is None else f"official:{lineage}"
+
+
+def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
+    """The object id of an answer: an id as given, the first ``<OBJnnn>`` of a text, or a bare id
+    (``official:chatscene``: the first ``<OBJddd>``, else 0)."""
     if isinstance(value, int):
         return value
+    if protocol == "official:chatscene":
+        found = OBJ3.search(value)
+        return int(found.group(1)) if found else 0
     m = OBJ.search(value)
     if m:
         return int(m.group(1))
@@ -60,9 +79,11 @@ def parse_answer(value: int | str) -> int | None:
 
 def exclusion(u: Utterance, protocol: str) -> str | None:
     """Why the protocol leaves ``u`` out of the test set, or None."""
+    if protocol == "official:chatscene":
+        return None
     if not u.mentions_target_class:
         return NO_CLASS
-    if protocol == "official" and len(u.tokens) > MAX_TOKENS:
+    if protocol == "official:original" and len(u.tokens) > MAX_TOKENS:
         return TOO_LONG
     return None
 
@@ -73,7 +94,7 @@ def groups_of(u: Utterance) -> dict[str, str]:
 
 class ReferIt3DScorer:
     def __init__(self, benchmark: str, utterances: list[Utterance], preds: dict[str, int | str], protocol: str) -> None:
-        self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, protocol
+        self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, canonical(protocol)
 
     def sample_ids(self) -> list[str]:
         return [u.sample_id for u in self.utterances]
@@ -92,7 +113,7 @@ class ReferIt3DScorer:
                     batch.append(SampleScore(u.sample_id, scan, "excluded", {}, groups_of(u), {**detail, "reason": why}))
                     continue
                 raw = self.preds.get(u.sample_id)
-                pred = None if raw is None else parse_answer(raw)
+                pred = None if raw is None else parse_answer(raw, self.protocol)
                 status = "missing" if raw is None else ("invalid" if pred is None else "scored")
                 detail.update({"pred_id": pred, "answer": raw if isinstance(raw, str) else None})
                 batch.append(SampleScore(u.sample_id, scan, status, {"correct": float(pred == u.target_id)}, groups_of(u), detail))
@@ -108,6 +129,7 @@ def make_job(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> ScoringJob:
+    protocol = canonical(protocol)
     inputs = {**inputs, "predictions": file_fingerprint(predictions)}
     settings: dict[str, Any] = {"easy": "n_objects <= 2", "view_words": sorted(VIEW_WORDS)}
     settings |= {**RULES[protocol], "protocols": RULES}
@@ -116,10 +138,7 @@ def make_job(
     def summarize(records: list[SampleScore], run: Any) -> Results:
         s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
         excluded = [r.sample_id for r in records if r.status == "excluded"]
-        return Results(
-            benchmark=benchmark, protocol=protocol, metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,  # type: ignore[arg-type]
-            counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings=settings, inputs=inputs, extra={"excluded_ids": excluded},
-        )  # fmt: skip
+        return s.to_results(benchmark, protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
 
     return ScoringJob(benchmark, protocol, scorer, summarize, settings, inputs, label=f"scoring {benchmark}")
 
@@ -138,7 +157,7 @@ def truth(annotations: Path, scans: Path | None) -> tuple[list[Utterance], dict[
 def _prepare(
     benchmark: str, annotations: Path, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int
 ) -> ScoringJob:
-    checked = check_protocol(protocol)
+    checked = canonical(protocol)
     utterances, inputs = truth(Path(annotations), None if scans is None else Path(scans))
     return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed)
 

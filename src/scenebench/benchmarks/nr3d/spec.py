@@ -3,6 +3,8 @@
 from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.nr3d"
+# official:<lineage>: ReferIt3D (the dataset authors' protocol), then Chat-Scene's copy (GPT4Scene, Inst3D-LMM, 3D-LLaVA)
+LINEAGES = ("original", "chatscene")
 
 
 def _inputs(csv: str) -> tuple[Input, ...]:
@@ -29,6 +31,7 @@ def _spec(name: str, csv: str, title: str) -> BenchmarkSpec:
             Option("data", f"{title} data folder (see docs/metrics/nr3d_accuracy.md).", None, "path", commands=("run",), required=True),
         ),
         primary_metric="accuracy",
+        lineages=LINEAGES,
         headline=(
             Headline(("overall", "accuracy"), f"{title} acc", f"{title}: share of utterances whose chosen object is the target (%)"),
         ),

@@ -41,7 +41,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
         boxes = center_size_to_minmax(table[:, :6].astype(float))
         layers = [vw.box_layer(f"target: {u.instance_type} (object {u.target_id})", b, vw.GT) for b in boxes[ids == u.target_id]]
         raw = preds.get(u.sample_id)
-        chosen = None if raw is None else parse_answer(raw)
+        chosen = None if raw is None else parse_answer(raw, run.results.protocol)
         if chosen is not None:
             layers += [vw.box_layer(f"chosen: object {chosen}", b, vw.PRED, dashed=True) for b in boxes[ids == chosen]]
         vs.views[u.sample_id] = {"scene": key, "layers": layers, "note": u.utterance + ("" if raw is not None else " (no prediction)")}
