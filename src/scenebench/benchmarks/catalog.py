@@ -43,6 +43,7 @@ BUILTIN: dict[str, str] = {
     "multi3drefer": "scenebench.benchmarks.multi3drefer.spec:SPEC",
     "nr3d": "scenebench.benchmarks.nr3d.spec:SPEC",
     "sr3d": "scenebench.benchmarks.nr3d.spec:SR3D",
+    "scan2cap": "scenebench.benchmarks.scan2cap.spec:SPEC",
 }
 
 
