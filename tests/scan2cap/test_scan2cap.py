@@ -195,3 +195,72 @@ def test_both_assignments_equal_their_plain_references_on_200_fuzzed_scenes():
             overwritten += sum(p >= 0 for p in original) < len(kept)
     assert differ == {"strict": 0, "original": 0}
     assert nonempty > 100 and overwritten > 0  # real matchings, and scenes where the two rules keep different numbers
+
+
+def test_the_benchmark_server_rules_on_the_spec_corpus(corpus, tmp_path):
+    kw = {"annotations": corpus / "val.json", "boxes": corpus / "boxes", "predictions": corpus / "pred.json", "bootstrap": 0}
+    res = scenebench.score("scan2cap", protocol="official:benchmark", out=tmp_path / "b", **kw)
+    m = res.metrics["overall"]
+    # per-sample scores of §10.1 (sos/eos on both sides, untruncated): ROUGE-L 0.81818, 0.64721; BLEU-4
+    # 0.81329, 0.38351; CIDEr-D 4.47046, 3.98244. Object c has no proposal of its own: it takes
+    # proposal 0 (on object a, IoU 0), masked. Recall over 3 objects, precision over 2 proposals.
+    assert m["ROUGE-L@0.5"] == pytest.approx(100 * (0.81818 + 0.64721) / 3, abs=1e-3)
+    assert m["ROUGE-L@0.5 precision"] == pytest.approx(100 * (0.81818 + 0.64721) / 2, abs=1e-3)
+    assert m["BLEU-4@0.5"] == pytest.approx(100 * (0.81329 + 0.38351) / 3, abs=1e-3)
+    assert m["CIDEr@0.25"] == pytest.approx(100 * (4.47046 + 3.98244) / 3, abs=1e-3)
+
+
+def test_the_benchmark_server_credits_one_proposal_twice():
+    from scenebench.benchmarks.scan2cap.scorer import assign_benchmark
+
+    gt = np.array([[0, 0, 0, 2, 1, 1.0], [1, 0, 0, 3, 1, 1.0]])  # two objects
+    pred = np.array([[0.5, 0, 0, 2.5, 1, 1.0]])  # IoU 1.5 / 2.5 = 0.6 with each
+    got = assign_benchmark(pred, gt)
+    assert got.tolist() == [0, 0]  # one by the Hungarian assignment, the other by the zero-initialised index
+    assert (iou_matrix_minmax(pred[got], gt).diagonal() >= 0.5).sum() == 2  # both pass the mask: one caption counts twice
+    assert (assign_strict(iou_matrix_minmax(pred, gt), 0.5) >= 0).sum() == 1  # strict: once
+
+
+def plain_giou(a, b):
+    inter, va, vb, hull = 1.0, 1.0, 1.0, 1.0
+    for k in range(3):
+        inter *= max(0.0, min(a[k + 3], b[k + 3]) - max(a[k], b[k]))
+        va *= a[k + 3] - a[k]
+        vb *= b[k + 3] - b[k]
+        hull *= max(a[k + 3], b[k + 3]) - min(a[k], b[k])
+    union = va + vb - inter
+    return inter / union - (hull - union) / hull
+
+
+def plain_benchmark(pred, gt):
+    """Every assignment of min(P, G) proposal-object pairs with the largest GIoU sum, each written as
+    the server's index array: assigned objects their proposal, the others proposal 0."""
+    n_pred, n_gt = len(pred), len(gt)
+    if n_pred == 0:
+        return [[-1] * n_gt]
+    size = min(n_pred, n_gt)
+    options = []
+    for gts in itertools.combinations(range(n_gt), size):
+        for preds in itertools.permutations(range(n_pred), size):
+            total = sum(plain_giou(pred[p], gt[g]) for p, g in zip(preds, gts))
+            out = [0] * n_gt
+            for p, g in zip(preds, gts):
+                out[g] = p
+            options.append((total, out))
+    best = max(t for t, _ in options)
+    return [out for t, out in options if t > best - 1e-9]
+
+
+def test_the_server_assignment_equals_its_plain_reference_on_200_fuzzed_scenes():
+    from scenebench.benchmarks.scan2cap.scorer import assign_benchmark
+
+    rng = np.random.default_rng(3)
+    differ = short = 0
+    for _ in range(200):
+        lo = rng.uniform(0, 4, (int(rng.integers(1, 5)), 3))
+        gt = np.concatenate([lo, lo + rng.uniform(0.3, 2, lo.shape)], 1)
+        lo = rng.uniform(0, 4, (int(rng.integers(0, 5)), 3))
+        pred = np.concatenate([lo, lo + rng.uniform(0.3, 2, lo.shape)], 1)
+        differ += assign_benchmark(pred, gt).tolist() not in plain_benchmark(pred, gt)
+        short += 0 < len(pred) < len(gt)
+    assert differ == 0 and short > 20  # many scenes with fewer proposals than objects

@@ -11,11 +11,12 @@ INFO = BenchmarkInfo(
     metrics=(
         MetricDoc("CIDEr@0.25 / CIDEr@0.5", "CIDEr-D of the caption matched at IoU k, 0 unmatched (x100)", CARD),
         MetricDoc("BLEU-4@k, ROUGE-L@k", "the same with BLEU-4 and ROUGE-L", CARD),
-        MetricDoc("precision / F1 (strict)", "the same sums over the submitted boxes, and their F1", CARD),
+        MetricDoc("precision / F1 (strict, benchmark)", "the same sums over the submitted boxes, and their F1", CARD),
     ),
     protocols={
         "strict": "default: one-to-one matching (most pairs >= k); 0 for unmatched objects; PTB tokens; per-sample scores",
         "official": "= official:original",
         "official:original": "training repo: nearest-centre proposal, IoU > k, last wins; 'sos eos' placeholder; references cut at 30 tokens",
+        "official:benchmark": "benchmark server: Hungarian on GIoU, unassigned objects take proposal 0, IoU >= k; per-sample scores; P/R/F1",
     },
 )

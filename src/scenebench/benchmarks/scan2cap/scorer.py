@@ -18,6 +18,13 @@ object's descriptions. What differs:
   placeholder ``sos eos`` (which still earns ROUGE-L); BLEU-4 is the corpus score, CIDEr-D and
   ROUGE-L the mean over objects. The model's NMS / objectness filtering happens before ``pred.json``
   and is not repeated here.
+- ``official:benchmark`` (the benchmark server's ``benchmark/eval.py``): per scene, a Hungarian
+  assignment of proposals to objects on the **generalised IoU**; with fewer proposals than objects
+  the unassigned objects take **proposal 0** (a zero-initialised index); an object counts when the
+  AABB IoU (``+ 1e-8``) of its proposal is **>=** k; per-sample scores with ``sos``/``eos`` on both
+  sides and untruncated references (no PTB); recall = sum / objects, precision = sum / proposals,
+  F1. Objects of a scene without predictions are ``excluded`` (the released script raises there:
+  its masks no longer line up with the corpus).
 
 METEOR needs the METEOR 1.5 jar and is not reported by this benchmark yet.
 """
@@ -34,6 +41,7 @@ from scenebench.benchmarks.base import ScoringJob
 from scenebench.geometry.boxes import iou_matrix_minmax
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_from
+from scenebench.metrics.grounding import iou_matrix_eps
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.metrics.text import bleu_from_sums, bleu_stats, cider_d, rouge_l, tokenize
 from scenebench.protocol import parse_protocol
@@ -53,6 +61,13 @@ RULES = {
         "text": "PTB tokens, no sos/eos; references untruncated",
         "unmatched_object": "0",
         "aggregation": "mean of per-sample scores over all described objects (recall); precision over submitted boxes",
+    },
+    "official:benchmark": {
+        "assignment": "Hungarian on generalised IoU per scene; an unassigned object takes proposal 0",
+        "gate": "IoU (+ 1e-8) >= k",
+        "text": "sos + whitespace tokens + eos on both sides; references untruncated",
+        "unmatched_object": "0 (masked); a scene without predictions: its objects excluded",
+        "aggregation": "per-sample scores; recall over objects, precision over proposals, F1",
     },
     "official:original": {
         "assignment": "each proposal to the object with the nearest centre; a later proposal overwrites an earlier one",
@@ -81,7 +96,7 @@ def metric_specs(protocol: str) -> list[MetricSpec]:
     out: list[MetricSpec] = []
     for k in THRESHOLDS:
         t = k.replace(".", "")
-        if protocol == "strict":
+        if protocol in ("strict", "official:benchmark"):
             for name, f in (("CIDEr", "cider"), ("BLEU-4", "bleu4"), ("ROUGE-L", "rouge")):
                 out.append(
                     Mean(
@@ -131,6 +146,32 @@ def assign_strict(iou: np.ndarray, k: float) -> np.ndarray:
     return out
 
 
+def giou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) generalised IoU of min-max boxes: IoU - (enclosing - union) / enclosing."""
+    a, b = a[:, None, :], b[None, :, :]
+    inter = np.prod(np.clip(np.minimum(a[..., 3:], b[..., 3:]) - np.maximum(a[..., :3], b[..., :3]), 0, None), axis=-1)
+    union = np.prod(a[..., 3:] - a[..., :3], axis=-1) + np.prod(b[..., 3:] - b[..., :3], axis=-1) - inter
+    hull = np.prod(np.maximum(a[..., 3:], b[..., 3:]) - np.minimum(a[..., :3], b[..., :3]), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(
+            np.where(union > 0, inter / np.where(union > 0, union, 1), 0)
+            - np.where(hull > 0, (hull - union) / np.where(hull > 0, hull, 1), 0)
+        )
+
+
+def assign_benchmark(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:
+    """(G,) the proposal of each object under the server's Hungarian on GIoU; unassigned objects take
+    proposal 0 (its index array starts as zeros); -1 for every object when there is no proposal."""
+    if len(pred) == 0:
+        return np.full(len(gt), -1, dtype=np.int64)
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(-giou_matrix(pred, gt))
+    out = np.zeros(len(gt), dtype=np.int64)
+    out[cols] = rows
+    return out
+
+
 def assign_original(pred: np.ndarray, table_ids: np.ndarray, table_boxes: np.ndarray, object_ids: np.ndarray, k: float) -> np.ndarray:
     """(G,) index of the last proposal whose nearest-centre object is the object and whose IoU with it
     is > k, -1 for none (module doc). Nearest centres are taken over every object of the box table."""
@@ -161,8 +202,12 @@ class Scan2CapScorer:
     def _compute(self) -> dict[str, tuple[dict[str, float], dict[str, Any]]]:
         """Every object's values at once: CIDEr-D's IDF comes from all described objects."""
         strict = self.protocol == "strict"
+        bench = self.protocol == "official:benchmark"
+        gated: list[list[float]] = []  # official:benchmark: per scene, the IoU of each object's assigned proposal
         if strict:
             refs = [[tokenize(d) for d in o.descriptions] for o in self.objects]
+        elif bench:
+            refs = [[["sos", *t, "eos"] for t in o.tokens] for o in self.objects]
         else:
             refs = [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in self.objects]
         chosen: dict[str, list[int]] = {k: [] for k in THRESHOLDS}
@@ -175,9 +220,20 @@ class Scan2CapScorer:
             rows = np.array([int(np.flatnonzero(ids == i)[0]) if (ids == i).any() else -1 for i in oids], dtype=np.int64)
             gt = boxes[np.maximum(rows, 0)] if len(boxes) else np.zeros((len(oids), 6))
             iou = iou_matrix_minmax(pred, gt) * (rows >= 0)[None, :]  # an object without a row overlaps nothing
+            if bench:
+                a = assign_benchmark(pred, gt)
+                hit = (
+                    iou_matrix_eps(pred[np.maximum(a, 0)], gt, 1e-8)[np.arange(len(a)), np.arange(len(a))]
+                    if len(pred)
+                    else np.zeros(len(a))
+                )
+                gated.append((hit * (rows >= 0)).tolist())
             for k, t in THRESHOLDS.items():
-                a = assign_strict(iou, t) if strict else assign_original(pred, ids, boxes, oids, t)
-                chosen[k] += a.tolist()
+                if bench:
+                    a_k = a
+                else:
+                    a_k = assign_strict(iou, t) if strict else assign_original(pred, ids, boxes, oids, t)
+                chosen[k] += a_k.tolist()
             ious += (iou.max(0) if len(pred) else np.zeros(len(oids))).tolist()
             shares += [len(pred) / len(objs)] * len(objs)
         order = {o.sample_id: i for i, o in enumerate(o for objs in by_scene(self.objects).values() for o in objs)}
@@ -195,13 +251,16 @@ class Scan2CapScorer:
                 matched.append(cap is not None)
                 if strict:
                     hyps.append(tokenize(cap) if cap is not None else [])
+                elif bench:
+                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
                 else:
                     hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
             cider = cider_d(hyps, refs) if self.objects else []
+            gate = [x for scene_iou in gated for x in scene_iou]
             for i, o in enumerate(self.objects):
                 v, h, r = values[o.sample_id], hyps[i], refs[i]
-                if strict:
-                    on = 1.0 if matched[i] else 0.0
+                if strict or bench:
+                    on = (1.0 if matched[i] else 0.0) if strict else float(gate[order[o.sample_id]] >= THRESHOLDS[k])
                     st = bleu_stats(h, r)
                     ps = [st[f"m{n}"] / st[f"g{n}"] if st[f"g{n}"] else None for n in range(1, 5)]
                     b4 = bleu_from_sums(ps, st["hyp_len"], st["ref_len"]) if h else 0.0
@@ -210,7 +269,7 @@ class Scan2CapScorer:
                     v.update({f"cider_{t}": cider[i], f"rouge_{t}": rouge_l(h, r)})
                     v.update({f"b{t}_{name}": x for name, x in bleu_stats(h, r).items()})
         for o in self.objects:
-            if strict:
+            if strict or bench:
                 values[o.sample_id]["pred_share"] = shares[order[o.sample_id]]
         return {s: (values[s], detail[s]) for s in values}
 
@@ -218,7 +277,7 @@ class Scan2CapScorer:
         if self._values is None:
             self._values = self._compute()
         for scene, objs in by_scene([o for o in self.objects if o.sample_id not in skip]).items():
-            status = "scored" if scene in self.preds else "missing"
+            status = "scored" if scene in self.preds else ("excluded" if self.protocol == "official:benchmark" else "missing")
             yield [
                 SampleScore(o.sample_id, scene, status, self._values[o.sample_id][0], {}, {"object_name": o.object_name, "descriptions": list(o.descriptions[:3]), **self._values[o.sample_id][1]})
                 for o in objs

@@ -3,8 +3,8 @@
 from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.scan2cap"
-# official:<lineage>: the training repo's scorer (lib/eval_helper.py) first
-LINEAGES = ("original",)
+# official:<lineage>: the training repo's scorer (lib/eval_helper.py) first, then the benchmark server's (benchmark/eval.py)
+LINEAGES = ("original", "benchmark")
 
 SPEC = BenchmarkSpec(
     name="scan2cap",
