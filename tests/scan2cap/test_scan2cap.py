@@ -264,3 +264,59 @@ def test_the_server_assignment_equals_its_plain_reference_on_200_fuzzed_scenes()
         differ += assign_benchmark(pred, gt).tolist() not in plain_benchmark(pred, gt)
         short += 0 < len(pred) < len(gt)
     assert differ == 0 and short > 20  # many scenes with fewer proposals than objects
+
+
+def test_the_voting_lineages_keep_the_best_voter_and_differ_at_the_gate():
+    from scenebench.benchmarks.scan2cap.scorer import assign_best_voter
+
+    gt = np.array([[0, 0, 0, 2, 1, 1.0]])
+    ids = np.array([0])
+    good, late = [0, 0, 0, 1.8, 1, 1.0], [0, 0, 0, 1.2, 1, 1.0]  # IoU 0.9, 0.6
+    pred = np.array([good, late])
+    for inclusive in (True, False):
+        assert assign_best_voter(pred, ids, gt, ids, 0.5, inclusive=inclusive).tolist() == [0]  # the best, not the last
+    half = np.array([[0, 0, 0, 1, 1, 1.0]])  # IoU exactly 0.5
+    assert assign_best_voter(half, ids, gt, ids, 0.5, inclusive=True).tolist() == [0]  # Chat-Scene: >=
+    assert assign_best_voter(half, ids, gt, ids, 0.5, inclusive=False).tolist() == [-1]  # LL3DA: >
+
+
+def test_chatscene_tokenizes_both_sides_and_keeps_the_placeholder(corpus, tmp_path):
+    kw = {"annotations": corpus / "val.json", "boxes": corpus / "boxes", "predictions": corpus / "pred.json", "bootstrap": 0}
+    m = scenebench.score("scan2cap", protocol="official:chatscene", out=tmp_path / "c", **kw).metrics["overall"]
+    ptb = {o: [["sos", *d.replace(" .", "").split(), "eos"] for d in ds] for o, ds in REFS.items()}  # PTB drops "."
+    hyp = {o: ["sos", *HYPS[o].split(), "eos"] for o in HYPS}
+    want = (rouge_l(hyp[0], ptb[0]) + rouge_l(hyp[1], ptb[1]) + rouge_l(["sos", "eos"], ptb[2])) / 3
+    assert m["ROUGE-L@0.5"] == pytest.approx(100 * want)
+    ll3da = scenebench.score("scan2cap", protocol="official:ll3da", out=tmp_path / "l", **kw).metrics["overall"]
+    original = scenebench.score("scan2cap", protocol="official:original", out=tmp_path / "o", **kw).metrics["overall"]
+    assert ll3da == original  # one proposal per object, far apart: voting and nearest centre agree here
+    assert m["ROUGE-L@0.5"] != pytest.approx(original["ROUGE-L@0.5"])  # the "." tokens are gone
+
+
+def plain_voter(pred, table, objects, k, inclusive):
+    """Each proposal votes for the object it overlaps most; each object keeps its best voter if it passes."""
+    best = {}
+    for j, p in enumerate(pred):
+        ious = [iou_matrix_minmax(p[None], b[None])[0, 0] for b in table]
+        g = int(np.argmax(ious))
+        if g not in best or ious[g] > best[g][1]:
+            best[g] = (j, ious[g])
+    return [best[o][0] if o in best and (best[o][1] >= k if inclusive else best[o][1] > k) else -1 for o in objects]
+
+
+def test_the_voting_assignment_equals_its_plain_reference_on_200_fuzzed_scenes():
+    from scenebench.benchmarks.scan2cap.scorer import assign_best_voter
+
+    rng = np.random.default_rng(4)
+    differ = kept = 0
+    for _ in range(200):
+        lo = rng.integers(0, 6, (int(rng.integers(1, 5)), 3)) * 0.5
+        table = np.concatenate([lo, lo + rng.integers(1, 4, lo.shape) * 0.5], 1)
+        pred = np.array([b + rng.integers(-1, 2, 6) * 0.25 for b in table[rng.integers(0, len(table), rng.integers(0, 5))]]).reshape(-1, 6)
+        pred = pred[(pred[:, 3:] > pred[:, :3]).all(1)]
+        objects = sorted(rng.permutation(len(table))[: rng.integers(1, len(table) + 1)].tolist())
+        for k, inclusive in itertools.product((0.25, 0.5), (True, False)):
+            got = assign_best_voter(pred, np.arange(len(table)), table, np.array(objects), k, inclusive=inclusive).tolist()
+            differ += got != plain_voter(pred, table, objects, k, inclusive)
+            kept += any(g >= 0 for g in got)
+    assert differ == 0 and kept > 200

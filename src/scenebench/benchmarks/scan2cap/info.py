@@ -17,6 +17,8 @@ INFO = BenchmarkInfo(
         "strict": "default: one-to-one matching (most pairs >= k); 0 for unmatched objects; PTB tokens; per-sample scores",
         "official": "= official:original",
         "official:original": "training repo: nearest-centre proposal, IoU > k, last wins; 'sos eos' placeholder; references cut at 30 tokens",
+        "official:chatscene": "Chat-Scene: each object keeps its best max-IoU voter, IoU >= k; PTB on both sides; 'sos eos' placeholder",
+        "official:ll3da": "LL3DA: each object keeps its best max-IoU voter, IoU > k; references cut at 30 tokens; 'sos eos' placeholder",
         "official:benchmark": "benchmark server: Hungarian on GIoU, unassigned objects take proposal 0, IoU >= k; per-sample scores; P/R/F1",
     },
 )

@@ -25,6 +25,13 @@ object's descriptions. What differs:
   sides and untruncated references (no PTB); recall = sum / objects, precision = sum / proposals,
   F1. Objects of a scene without predictions are ``excluded`` (the released script raises there:
   its masks no longer line up with the corpus).
+- ``official:chatscene`` (Chat-Scene's ``calc_scan2cap_score`` with its preprocessing's two-step
+  voting): each proposal votes for the object (any row of the box table) it overlaps most, each
+  object keeps its highest-IoU voter, gated at IoU **>=** k; ``sos``/``eos`` around caption and
+  description and PTB tokens on both sides; ``sos eos`` for an object without one; corpus BLEU-4,
+  mean CIDEr-D and ROUGE-L.
+- ``official:ll3da`` (LL3DA's ``evaluate_densecap.py``): the same voting, gated at IoU **>** k; the
+  training repo's text (whitespace tokens, references cut at 30 tokens) and placeholder.
 
 METEOR needs the METEOR 1.5 jar and is not reported by this benchmark yet.
 """
@@ -68,6 +75,20 @@ RULES = {
         "text": "sos + whitespace tokens + eos on both sides; references untruncated",
         "unmatched_object": "0 (masked); a scene without predictions: its objects excluded",
         "aggregation": "per-sample scores; recall over objects, precision over proposals, F1",
+    },
+    "official:chatscene": {
+        "assignment": "each proposal votes for its max-IoU object; each object keeps its highest-IoU voter",
+        "gate": "IoU >= k",
+        "text": "PTB tokens of 'sos <caption> eos' and of 'sos <description> eos'; references untruncated",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+    "official:ll3da": {
+        "assignment": "each proposal votes for its max-IoU object; each object keeps its highest-IoU voter",
+        "gate": "IoU > k",
+        "text": "sos + whitespace tokens + eos; references sos + first 30 tokens + eos",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
     },
     "official:original": {
         "assignment": "each proposal to the object with the nearest centre; a later proposal overwrites an earlier one",
@@ -189,6 +210,26 @@ def assign_original(pred: np.ndarray, table_ids: np.ndarray, table_boxes: np.nda
     return out
 
 
+def assign_best_voter(
+    pred: np.ndarray, table_ids: np.ndarray, table_boxes: np.ndarray, object_ids: np.ndarray, k: float, *, inclusive: bool
+) -> np.ndarray:
+    """(G,) the highest-IoU proposal among those whose max-IoU object (over every row of the box table)
+    is the object, if that IoU passes the gate (``>= k`` when ``inclusive``, else ``> k``); -1 for none.
+    Equal IoUs keep the first proposal."""
+    out = np.full(len(object_ids), -1, dtype=np.int64)
+    if len(pred) == 0 or len(table_ids) == 0:
+        return out
+    iou = iou_matrix_minmax(pred, table_boxes)
+    votes, best = iou.argmax(1), iou.max(1)
+    for g, oid in enumerate(object_ids):
+        mine = np.flatnonzero(table_ids[votes] == oid)
+        if len(mine):
+            j = mine[np.argmax(best[mine])]
+            if best[j] >= k if inclusive else best[j] > k:
+                out[g] = j
+    return out
+
+
 class Scan2CapScorer:
     benchmark = "scan2cap"
 
@@ -208,6 +249,8 @@ class Scan2CapScorer:
             refs = [[tokenize(d) for d in o.descriptions] for o in self.objects]
         elif bench:
             refs = [[["sos", *t, "eos"] for t in o.tokens] for o in self.objects]
+        elif self.protocol == "official:chatscene":
+            refs = [[tokenize(f"sos {d} eos") for d in o.descriptions] for o in self.objects]
         else:
             refs = [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in self.objects]
         chosen: dict[str, list[int]] = {k: [] for k in THRESHOLDS}
@@ -231,6 +274,8 @@ class Scan2CapScorer:
             for k, t in THRESHOLDS.items():
                 if bench:
                     a_k = a
+                elif self.protocol in ("official:chatscene", "official:ll3da"):
+                    a_k = assign_best_voter(pred, ids, boxes, oids, t, inclusive=self.protocol == "official:chatscene")
                 else:
                     a_k = assign_strict(iou, t) if strict else assign_original(pred, ids, boxes, oids, t)
                 chosen[k] += a_k.tolist()
@@ -251,6 +296,8 @@ class Scan2CapScorer:
                 matched.append(cap is not None)
                 if strict:
                     hyps.append(tokenize(cap) if cap is not None else [])
+                elif self.protocol == "official:chatscene":
+                    hyps.append(tokenize(f"sos {cap} eos") if cap is not None else list(PLACEHOLDER))
                 elif bench:
                     hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
                 else:

@@ -3,8 +3,9 @@
 from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.scan2cap"
-# official:<lineage>: the training repo's scorer (lib/eval_helper.py) first, then the benchmark server's (benchmark/eval.py)
-LINEAGES = ("original", "benchmark")
+# official:<lineage>: the training repo's scorer (lib/eval_helper.py) first, then the benchmark server's
+# (benchmark/eval.py), Chat-Scene's (GPT4Scene, Inst3D-LMM, 3D-LLaVA) and LL3DA's copies
+LINEAGES = ("original", "benchmark", "chatscene", "ll3da")
 
 SPEC = BenchmarkSpec(
     name="scan2cap",
