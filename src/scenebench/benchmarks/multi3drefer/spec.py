@@ -16,6 +16,7 @@ SPEC = BenchmarkSpec(
     source=f"{P}.source:Multi3DReferSource",
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
+    synthetic=f"{P}.synthetic:write_synthetic",
     inputs=(
         Input("annotations", "truth", "file", "multi3drefer_<split>.json (the evaluated split).", ("--annotations", "-a")),
         Input("boxes", "truth", "folder", "Folder of <scene_id>_aligned_bbox.npy box tables (ScanNet preprocessed)."),
@@ -32,5 +33,6 @@ SPEC = BenchmarkSpec(
     ),
     primary_metric="F1@0.5",
     lineages=LINEAGES,
+    data_folder="multi3drefer",
     headline=(Headline(("overall", "F1@0.5"), "M3DR F1@0.5", "Multi3DRefer F1 of the predicted box sets at IoU >= 0.5 (%)"),),
 )

@@ -26,6 +26,8 @@ def _spec(name: str, csv: str, title: str) -> BenchmarkSpec:
         source=f"{P}.source:{name.capitalize()}Source",
         view=f"{P}.view:build_views",
         layout=f"{P}.layout:LAYOUT",
+        synthetic=f"{P}.synthetic:write_{name}",
+        data_folder=name,
         inputs=_inputs(csv),
         options=(
             Option("data", f"{title} data folder (see docs/metrics/nr3d_accuracy.md).", None, "path", commands=("run",), required=True),

@@ -17,6 +17,7 @@ SPEC = BenchmarkSpec(
     source=f"{P}.source:Scan2CapSource",
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
+    synthetic=f"{P}.synthetic:write_synthetic",
     inputs=(
         Input(
             "annotations",
@@ -39,5 +40,6 @@ SPEC = BenchmarkSpec(
     ),
     primary_metric="CIDEr@0.5",
     lineages=LINEAGES,
+    data_folder="scan2cap",
     headline=(Headline(("overall", "CIDEr@0.5"), "S2C C@0.5", "Scan2Cap CIDEr of captions on boxes with IoU >= 0.5 (x100)"),),
 )
