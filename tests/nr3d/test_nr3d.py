@@ -115,6 +115,13 @@ def test_bad_rows_name_the_file_the_line_and_the_field(tmp_path, change, field):
     assert "nr3d.csv" in str(e.value) and "line 3" in str(e.value) and field in str(e.value)
 
 
+def test_a_short_row_names_the_missing_column(tmp_path):
+    path = write_csv(tmp_path / "nr3d.csv", [ROWS[0]])
+    path.write_text(path.read_text() + "7,x\n")
+    with pytest.raises(InputError, match="line 3.*scan_id.*missing"):
+        load_utterances(path)
+
+
 def test_bad_predictions_are_named(files, tmp_path):
     u = load_utterances(files / "nr3d.csv")
     for rec, field in [({"sample_id": "x:1:0", "pred_id": 1}, "sample_id"), ({"sample_id": f"{S}:5:0", "pred_id": -1}, "pred_id"),

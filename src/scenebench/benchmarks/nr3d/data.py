@@ -107,6 +107,9 @@ def load_utterances(path: str | Path) -> list[Utterance]:
         out, count = [], defaultdict(int)
         for n, r in enumerate(reader, start=2):
             where = f"line {n}"
+            for f in REQUIRED:
+                if not isinstance(r.get(f), str):  # a short row: csv gives None for the missing columns
+                    raise InputError(p, "missing", where=where, field=f)
             scan = check_path_id(r["scan_id"], p, where=where, field="scan_id")
             if not r["target_id"].strip().isdigit():
                 raise InputError(p, f"{r['target_id']!r} is not an object id", where=where, field="target_id")
