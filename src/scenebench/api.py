@@ -55,14 +55,14 @@ def score(
     say which ``protocol`` produced them; ``results.samples()`` gives the per-sample scores.
     """
     from scenebench.declarations.catalog import get_spec
-    from scenebench.protocol import check_protocol
+    from scenebench.protocol import resolve_protocol
     from scenebench.runtime.rundir import run_folder_call
     from scenebench.runtime.scoring import score_benchmark
 
-    checked = check_protocol(protocol)
     bootstrap = _whole_number(bootstrap, "bootstrap", 0, "bootstrap resamples; 0: no intervals")
     seed = _whole_number(seed, "seed", 0, "the bootstrap seed")
     spec = get_spec(benchmark)
+    checked = resolve_protocol(protocol, spec.lineages)
     if not any(i.name == "data" for i in spec.inputs) and inputs.get("data") is not None:
         # the folder run(data=...) reads: inputs the benchmark locates there need not be named
         data = Path(inputs.pop("data"))

@@ -28,7 +28,7 @@ import datetime as _dt
 import math
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
@@ -40,6 +40,10 @@ from scenebench.redact import redact_argv
 SCHEMA_VERSION = "1.0"
 
 MetricTable = dict[str, float | None]
+# ``strict``, ``official`` or ``official:<lineage>`` (a benchmark's declared evaluator lineage,
+# :mod:`scenebench.protocol`): one string, so every table and comparison that shows or compares the
+# protocol tells lineages apart.
+ProtocolName = Annotated[str, msgspec.Meta(pattern=r"^(strict|official(:[A-Za-z0-9_.-]+)?)$")]
 
 # msgspec, not pydantic: the schema is imported by every ``scenebench score`` and building three
 # pydantic models (with pydantic's import and its plugin scan of the installed packages) took
@@ -102,7 +106,7 @@ class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
 
     schema_version: str = SCHEMA_VERSION
     benchmark: str
-    protocol: Literal["strict", "official"]
+    protocol: ProtocolName
     scenebench_version: str = __version__
     metrics: dict[str, Any]
     confidence_intervals: ConfidenceIntervals = msgspec.field(default_factory=ConfidenceIntervals)
@@ -219,6 +223,11 @@ class Results(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
         from scenebench.samples import sample_table
 
         return sample_table(where)
+
+    @property
+    def lineage(self) -> str | None:
+        """The evaluator lineage of an ``official:<lineage>`` run, else ``None``."""
+        return self.protocol.partition(":")[2] or None
 
     def overall(self) -> MetricTable:
         return self.metrics.get("overall", {})  # type: ignore[no-any-return]

@@ -41,7 +41,13 @@ class Shared:
     min: int | None = None
 
 
-PROTOCOL = Shared("protocol", str, "strict", ("--protocol",), "strict (corrected, default) or official (the published script's quirks).")
+PROTOCOL = Shared(
+    "protocol",
+    str,
+    "strict",
+    ("--protocol",),
+    "strict (corrected, default) or official (the published script's quirks); official:<lineage> where the benchmark declares lineages.",
+)
 OVERWRITE = Shared("overwrite", bool, False, ("--overwrite",), "Start the run folder again if it holds other inputs or settings.")
 PROGRESS = Shared("progress", bool, True, ("--progress/--no-progress",), "Show a progress bar on a terminal.")
 SCORE_SHARED = (
@@ -179,11 +185,11 @@ def show(spec: BenchmarkSpec, res: Any) -> None:
 
 
 def score_body(name: str, values: dict[str, Any]) -> None:
-    from scenebench.protocol import check_protocol
+    from scenebench.protocol import resolve_protocol
     from scenebench.runtime.scoring import score_benchmark
 
     spec = get_spec(name)
-    protocol = check_protocol(values["protocol"])  # before anything is read or a judge is started
+    protocol = resolve_protocol(values["protocol"], spec.lineages)  # before anything is read or a judge is started
     values = inputs_from_data(spec, "score", values)
     with adapted(spec, "score", _keywords(spec, "score", values)) as kw:
         res, run, _ = score_benchmark(
@@ -212,11 +218,11 @@ def validate_body(name: str, values: dict[str, Any]) -> None:
 
 
 def run_body(name: str, values: dict[str, Any]) -> None:
-    from scenebench.protocol import check_protocol
+    from scenebench.protocol import resolve_protocol
     from scenebench.runtime.execute import RunOptions, execute
 
     spec = get_spec(name)
-    protocol = check_protocol(values["protocol"])
+    protocol = resolve_protocol(values["protocol"], spec.lineages)
     tasks = [t.strip() for t in values["tasks"].split(",") if t.strip()] if values["tasks"] else None
     kw = {**_keywords(spec, "run", values), "tasks": tasks, "model_arg": values["model_arg"]}
     with adapted(spec, "run", kw) as kw:

@@ -10,7 +10,7 @@ def list_command() -> None:
     from rich.table import Table
 
     from scenebench.consoles import make_console
-    from scenebench.declarations.catalog import BENCHMARKS
+    from scenebench.declarations.catalog import BENCHMARKS, get_spec
 
     console = make_console()
     for name in BENCHMARKS.names():
@@ -24,10 +24,14 @@ def list_command() -> None:
         console.print(t)
         console.print(f"  task: {info.task}")
         console.print(f"  paper: {info.paper}")
-        for p, what in info.protocols.items():
-            from rich.text import Text
+        from rich.text import Text
 
+        for p, what in info.protocols.items():
             console.print(Text.assemble("  protocol ", (p, "bold"), f": {what}"))
+        lineages = get_spec(name).lineages
+        if lineages:
+            names = ", ".join(f"official:{x}" for x in lineages)
+            console.print(Text.assemble("  lineages ", (names, "bold"), f" (plain official = official:{lineages[0]})"))
         if info.groups:
             console.print(f"  breakdowns: {', '.join(info.groups)}")
         console.print()

@@ -40,6 +40,10 @@ BUILTIN: dict[str, str] = {
     "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
     "rio": "scenebench.benchmarks.rio.spec:SPEC",
     "scanrefer": "scenebench.benchmarks.scanrefer.spec:SPEC",
+    "multi3drefer": "scenebench.benchmarks.multi3drefer.spec:SPEC",
+    "nr3d": "scenebench.benchmarks.nr3d.spec:SPEC",
+    "sr3d": "scenebench.benchmarks.nr3d.spec:SR3D",
+    "scan2cap": "scenebench.benchmarks.scan2cap.spec:SPEC",
 }
 
 

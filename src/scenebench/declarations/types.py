@@ -181,6 +181,11 @@ class BenchmarkSpec:
     this benchmark, kept in its package; ``--model NAME`` finds them through the catalog and the demo
     runs them when the extra is installed), ``extra_commands`` (``(group, command,
     "module:function")`` beside the generic ones).
+
+    ``lineages``: the evaluators whose ``official`` numbers differ (the dataset authors' scorer first,
+    then the copies papers ship): ``--protocol official:<lineage>`` selects one, plain ``official``
+    is the first (:func:`scenebench.protocol.parse_protocol`); the scorer then receives, and
+    ``results.json`` records, ``official:<lineage>``. Empty: only ``strict`` and ``official``.
     """
 
     name: str
@@ -204,6 +209,7 @@ class BenchmarkSpec:
     audit_trained: str | None = None
     synthetic: str | None = None
     extra_commands: tuple[tuple[str, str, str], ...] = ()
+    lineages: tuple[str, ...] = ()
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from scenebench.metrics.aggregate import MetricSpec, field_matrix, fields_of, metric_info, summarize_columns, summarize_one_cluster_groups
-from scenebench.results import ConfidenceIntervals, Counts
+from scenebench.results import ConfidenceIntervals, Counts, Results
 
 Status = Literal["scored", "missing", "invalid", "excluded"]
 
@@ -94,6 +94,32 @@ class Summary:
     counts: Counts
     counts_by_group: dict[str, dict[str, Counts]]
     metric_info: dict[str, dict[str, Any]]
+
+    def to_results(
+        self,
+        benchmark: str,
+        protocol: str,
+        *,
+        settings: Mapping[str, Any] | None = None,
+        inputs: Mapping[str, Any] | None = None,
+        warnings: Sequence[str] = (),
+        extra: Mapping[str, Any] | None = None,
+    ) -> Results:
+        """The run's :class:`Results`: the one way a scorer turns its summary into ``results.json``
+        (``protocol`` as the scorer received it: ``strict``, ``official`` or ``official:<lineage>``)."""
+        return Results(
+            benchmark=benchmark,
+            protocol=protocol,
+            metrics=self.metrics,
+            confidence_intervals=self.intervals,
+            counts=self.counts,
+            counts_by_group=self.counts_by_group,
+            metric_info=self.metric_info,
+            settings=dict(settings or {}),
+            inputs=dict(inputs or {}),
+            warnings=list(warnings),
+            extra=dict(extra or {}),
+        )
 
 
 def summarize_scores(

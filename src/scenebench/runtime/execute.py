@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scenebench.declarations.catalog import get_spec
 from scenebench.errors import InputError
 from scenebench.models.registry import check_model_options
 from scenebench.models.sources.base import make_source
-from scenebench.protocol import check_protocol
+from scenebench.protocol import resolve_protocol
 from scenebench.runtime.rundir import DEFAULT_RUNS_ROOT, default_run_dir
 from scenebench.runtime.runner import diagnostics_lines, run_benchmark
 
@@ -78,7 +79,7 @@ def execute(
 ) -> Any:
     """Check, build the run source, predict (resumably, local or Ray) and score; print how much was reused."""
     o = options
-    checked = check_protocol(o.protocol)
+    checked = resolve_protocol(o.protocol, get_spec(benchmark).lineages)
     model_options = parse_model_args(o.model_args)
     if o.base_url:
         model_options["base_url"] = o.base_url

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scenebench.declarations.catalog import get_spec
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, model_settings
@@ -38,7 +39,7 @@ from scenebench.models.execution import (
 )
 from scenebench.models.predictions import Prediction, prediction_from_json
 from scenebench.models.sources.base import RunSource, make_source
-from scenebench.protocol import check_protocol
+from scenebench.protocol import resolve_protocol
 from scenebench.redact import known_secrets, option_secrets, redact_options, redact_tree, redact_url  # noqa: F401 - redact_url re-exported
 from scenebench.runtime.local_backend import LocalBackend
 from scenebench.runtime.rundir import RunDir, fingerprint
@@ -218,7 +219,7 @@ def run_benchmark(
     ``source`` comes from :func:`scenebench.models.sources.base.make_source`; ``score_options`` go to
     its scoring job (the options its declaration sends there, ``Option(to="score")``).
     """
-    protocol = check_protocol(protocol)
+    protocol = resolve_protocol(protocol, get_spec(source.benchmark).lineages)
     spec = ModelSpec(model_name, {"seed": seed, **dict(model_options or {})})
     samples = select_samples(source.samples(), tasks, limit)
     if model is None:

@@ -28,7 +28,7 @@ from scenebench.io.fingerprints import fingerprint
 from scenebench.io.store import FINISHED_KEY, SCORE_KIND, STATE_KIND, DamagedStoreError, score_ids_digest
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, Scorer, Summary, count, summarize_scores
-from scenebench.protocol import check_protocol
+from scenebench.protocol import resolve_protocol
 from scenebench.registry import load_object
 from scenebench.results import Results
 from scenebench.runtime.rundir import RunDir, default_run_dir
@@ -232,8 +232,9 @@ def score_benchmark(
     ``options`` go to the benchmark's ``prepare_scoring`` (its declared ``scorer``), which loads the
     ground truth and returns a :class:`ScoringJob`. The protocol is checked before anything is read.
     """
-    checked = check_protocol(protocol)
-    prepare = load_object(get_spec(benchmark).scorer)
+    spec = get_spec(benchmark)
+    checked = resolve_protocol(protocol, spec.lineages)
+    prepare = load_object(spec.scorer)
     job: ScoringJob = prepare(protocol=checked, **options)
     res, run = score_prepared(job, out, overwrite=overwrite, progress=progress)
     return res, run, job

@@ -1,0 +1,107 @@
+"""Multi3DRefer ground truth: ``multi3drefer_<split>.json`` and the ScanNet box tables.
+
+Zhang, Gong, Chang, "Multi3DRefer: Grounding Text Description to Multiple 3D Objects", ICCV 2023,
+arXiv 2309.05251 (released evaluator: ``3dlg-hcvc/M3DRef-CLIP``, ``evaluate.py`` and
+``m3drefclip/evaluation/multi3drefer_evaluator.py``).
+
+- language file: a JSON list of ``{scene_id, ann_id, object_ids, eval_type, object_name,
+  description}``; ``object_ids`` are ScanNet aggregation object ids (empty for a zero-target
+  description), ``eval_type`` one of :data:`EVAL_TYPES`; a query is keyed ``(scene_id, ann_id)``;
+- box tables: ``<scene_id>_aligned_bbox.npy``, (K, 8) rows ``[cx, cy, cz, dx, dy, dz, nyu40id,
+  object_id]`` in the axis-aligned frame (ScanNet preprocessing, the same table ScanRefer reads);
+  a target's GT box is the axis-aligned box of its row.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.geometry.boxes import center_size_to_minmax
+from scenebench.io.arrays import load_npy
+from scenebench.io.files import check_path_id, read_json
+from scenebench.io.generated import require_finished
+
+# zero / single / multiple targets, with / without distractors (other objects of the described class)
+EVAL_TYPES = ("zt_w_d", "zt_wo_d", "st_w_d", "st_wo_d", "mt")
+ZERO_TARGET = ("zt_w_d", "zt_wo_d")
+
+
+@dataclass(frozen=True)
+class Query:
+    sample_id: str  # "<scene_id>:<ann_id>"
+    scene_id: str
+    ann_id: int
+    object_ids: tuple[int, ...]  # distinct, in file order
+    eval_type: str
+    object_name: str
+    description: str
+
+
+def _int(value: object, path: Path, where: str, field: str) -> int:
+    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())) or int(value) < 0:
+        raise InputError(path, f"{value!r} is not a non-negative integer", where=where, field=field)
+    return int(value)
+
+
+def load_queries(path: str | Path) -> list[Query]:
+    """The queries in file order; a second record of one ``(scene_id, ann_id)`` is an error (the
+    released evaluator would silently keep the last one)."""
+    p = Path(path)
+    require_finished(p)
+    doc = read_json(p, what="Multi3DRefer language file")
+    if not isinstance(doc, list):
+        raise InputError(p, "is not a JSON list", expected="a list of {scene_id, ann_id, object_ids, eval_type, description}")
+    out, seen = [], set()
+    for i, r in enumerate(doc):
+        where = f"record {i}"
+        if not isinstance(r, dict):
+            raise InputError(p, "is not an object", where=where)
+        if not isinstance(r.get("scene_id"), str):
+            raise InputError(p, "missing or not a string", where=where, field="scene_id")
+        scene = check_path_id(r["scene_id"], p, where=where, field="scene_id")
+        ann = _int(r.get("ann_id"), p, where, "ann_id")
+        ids = r.get("object_ids")
+        if not isinstance(ids, list):
+            raise InputError(
+                p, "missing or not a list", where=where, field="object_ids", expected="a list of object ids ([] for zero targets)"
+            )
+        objs = tuple(dict.fromkeys(_int(v, p, where, "object_ids") for v in ids))
+        etype = r.get("eval_type")
+        if etype not in EVAL_TYPES:
+            raise InputError(p, f"{etype!r} is no evaluation type", where=where, field="eval_type", expected=" / ".join(EVAL_TYPES))
+        if (scene, ann) in seen:
+            raise InputError(p, f"repeats ({scene}, ann_id {ann})", where=where, field="ann_id")
+        seen.add((scene, ann))
+        name, text = r.get("object_name", ""), r.get("description", "")
+        if not isinstance(name, str) or not isinstance(text, str):
+            raise InputError(p, "not a string", where=where, field="object_name" if not isinstance(name, str) else "description")
+        out.append(Query(f"{scene}:{ann}", scene, ann, objs, str(etype), name, text))
+    return out
+
+
+def by_scene(queries: list[Query]) -> dict[str, list[Query]]:
+    out: dict[str, list[Query]] = defaultdict(list)
+    for q in queries:
+        out[q.scene_id].append(q)
+    return dict(out)
+
+
+def box_path(folder: str | Path, scene_id: str) -> Path:
+    return Path(folder) / f"{scene_id}_aligned_bbox.npy"
+
+
+def load_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """A scene's object ids (K,) and min-max boxes (K, 6) from its (K, 8) box table, checked."""
+    p = box_path(folder, scene_id)
+    t = load_npy(p)
+    if t.ndim != 2 or t.shape[1] != 8 or not np.issubdtype(t.dtype, np.number):
+        raise InputError(p, f"box table has shape {t.shape}", expected="(K, 8) numbers: cx cy cz dx dy dz nyu40id object_id")
+    bad = np.flatnonzero(~np.isfinite(t).all(1) | (t[:, 3:6] < 0).any(1))
+    if bad.size:
+        raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
+    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6].astype(np.float64))

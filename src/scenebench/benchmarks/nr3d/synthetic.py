@@ -1,0 +1,98 @@
+"""Nr3D / Sr3D data from a generated folder: the generator's ScanRefer export (``<out>/scanrefer``:
+box tables, points, instance labels, descriptions), re-read as files.
+
+Only classes with two or more instances in a scene make stimuli (the target among same-class
+distractors: easy with one, hard with more). Nr3D-like rows reuse the export's free-text
+descriptions, some made view-dependent ("..., on the left when facing the door"), some longer than
+24 tokens, some not naming the class (``mentions_target_class`` False). Sr3D rows are templates of
+a computed relation: the target is the instance of its class closest to (or farthest from) an
+anchor of another class. ``test_scans.txt`` lists the val scenes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.io.arrays import load_npy
+from scenebench.io.files import atomic_write_json, read_json
+
+from .writer import row, write_csv
+
+SOURCE, SCENES = "scanrefer", "scannet_data"
+LONG_TAIL = " and it is the one you would reach first if you walked in through the door and kept going straight ahead"
+
+
+def _rows(src: Path, rng: np.random.Generator, dataset: str) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    out: list[dict[str, Any]] = []
+    scenes: dict[str, list[str]] = {"train": [], "val": []}
+    for split in ("train", "val"):
+        recs = read_json(src / f"ScanRefer_filtered_{split}.json")
+        by_scene: dict[str, dict[str, dict[int, list[str]]]] = defaultdict(lambda: defaultdict(dict))
+        for r in recs:
+            by_scene[r["scene_id"]][r["object_name"].replace("_", " ")].setdefault(int(r["object_id"]), []).append(r["description"])
+        for scene, classes in by_scene.items():
+            table = load_npy(src / SCENES / f"{scene}_aligned_bbox.npy")
+            centre = {int(t[7]): t[:3] for t in table}
+            for label, objs in sorted(classes.items()):
+                if len(objs) < 2:
+                    continue
+                scenes[split].append(scene)
+                for target in sorted(objs):
+                    others = [o for o in sorted(objs) if o != target]
+                    if dataset == "nr3d":
+                        text = objs[target][0].rstrip(".")
+                        u = float(rng.random())
+                        mentions = u >= 0.1
+                        if not mentions:
+                            text = text.replace(label, "thing", 1)
+                        elif u < 0.3:
+                            text += ", on the left when facing the door"
+                        elif u < 0.4:
+                            text += LONG_TAIL
+                        out.append(
+                            row(scene, target, others, text, instance_type=label, mentions=mentions, assignment=len(out), dataset="nr3d")
+                        )
+                    else:
+                        anchors = [(o, c) for name, ob in classes.items() if name != label for o in ob for c in [centre[o]]]
+                        if not anchors:
+                            continue
+                        a, c = anchors[int(rng.integers(len(anchors)))]
+                        dist = {o: float(np.linalg.norm(centre[o] - c)) for o in objs}
+                        anchor_name = next(n for n, ob in classes.items() if a in ob)
+                        if dist[target] == min(dist.values()):
+                            text = f"the {label} that is closest to the {anchor_name}"
+                        elif dist[target] == max(dist.values()):
+                            text = f"the {label} that is farthest from the {anchor_name}"
+                        else:
+                            continue
+                        out.append(row(scene, target, others, text, instance_type=label, assignment=len(out), dataset="sr3d"))
+    return out, sorted(set(scenes["val"])), sorted(set(scenes["train"]) | set(scenes["val"]))
+
+
+def _write(folder: Path, root: Path, rng: np.random.Generator, dataset: str) -> list[Path]:
+    src = root / SOURCE
+    if not (src / "ScanRefer_filtered_val.json").is_file():
+        return []
+    rows, test, every = _rows(src, rng, dataset)
+    (folder / SCENES).mkdir(parents=True, exist_ok=True)
+    written = [write_csv(folder / f"{dataset}.csv", rows)]
+    atomic_write_json(folder / "test_scans.txt", test, indent=None)
+    written.append(folder / "test_scans.txt")
+    for scene in every:
+        for kind in ("aligned_bbox", "aligned_vert", "ins_label"):
+            shutil.copyfile(src / SCENES / f"{scene}_{kind}.npy", folder / SCENES / f"{scene}_{kind}.npy")
+            written.append(folder / SCENES / f"{scene}_{kind}.npy")
+    return written
+
+
+def write_nr3d(folder: Path, root: Path, summaries: list[dict[str, Any]], rng: np.random.Generator) -> list[Path]:
+    return _write(folder, root, rng, "nr3d")
+
+
+def write_sr3d(folder: Path, root: Path, summaries: list[dict[str, Any]], rng: np.random.Generator) -> list[Path]:
+    return _write(folder, root, rng, "sr3d")

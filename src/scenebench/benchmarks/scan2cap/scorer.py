@@ -1,0 +1,380 @@
+"""Score Scan2Cap dense captions: CIDEr / BLEU-4 / ROUGE-L @ k IoU, k in {0.25, 0.5}.
+
+Per described object (``docs/metrics/scan2cap_m_at_kiou.md``) the scorer picks at most one proposal
+of its scene, gates it on IoU with the object's box, and scores that proposal's caption against the
+object's descriptions. What differs:
+
+- ``strict``: per scene and threshold, one-to-one matching of the submitted boxes to the described
+  objects maximising the number of pairs with IoU >= k, then the IoU sum; each object's value is
+  the per-sample score of its matched caption (PTB tokens, no ``sos``/``eos``, references untruncated)
+  and exactly 0 when unmatched; ``m@k`` = their mean over **all** described objects (the benchmark
+  scorer's recall); precision divides the same sum by the number of submitted boxes, F1 combines
+  both. CIDEr-D's IDF comes from the references of every described object.
+- ``official:original`` (plain ``official``; the training repo's ``lib/eval_helper.py``): each
+  proposal goes to the object whose centre is nearest its own (VoteNet's assignment, taken on the
+  proposal box), is kept when its IoU with that object is **>** k, and a later proposal **overwrites**
+  an earlier one; references are ``sos`` + the first 30 tokens + ``eos``, the caption ``sos`` + caption
+  + ``eos`` (whitespace tokens, no PTB), an object without a kept proposal is scored as the
+  placeholder ``sos eos`` (which still earns ROUGE-L); BLEU-4 is the corpus score, CIDEr-D and
+  ROUGE-L the mean over objects. The model's NMS / objectness filtering happens before ``pred.json``
+  and is not repeated here.
+- ``official:benchmark`` (the benchmark server's ``benchmark/eval.py``): per scene, a Hungarian
+  assignment of proposals to objects on the **generalised IoU**; with fewer proposals than objects
+  the unassigned objects take **proposal 0** (a zero-initialised index); an object counts when the
+  AABB IoU (``+ 1e-8``) of its proposal is **>=** k; per-sample scores with ``sos``/``eos`` on both
+  sides and untruncated references (no PTB); recall = sum / objects, precision = sum / proposals,
+  F1. Objects of a scene without predictions are ``excluded`` (the released script raises there:
+  its masks no longer line up with the corpus).
+- ``official:chatscene`` (Chat-Scene's ``calc_scan2cap_score`` with its preprocessing's two-step
+  voting): each proposal votes for the object (any row of the box table) it overlaps most, each
+  object keeps its highest-IoU voter, gated at IoU **>=** k; ``sos``/``eos`` around caption and
+  description and PTB tokens on both sides; ``sos eos`` for an object without one; corpus BLEU-4,
+  mean CIDEr-D and ROUGE-L.
+- ``official:ll3da`` (LL3DA's ``evaluate_densecap.py``): the same voting, gated at IoU **>** k; the
+  training repo's text (whitespace tokens, references cut at 30 tokens) and placeholder.
+
+METEOR needs the METEOR 1.5 jar and is not reported by this benchmark yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.geometry.boxes import iou_matrix_minmax
+from scenebench.io.files import file_fingerprint
+from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_from
+from scenebench.metrics.grounding import iou_matrix_eps
+from scenebench.metrics.jobs import ScoringJob
+from scenebench.metrics.records import SampleScore, Status, summarize_scores
+from scenebench.metrics.text import bleu_from_sums, bleu_stats, cider_d, rouge_l, tokenize
+from scenebench.protocol import parse_protocol
+from scenebench.results import Results
+
+from .data import DescribedObject, box_path, by_scene, load_boxes, load_objects
+from .predictions import read_predictions
+from .spec import LINEAGES
+
+THRESHOLDS = {"0.25": 0.25, "0.5": 0.5}
+MAX_REF_TOKENS = 30  # the training repo's CONF.TRAIN.MAX_DES_LEN
+PLACEHOLDER = ("sos", "eos")
+RULES = {
+    "strict": {
+        "assignment": "per threshold, one-to-one: the most pairs with IoU >= k, then the largest IoU sum",
+        "gate": "IoU >= k",
+        "text": "PTB tokens, no sos/eos; references untruncated",
+        "unmatched_object": "0",
+        "aggregation": "mean of per-sample scores over all described objects (recall); precision over submitted boxes",
+    },
+    "official:benchmark": {
+        "assignment": "Hungarian on generalised IoU per scene; an unassigned object takes proposal 0",
+        "gate": "IoU (+ 1e-8) >= k",
+        "text": "sos + whitespace tokens + eos on both sides; references untruncated",
+        "unmatched_object": "0 (masked); a scene without predictions: its objects excluded",
+        "aggregation": "per-sample scores; recall over objects, precision over proposals, F1",
+    },
+    "official:chatscene": {
+        "assignment": "each proposal votes for its max-IoU object; each object keeps its highest-IoU voter",
+        "gate": "IoU >= k",
+        "text": "PTB tokens of 'sos <caption> eos' and of 'sos <description> eos'; references untruncated",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+    "official:ll3da": {
+        "assignment": "each proposal votes for its max-IoU object; each object keeps its highest-IoU voter",
+        "gate": "IoU > k",
+        "text": "sos + whitespace tokens + eos; references sos + first 30 tokens + eos",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+    "official:original": {
+        "assignment": "each proposal to the object with the nearest centre; a later proposal overwrites an earlier one",
+        "gate": "IoU > k",
+        "text": "sos + whitespace tokens + eos; references sos + first 30 tokens + eos",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+}
+
+
+def canonical(protocol: str) -> str:
+    base, lineage = parse_protocol(protocol, LINEAGES)
+    return base if lineage is None else f"official:{lineage}"
+
+
+def _bleu(*args: float | None) -> float | None:
+    *ps, lr = args
+    if lr is None or any(p is None for p in ps):
+        return None
+    v = bleu_from_sums([float(p) / 100 for p in ps if p is not None], float(lr), 1.0)
+    return None if v is None else 100 * v
+
+
+def metric_specs(protocol: str) -> list[MetricSpec]:
+    out: list[MetricSpec] = []
+    for k in THRESHOLDS:
+        t = k.replace(".", "")
+        if protocol in ("strict", "official:benchmark"):
+            for name, f in (("CIDEr", "cider"), ("BLEU-4", "bleu4"), ("ROUGE-L", "rouge")):
+                out.append(
+                    Mean(
+                        f"{name}@{k}",
+                        f"{f}_{t}",
+                        scale=100,
+                        description=f"{name} of the caption matched at IoU >= {k}, 0 unmatched (recall)",
+                    )
+                )
+                out.append(
+                    Ratio(f"{name}@{k} precision", f"{f}_{t}", "pred_share", scale=100, description="the same sum over submitted boxes")
+                )
+                out.append(Derived(f"{name}@{k} F1", (f"{name}@{k} precision", f"{name}@{k}"), f1_from))
+        else:
+            out.append(
+                Mean(
+                    f"CIDEr@{k}",
+                    f"cider_{t}",
+                    scale=100,
+                    description=f"CIDEr-D with the placeholder for objects without a kept proposal (IoU > {k})",
+                )
+            )
+            out.append(Mean(f"ROUGE-L@{k}", f"rouge_{t}", scale=100, description=f"ROUGE-L with the placeholder (IoU > {k})"))
+            for n in range(1, 5):
+                out.append(Ratio(f"BLEU p{n}@{k}", f"b{t}_m{n}", f"b{t}_g{n}", scale=100, description="corpus n-gram precision"))
+            out.append(
+                Ratio(f"BLEU length ratio@{k}", f"b{t}_hyp_len", f"b{t}_ref_len", description="summed caption / closest reference lengths")
+            )
+            deps = (*(f"BLEU p{n}@{k}" for n in range(1, 5)), f"BLEU length ratio@{k}")
+            out.append(Derived(f"BLEU-4@{k}", deps, _bleu, description="corpus BLEU-4 (x100)"))
+    return out  # fmt: skip
+
+
+def assign_strict(iou: np.ndarray, k: float) -> np.ndarray:
+    """(G,) index of the proposal matched to each object, -1 for none (module doc)."""
+    n_pred, n_gt = iou.shape
+    out = np.full(n_gt, -1, dtype=np.int64)
+    if n_pred == 0 or n_gt == 0:
+        return out
+    from scipy.optimize import linear_sum_assignment
+
+    ok = iou >= k
+    # a pair below k is worth nothing; above, B (more than any IoU sum) plus its IoU: most pairs, then the largest IoU sum of the kept pairs
+    rows, cols = linear_sum_assignment(-(ok * (float(min(n_pred, n_gt) + 1) + iou)))
+    keep = ok[rows, cols]
+    out[cols[keep]] = rows[keep]
+    return out
+
+
+def giou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) generalised IoU of min-max boxes: IoU - (enclosing - union) / enclosing."""
+    a, b = a[:, None, :], b[None, :, :]
+    inter = np.prod(np.clip(np.minimum(a[..., 3:], b[..., 3:]) - np.maximum(a[..., :3], b[..., :3]), 0, None), axis=-1)
+    union = np.prod(a[..., 3:] - a[..., :3], axis=-1) + np.prod(b[..., 3:] - b[..., :3], axis=-1) - inter
+    hull = np.prod(np.maximum(a[..., 3:], b[..., 3:]) - np.minimum(a[..., :3], b[..., :3]), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(
+            np.where(union > 0, inter / np.where(union > 0, union, 1), 0)
+            - np.where(hull > 0, (hull - union) / np.where(hull > 0, hull, 1), 0)
+        )
+
+
+def assign_benchmark(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:
+    """(G,) the proposal of each object under the server's Hungarian on GIoU; unassigned objects take
+    proposal 0 (its index array starts as zeros); -1 for every object when there is no proposal."""
+    if len(pred) == 0:
+        return np.full(len(gt), -1, dtype=np.int64)
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(-giou_matrix(pred, gt))
+    out = np.zeros(len(gt), dtype=np.int64)
+    out[cols] = rows
+    return out
+
+
+def assign_original(pred: np.ndarray, table_ids: np.ndarray, table_boxes: np.ndarray, object_ids: np.ndarray, k: float) -> np.ndarray:
+    """(G,) index of the last proposal whose nearest-centre object is the object and whose IoU with it
+    is > k, -1 for none (module doc). Nearest centres are taken over every object of the box table."""
+    out = np.full(len(object_ids), -1, dtype=np.int64)
+    if len(pred) == 0 or len(table_ids) == 0:
+        return out
+    centre = lambda b: (b[:, :3] + b[:, 3:]) / 2  # noqa: E731
+    dist = np.linalg.norm(centre(pred)[:, None, :] - centre(table_boxes)[None, :, :], axis=2)
+    nearest = dist.argmin(1)
+    iou = iou_matrix_minmax(pred, table_boxes)[np.arange(len(pred)), nearest]
+    kept = np.flatnonzero(iou > k)
+    for j in kept:  # file order: a later proposal overwrites
+        hit = np.flatnonzero(object_ids == table_ids[nearest[j]])
+        out[hit] = j
+    return out
+
+
+def assign_best_voter(
+    pred: np.ndarray, table_ids: np.ndarray, table_boxes: np.ndarray, object_ids: np.ndarray, k: float, *, inclusive: bool
+) -> np.ndarray:
+    """(G,) the highest-IoU proposal among those whose max-IoU object (over every row of the box table)
+    is the object, if that IoU passes the gate (``>= k`` when ``inclusive``, else ``> k``); -1 for none.
+    Equal IoUs keep the first proposal."""
+    out = np.full(len(object_ids), -1, dtype=np.int64)
+    if len(pred) == 0 or len(table_ids) == 0:
+        return out
+    iou = iou_matrix_minmax(pred, table_boxes)
+    votes, best = iou.argmax(1), iou.max(1)
+    for g, oid in enumerate(object_ids):
+        mine = np.flatnonzero(table_ids[votes] == oid)
+        if len(mine):
+            j = mine[np.argmax(best[mine])]
+            if best[j] >= k if inclusive else best[j] > k:
+                out[g] = j
+    return out
+
+
+class Scan2CapScorer:
+    benchmark = "scan2cap"
+
+    def __init__(self, objects: list[DescribedObject], boxes_dir: Path, preds: dict[str, tuple[np.ndarray, list[str]]], protocol: str):
+        self.objects, self.boxes_dir, self.preds, self.protocol = objects, boxes_dir, preds, canonical(protocol)
+        self._values: dict[str, tuple[dict[str, float], dict[str, Any]]] | None = None
+
+    def sample_ids(self) -> list[str]:
+        return [o.sample_id for o in self.objects]
+
+    def _compute(self) -> dict[str, tuple[dict[str, float], dict[str, Any]]]:
+        """Every object's values at once: CIDEr-D's IDF comes from all described objects."""
+        strict = self.protocol == "strict"
+        bench = self.protocol == "official:benchmark"
+        gated: list[list[float]] = []  # official:benchmark: per scene, the IoU of each object's assigned proposal
+        if strict:
+            refs = [[tokenize(d) for d in o.descriptions] for o in self.objects]
+        elif bench:
+            refs = [[["sos", *t, "eos"] for t in o.tokens] for o in self.objects]
+        elif self.protocol == "official:chatscene":
+            refs = [[tokenize(f"sos {d} eos") for d in o.descriptions] for o in self.objects]
+        else:
+            refs = [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in self.objects]
+        chosen: dict[str, list[int]] = {k: [] for k in THRESHOLDS}
+        ious: list[float] = []
+        shares: list[float] = []
+        for scene, objs in by_scene(self.objects).items():
+            ids, boxes = load_boxes(self.boxes_dir, scene)
+            pred, _ = self.preds.get(scene, (np.zeros((0, 6)), []))
+            oids = np.array([o.object_id for o in objs])
+            rows = np.array([int(np.flatnonzero(ids == i)[0]) if (ids == i).any() else -1 for i in oids], dtype=np.int64)
+            gt = boxes[np.maximum(rows, 0)] if len(boxes) else np.zeros((len(oids), 6))
+            iou = iou_matrix_minmax(pred, gt) * (rows >= 0)[None, :]  # an object without a row overlaps nothing
+            if bench:
+                a = assign_benchmark(pred, gt)
+                hit = (
+                    iou_matrix_eps(pred[np.maximum(a, 0)], gt, 1e-8)[np.arange(len(a)), np.arange(len(a))]
+                    if len(pred)
+                    else np.zeros(len(a))
+                )
+                gated.append((hit * (rows >= 0)).tolist())
+            for k, t in THRESHOLDS.items():
+                if bench:
+                    a_k = a
+                elif self.protocol in ("official:chatscene", "official:ll3da"):
+                    a_k = assign_best_voter(pred, ids, boxes, oids, t, inclusive=self.protocol == "official:chatscene")
+                else:
+                    a_k = assign_strict(iou, t) if strict else assign_original(pred, ids, boxes, oids, t)
+                chosen[k] += a_k.tolist()
+            ious += (iou.max(0) if len(pred) else np.zeros(len(oids))).tolist()
+            shares += [len(pred) / len(objs)] * len(objs)
+        order = {o.sample_id: i for i, o in enumerate(o for objs in by_scene(self.objects).values() for o in objs)}
+        captions = {s: c for s, (_, c) in self.preds.items()}
+        values: dict[str, dict[str, float]] = {o.sample_id: {} for o in self.objects}
+        detail: dict[str, dict[str, Any]] = {o.sample_id: {"best_iou": ious[order[o.sample_id]]} for o in self.objects}
+        for k in THRESHOLDS:
+            tag = k.replace(".", "")
+            hyps: list[list[str]] = []
+            matched: list[bool] = []
+            for o in self.objects:
+                j = chosen[k][order[o.sample_id]]
+                cap = captions[o.scene_id][j] if j >= 0 else None
+                detail[o.sample_id][f"caption@{k}"] = cap
+                matched.append(cap is not None)
+                if strict:
+                    hyps.append(tokenize(cap) if cap is not None else [])
+                elif self.protocol == "official:chatscene":
+                    hyps.append(tokenize(f"sos {cap} eos") if cap is not None else list(PLACEHOLDER))
+                elif bench:
+                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
+                else:
+                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
+            cider = cider_d(hyps, refs) if self.objects else []
+            gate = [x for scene_iou in gated for x in scene_iou]
+            for i, o in enumerate(self.objects):
+                v, h, r = values[o.sample_id], hyps[i], refs[i]
+                if strict or bench:
+                    on = (1.0 if matched[i] else 0.0) if strict else float(gate[order[o.sample_id]] >= THRESHOLDS[k])
+                    st = bleu_stats(h, r)
+                    ps = [st[f"m{n}"] / st[f"g{n}"] if st[f"g{n}"] else None for n in range(1, 5)]
+                    b4 = bleu_from_sums(ps, st["hyp_len"], st["ref_len"]) if h else 0.0
+                    v.update({f"cider_{tag}": on * cider[i], f"bleu4_{tag}": on * (b4 or 0.0), f"rouge_{tag}": on * rouge_l(h, r)})
+                else:
+                    v.update({f"cider_{tag}": cider[i], f"rouge_{tag}": rouge_l(h, r)})
+                    v.update({f"b{tag}_{name}": x for name, x in bleu_stats(h, r).items()})
+        for o in self.objects:
+            if strict or bench:
+                values[o.sample_id]["pred_share"] = shares[order[o.sample_id]]
+        return {s: (values[s], detail[s]) for s in values}
+
+    def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
+        if self._values is None:
+            self._values = self._compute()
+        for scene, objs in by_scene([o for o in self.objects if o.sample_id not in skip]).items():
+            status: Status = "scored" if scene in self.preds else ("excluded" if self.protocol == "official:benchmark" else "missing")
+            yield [
+                SampleScore(o.sample_id, scene, status, self._values[o.sample_id][0], {}, {"object_name": o.object_name, "descriptions": list(o.descriptions[:3]), **self._values[o.sample_id][1]})
+                for o in objs
+            ]  # fmt: skip
+
+
+def make_job(
+    objects: list[DescribedObject], inputs: dict[str, Any], boxes: Path, predictions: Path, protocol: str,
+    n_resamples: int = 1000, seed: int = 0, oracle_boxes: bool = False,
+) -> ScoringJob:  # fmt: skip
+    protocol = canonical(protocol)
+    inputs = {**inputs, "boxes_dir": str(boxes), "predictions": file_fingerprint(predictions)}
+    inputs["boxes"] = {sid: file_fingerprint(box_path(boxes, sid)) for sid in by_scene(objects)}
+    settings: dict[str, Any] = {
+        "iou_thresholds": list(THRESHOLDS.values()),
+        **RULES[protocol],
+        "protocols": RULES,
+        "meteor": "not computed",
+    }
+    if oracle_boxes:
+        settings["boxes"] = "ground truth (oracle-box setting): not comparable with m@kIoU of detected boxes"
+    scorer = Scan2CapScorer(objects, Path(boxes), read_predictions(predictions, objects), protocol)
+    specs = metric_specs(protocol)
+
+    def summarize(records: list[SampleScore], run: Any) -> Results:
+        s = summarize_scores(records, specs, n_resamples=n_resamples, seed=seed)
+        return s.to_results("scan2cap", protocol, settings=settings, inputs=inputs)
+
+    return ScoringJob("scan2cap", protocol, scorer, summarize, settings, inputs, label="scoring scan2cap")
+
+
+def prepare_scoring(
+    *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0
+) -> ScoringJob:
+    checked = canonical(protocol)
+    objects = load_objects(annotations)
+    return make_job(objects, {"annotations": file_fingerprint(annotations)}, Path(boxes), Path(predictions), checked, n_resamples, seed)
+
+
+def validate_command(annotations: Path, boxes: Path, predictions: Path | None = None) -> None:
+    """``scenebench validate scan2cap``: read every input (errors name file, record, field); print counts."""
+    import json
+
+    objects = load_objects(annotations)
+    scenes = by_scene(objects)
+    out: dict[str, Any] = {"objects": len(objects), "descriptions": sum(len(o.descriptions) for o in objects), "scenes": len(scenes)}
+    out["references_longer_than_30_tokens"] = sum(len(t) > MAX_REF_TOKENS for o in objects for t in o.tokens)
+    out["objects_without_row"] = sum(int(not np.isin(o.object_id, load_boxes(boxes, s)[0])) for s, objs in scenes.items() for o in objs)
+    if predictions is not None:
+        preds = read_predictions(predictions, objects)
+        out["proposals"] = sum(len(c) for _, c in preds.values())
+        out["scenes_without_predictions"] = len(set(scenes) - set(preds))
+    print(json.dumps(out, indent=2))

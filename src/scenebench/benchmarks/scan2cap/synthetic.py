@@ -1,0 +1,36 @@
+"""Scan2Cap data from a generated folder: the generator's ScanRefer export (``<out>/scanrefer``) is
+already Scan2Cap's input (descriptions with ``token`` lists, ScanNet box tables); its val split and
+scenes are copied as files, without the descriptions of flat objects (a box of zero volume has IoU 0
+even with itself)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.io.arrays import load_npy
+from scenebench.io.files import atomic_write_json, read_json
+
+SOURCE, SCENES, VAL = "scanrefer", "scannet_data", "ScanRefer_filtered_val.json"
+
+
+def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], rng: np.random.Generator) -> list[Path]:
+    src = root / SOURCE
+    if not (src / VAL).is_file():
+        return []
+    (folder / SCENES).mkdir(parents=True, exist_ok=True)
+    recs = read_json(src / VAL)
+    scenes = sorted({r["scene_id"] for r in recs})
+    flat = set()
+    for scene in scenes:
+        flat |= {(scene, int(t[7])) for t in load_npy(src / SCENES / f"{scene}_aligned_bbox.npy") if not (t[3:6] > 0).all()}
+    atomic_write_json(folder / VAL, [r for r in recs if (r["scene_id"], int(r["object_id"])) not in flat], indent=None)
+    written = [folder / VAL]
+    for scene in scenes:
+        for kind in ("aligned_bbox", "aligned_vert", "ins_label"):
+            shutil.copyfile(src / SCENES / f"{scene}_{kind}.npy", folder / SCENES / f"{scene}_{kind}.npy")
+            written.append(folder / SCENES / f"{scene}_{kind}.npy")
+    return written

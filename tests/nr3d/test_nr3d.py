@@ -1,0 +1,214 @@
+"""Nr3D / Sr3D: stimulus ids, the view-dependent word rule, hand-worked accuracies under both
+protocols (the mention and 24-token filters), reader errors, the oracle run, and each protocol's
+rules written again plainly and compared with the library on 200 fuzzed batches."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import scenebench
+from scenebench import cli
+from scenebench.benchmarks.nr3d.data import decode_stimulus, load_utterances
+from scenebench.benchmarks.nr3d.predictions import read_predictions
+from scenebench.benchmarks.nr3d.scorer import SPECS, ReferIt3DScorer, parse_answer
+from scenebench.benchmarks.nr3d.writer import row, write_csv
+from scenebench.errors import InputError
+from scenebench.metrics.records import summarize_scores
+
+S = "scene0000_00"
+
+
+def test_stimulus_ids_read_from_the_right():
+    assert decode_stimulus(f"{S}-chair-3-5-6-7", None, "line 2") == ("chair", 3, 5, (6, 7))
+    assert decode_stimulus(f"{S}-office_chair-2-4-9", None, "line 2") == ("office chair", 2, 4, (9,))
+    assert decode_stimulus(f"{S}-t-shirt-2-4-9", None, "line 2") == ("t-shirt", 2, 4, (9,))  # a '-' in the class
+    with pytest.raises(InputError, match="stimulus_id"):
+        decode_stimulus(f"{S}-chair-3-5-6", None, "line 2")  # says 3 objects, lists 2
+
+
+def test_answers_parse_to_the_first_object_token_or_a_bare_id():
+    assert [parse_answer(v) for v in (7, "<OBJ012>", "it is <obj003>. or <OBJ004>", " 12 ", "the chair", "")] == [7, 12, 3, 12, None, None]
+    # Chat-Scene: only upper-case three-digit <OBJddd>; anything else picks object 0
+    chat = [parse_answer(v, "official:chatscene") for v in (7, "<OBJ012>", "it is <obj003>. or <OBJ004>", " 12 ", "the chair", "<OBJ12>")]
+    assert chat == [7, 12, 4, 0, 0, 0]
+
+
+# Six utterances (targets 5 among chairs 5, 6, 7 or 5, 6):
+LONG = " ".join(["the chair"] * 13)  # 26 tokens
+ROWS = [
+    row(S, 5, [6], "the chair by the door"),  # easy, independent; right
+    row(S, 5, [6, 7], "the chair on the left"),  # hard, view-dependent; right (as text)
+    row(S, 6, [5, 7], "the one by the door", mentions=False),  # names no class: excluded by both
+    row(S, 6, [5], LONG),  # easy, 26 tokens: strict only; wrong
+    row(S, 7, [5, 6], "facing the bed , the chair"),  # hard, view-dependent; unparseable text
+    row(S, 7, [5, 6], "the chair behind the desk"),  # hard, view-dependent; missing
+]
+PREDS = [
+    {"sample_id": f"{S}:5:0", "pred_id": 5},
+    {"scan_id": S, "target_id": 5, "ann_id": 1, "pred": "<OBJ005>"},
+    {"sample_id": f"{S}:6:0", "pred_id": 6},
+    {"sample_id": f"{S}:6:1", "pred_id": 5},
+    {"sample_id": f"{S}:7:0", "pred": "the chair"},
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("nr3d")
+    write_csv(root / "nr3d.csv", ROWS)
+    (root / "pred.json").write_text(json.dumps(PREDS))
+    return root
+
+
+def test_hand_worked_accuracies_under_both_protocols(files, tmp_path):
+    u = load_utterances(files / "nr3d.csv")
+    assert [x.sample_id for x in u] == [f"{S}:5:0", f"{S}:5:1", f"{S}:6:0", f"{S}:6:1", f"{S}:7:0", f"{S}:7:1"]
+    assert [x.easy for x in u] == [True, False, False, True, False, False]
+    assert [x.view_dependent for x in u] == [False, True, False, False, True, True]
+    kw = {"annotations": files / "nr3d.csv", "predictions": files / "pred.json", "bootstrap": 0}
+    strict = scenebench.score("nr3d", out=tmp_path / "s", **kw)
+    # scored: rows 0, 1, 3, 4, 5 -> right 0 and 1: 2 / 5
+    assert strict.metrics["overall"]["accuracy"] == pytest.approx(40.0)
+    assert strict.metrics["by_difficulty"]["easy"]["accuracy"] == pytest.approx(50.0)  # rows 0 (right), 3 (wrong)
+    assert strict.metrics["by_difficulty"]["hard"]["accuracy"] == pytest.approx(100 / 3)  # rows 1 (right), 4, 5
+    assert strict.metrics["by_view"]["view_dependent"]["accuracy"] == pytest.approx(100 / 3)  # rows 1, 4, 5
+    assert (strict.counts.n_excluded, strict.counts.n_invalid, strict.counts.n_missing) == (1, 1, 1)
+    official = scenebench.score("nr3d", protocol="official", out=tmp_path / "o", **kw)
+    # the 26-token row leaves the test set too: rows 0, 1, 4, 5 -> 2 / 4; easy is row 0 alone
+    assert official.metrics["overall"]["accuracy"] == pytest.approx(50.0)
+    assert official.metrics["by_difficulty"]["easy"]["accuracy"] == pytest.approx(100.0)
+    assert official.extra["excluded_ids"] == [f"{S}:6:0", f"{S}:6:1"] and official.protocol == "official:original"
+    chat = scenebench.score("nr3d", protocol="official:chatscene", out=tmp_path / "c", **kw)
+    # every row: right 0, 1 and 2 (the row naming no class is scored), wrong 3, 4 (text -> object 0), 5 (missing): 3 / 6
+    assert chat.metrics["overall"]["accuracy"] == pytest.approx(50.0) and chat.counts.n_excluded == 0 and chat.counts.n_invalid == 0
+
+
+def test_the_scan_list_selects_the_test_rows(files, tmp_path, capsys):
+    rows = [*ROWS, row("scene0001_00", 1, [2], "the chair near the window")]
+    write_csv(tmp_path / "nr3d.csv", rows)
+    (tmp_path / "test_scans.txt").write_text(json.dumps([S]))
+    cli.main(
+        ["validate", "nr3d", "-a", str(tmp_path / "nr3d.csv"), "--scans", str(tmp_path / "test_scans.txt"), "-p", str(files / "pred.json")]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"utterances": 6, "scans": 1, "not_naming_the_target_class": 1, "longer_than_24_tokens": 1, "easy": 2,
+                   "view_dependent": 3, "predictions": 5}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"target_id": "x"}, "target_id"),
+        ({"stimulus_id": f"{S}-chair-2-9-6"}, "stimulus_id"),  # names target 9, the row says 5
+        ({"tokens": "['a', 1]"}, "tokens"),
+        ({"tokens": "__import__('os')"}, "tokens"),  # literals only, never evaluated
+        ({"mentions_target_class": "maybe"}, "mentions_target_class"),
+    ],
+)
+def test_bad_rows_name_the_file_the_line_and_the_field(tmp_path, change, field):
+    path = write_csv(tmp_path / "nr3d.csv", [ROWS[0], {**ROWS[0], **change}])
+    with pytest.raises(InputError) as e:
+        load_utterances(path)
+    assert "nr3d.csv" in str(e.value) and "line 3" in str(e.value) and field in str(e.value)
+
+
+def test_a_short_row_names_the_missing_column(tmp_path):
+    path = write_csv(tmp_path / "nr3d.csv", [ROWS[0]])
+    path.write_text(path.read_text() + "7,x\n")
+    with pytest.raises(InputError, match="line 3.*scan_id.*missing"):
+        load_utterances(path)
+
+
+def test_bad_predictions_are_named(files, tmp_path):
+    u = load_utterances(files / "nr3d.csv")
+    for rec, field in [({"sample_id": "x:1:0", "pred_id": 1}, "sample_id"), ({"sample_id": f"{S}:5:0", "pred_id": -1}, "pred_id"),
+                       ({"sample_id": f"{S}:5:0"}, "pred_id"), ({"scan_id": S, "target_id": 5, "pred_id": 1}, "ann_id")]:  # fmt: skip
+        (tmp_path / "p.json").write_text(json.dumps([rec]))
+        with pytest.raises(InputError) as e:
+            read_predictions(tmp_path / "p.json", u)
+        assert "record 0" in str(e.value) and field in str(e.value)
+
+
+def test_oracle_run_scores_100_and_the_report_draws_the_target(tmp_path, capsys):
+    data = tmp_path / "sr3d"
+    (data / "scannet_data").mkdir(parents=True)
+    rows = [row(S, 5, [6], "the chair closest to the bed", dataset="sr3d"), row(S, 7, [5, 6], "the chair left of the desk", dataset="sr3d")]
+    write_csv(data / "sr3d.csv", rows)
+    table = np.array([[k, 0, 0, 1, 1, 1, 5, k] for k in (4, 5, 6, 7)], dtype=float)
+    np.save(data / "scannet_data" / f"{S}_aligned_bbox.npy", table)
+    pts = np.concatenate([table[:, :3], table[:, :3] + 0.4])
+    np.save(data / "scannet_data" / f"{S}_aligned_vert.npy", np.concatenate([pts, np.full_like(pts, 99.0)], 1).astype(np.float32))
+    np.save(data / "scannet_data" / f"{S}_ins_label.npy", np.tile(np.arange(5, 9), 2).astype(np.uint32))
+    for protocol in ("strict", "official", "official:chatscene"):
+        out = tmp_path / protocol.replace(":", "-")
+        args = ["run", "sr3d", "--data", str(data), "--model", "oracle", "--protocol", protocol, "--out", str(out), "--no-progress"]
+        cli.main(args)
+        res = json.loads((out / "results.json").read_text())
+        assert res["metrics"]["overall"]["accuracy"] == 100.0 and res["counts"]["n_scored"] == 2
+    capsys.readouterr()
+    cli.main(["report", str(tmp_path / "strict"), "--html", str(tmp_path / "r.html")])
+    assert "the chair left of the desk" in (tmp_path / "r.html").read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# The protocols again, plainly from the spec (§5.3, §5.4), on fuzzed utterances and answers.
+
+WORDS = ["the", "chair", "left", "right", "near", "front", "lamp", "facing", "leftish", "by"]
+
+
+def plain_accuracy(rows, answers, protocol):
+    """Per subset: mean of [chosen id == target] over the test utterances; official drops > 24 tokens."""
+    import ast
+
+    out = {}
+    for name, keep in [("overall", lambda r: True), ("easy", lambda r: int(r["stimulus_id"].split("-")[2]) <= 2),
+                       ("hard", lambda r: int(r["stimulus_id"].split("-")[2]) > 2),
+                       ("view_dependent", lambda r: bool(set(ast.literal_eval(r["tokens"])) & {"front", "behind", "back", "right", "left", "facing", "leftmost", "rightmost", "looking", "across"}))]:  # fmt: skip
+        hits = []
+        for r, a in zip(rows, answers):
+            if protocol != "official:chatscene" and not r["mentions_target_class"]:
+                continue
+            if (protocol == "official" and len(ast.literal_eval(r["tokens"])) > 24) or not keep(r):
+                continue
+            if protocol == "official:chatscene":
+                chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else 0 if a else None)
+            else:
+                chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else None)
+            hits.append(chosen == r["target_id"])
+        out[name] = 100 * sum(hits) / len(hits) if hits else None
+    return out
+
+
+def test_each_protocol_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path):
+    rng = np.random.default_rng(5)
+    differ = {"strict": 0, "official": 0, "official:chatscene": 0}
+    apart = lineages_apart = 0
+    for b in range(200):
+        rows, answers = [], []
+        for _ in range(rng.integers(1, 12)):
+            n = int(rng.integers(2, 6))
+            ids = rng.permutation(20)[:n].tolist()
+            toks = [WORDS[i] for i in rng.integers(0, len(WORDS), rng.integers(1, 30))]
+            rows.append(row(S, ids[0], ids[1:], " ".join(toks), tokens=toks, mentions=bool(rng.random() < 0.8)))
+            kind = rng.integers(0, 5)
+            answers.append([ids[0], ids[1], f"<OBJ{ids[int(rng.integers(0, n))]:03d}>", None, "the chair"][kind])
+        path = write_csv(tmp_path / f"b{b}.csv", rows)
+        utterances = load_utterances(path)
+        preds = {u.sample_id: a for u, a in zip(utterances, answers) if a is not None}
+        for protocol in differ:
+            records = [r for batch in ReferIt3DScorer("nr3d", utterances, preds, protocol).iter_scores(set()) for r in batch]
+            s = summarize_scores(records, SPECS, groups=("difficulty", "view"), n_resamples=0)
+            got = {"overall": s.metrics["overall"]["accuracy"]}
+            got |= {k: s.metrics["by_difficulty"].get(k, {}).get("accuracy") for k in ("easy", "hard")}
+            got["view_dependent"] = s.metrics["by_view"].get("view_dependent", {}).get("accuracy")
+            want = plain_accuracy(rows, answers, protocol)
+            differ[protocol] += any(
+                (g is None) != (w is None) or (g is not None and abs(g - w) > 1e-9) for g, w in ((got[k], want[k]) for k in want)
+            )
+        apart += plain_accuracy(rows, answers, "strict") != plain_accuracy(rows, answers, "official")
+        lineages_apart += plain_accuracy(rows, answers, "official") != plain_accuracy(rows, answers, "official:chatscene")
+    assert differ == {"strict": 0, "official": 0, "official:chatscene": 0}
+    assert apart > 20 and lineages_apart > 20  # many batches separate the protocols and the lineages
