@@ -11,10 +11,16 @@ missing. A 135M model answers near chance: check plumbing, not answer quality.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Iterator
 from typing import NamedTuple
 
 import pytest
+
+# `scenebench generate` furnishes houses with the sweethome3d-furniture libraries when they are
+# installed; the suite's generated data stays on primitives (speed, bytes) unless a test opts in.
+# Subprocesses the tests start inherit it.
+os.environ.setdefault("SCENEBENCH_ASSETS", "none")
 
 
 class LocalLLM(NamedTuple):
