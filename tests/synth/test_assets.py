@@ -311,3 +311,15 @@ def test_decimate_merges_vertices_of_one_cell_and_drops_collapsed_faces():
     assert d.vertices == pytest.approx(np.array([[0.0025, 0, 0], [0.5, 0, 0], [0.5, 0.5, 0]]))
     assert d.faces.tolist() == [[0, 1, 2], [0, 1, 2]]
     assert d.colors.tolist() == [[1, 0, 0], [0, 1, 0]]  # each face keeps its own colour
+
+
+def test_seat_is_the_largest_level_and_a_top_the_highest_large_one():
+    c = (0.5, 0.5, 0.5)
+    # a sofa: seat 2.0 x 0.7 at 0.45, backrest 2.0 x 0.2 topping at 0.85
+    sofa = Mesh.concat([box((-1, 0, -0.25), (1, 0.45, 0.45), c), box((-1, 0, -0.45), (1, 0.85, -0.25), c)])
+    (seat,) = model_surfaces(sofa, "seat")
+    assert seat[:5] == pytest.approx((0.45, -0.97, -0.22, 0.97, 0.42))
+    # a coffee table: top 1.0 x 0.6 at 0.45 over a larger-than-40 % shelf 0.9 x 0.5 at 0.15
+    table = Mesh.concat([box((-0.5, 0.42, -0.3), (0.5, 0.45, 0.3), c), box((-0.45, 0.13, -0.25), (0.45, 0.15, 0.25), c)])
+    (top,) = model_surfaces(table, "top")
+    assert top[0] == pytest.approx(0.45)

@@ -86,9 +86,10 @@ def colour_name(mesh: Mesh) -> str:
 
 
 def model_surfaces(mesh: Mesh, kind: str, margin: float = 0.03) -> list[tuple[float, float, float, float, float, float]]:
-    """Support surfaces ``(y, x0, z0, x1, z1, clearance)`` read off an upright local mesh: the heights
-    where upward-facing faces cover the most area (one level for a top, seat or basin; every level
-    covering a quarter of the footprint for shelves)."""
+    """Support surfaces ``(y, x0, z0, x1, z1, clearance)`` read off an upright local mesh from the area
+    of upward-facing faces per 2 cm of height (above the lowest 15 %): for a seat the level with
+    the largest area, for a top or basin the highest level with at least 40 % of that area; for shelves every level covering an
+    eighth of the footprint, with the clearance to the next."""
     if not kind:
         return []
     tri = mesh.vertices[mesh.faces]
@@ -97,7 +98,7 @@ def model_surfaces(mesh: Mesh, kind: str, margin: float = 0.03) -> list[tuple[fl
     if np.einsum("ij,ij->", tri[:, 0], n) < 0:
         n = -n
     area2 = np.linalg.norm(n, axis=1)
-    up = (n[:, 1] > 0.95 * np.maximum(area2, 1e-18)) & (area2 > 0)
+    up = (n[:, 1] > 0.8 * np.maximum(area2, 1e-18)) & (area2 > 0)  # 0.8: rounded cushions and mattresses count
     lo, hi = mesh.vertices.min(0), mesh.vertices.max(0)
     h = float(hi[1] - lo[1])
     ys = tri[up, :, 1].mean(1)
@@ -111,8 +112,10 @@ def model_surfaces(mesh: Mesh, kind: str, margin: float = 0.03) -> list[tuple[fl
     foot = float((hi[0] - lo[0]) * (hi[2] - lo[2]))
     if kind == "shelves":
         levels = [int(b) for b, s in zip(ub, tot) if s >= 0.25 * foot * 0.5]
-    else:
+    elif kind == "seat":  # the largest level: a backrest's top is higher but smaller
         levels = [int(ub[int(tot.argmax())])]
+    else:  # the highest level holding at least 40 % of the largest one's area: a tabletop over a lower shelf
+        levels = [int(ub[np.flatnonzero(tot >= 0.4 * tot.max())[-1]])]
     out = []
     tops = []
     for b in levels:
