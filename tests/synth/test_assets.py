@@ -236,7 +236,7 @@ def test_sh3f_without_catalog_and_not_a_zip(tmp_path):
         read_sh3f(tmp_path / "junk.sh3f", 0, {})
 
 
-def test_generate_with_a_library_attributes_and_is_path_independent(tmp_path):
+def test_generate_with_a_library_attributes_and_gives_the_same_bytes_elsewhere_and_with_two_workers(tmp_path):
     from scenebench.synth.pipeline import GenerateSettings, run
 
     libs = []
@@ -249,7 +249,7 @@ def test_generate_with_a_library_attributes_and_is_path_independent(tmp_path):
             seed=6, houses=2, min_rooms=3, max_rooms=3, width=32, height=24, voxel=0.08, formats=("3dbench",), assets=(str(lib),)
         )
         out = tmp_path / f"run{k}"
-        manifest = run(out, s, workers=1, progress=False)
+        manifest = run(out, s, workers=k + 1, progress=False)  # 1 then 2 worker processes
         outs.append(out)
     a = manifest["assets"]
     assert a["objects_from_models"] > 0 and a["models_used"] == 1
@@ -266,6 +266,7 @@ def test_generate_with_a_library_attributes_and_is_path_independent(tmp_path):
             "library": "Tiny library",
         }
     ]
+    # the manifest holds every house file's checksum: same libraries (elsewhere) and seed, 1 or 2 workers -> same bytes
     for name in ("manifest.json", "ATTRIBUTION.json"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
 
