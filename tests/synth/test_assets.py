@@ -324,3 +324,46 @@ def test_seat_is_the_largest_level_and_a_top_the_highest_large_one():
     table = Mesh.concat([box((-0.5, 0.42, -0.3), (0.5, 0.45, 0.3), c), box((-0.45, 0.13, -0.25), (0.45, 0.15, 0.25), c)])
     (top,) = model_surfaces(table, "top")
     assert top[0] == pytest.approx(0.45)
+
+
+def test_texture_sampled_at_the_face_mean_uv_times_kd(monkeypatch):
+    from scenebench.synth.assets import obj
+
+    # a 2x2 texture (rows top to bottom): red green / blue white; Pillow's decoding is replaced by it
+    img = np.array([[[1, 0, 0], [0, 1, 0]], [[0, 0, 1], [1, 1, 1]]], np.float32)
+    monkeypatch.setattr(obj, "_decode_texture", lambda data: img if data == b"PNG" else None)
+    text = "\n".join(
+        [
+            "mtllib m.mtl",
+            "v 0 0 0",
+            "v 1 0 0",
+            "v 1 1 0",
+            "vt 0.1 0.9",
+            "vt 0.4 0.9",
+            "vt 0.25 0.6",  # mean (0.25, 0.8): left column, top row -> red
+            "vt 0.6 0.1",
+            "vt 0.9 0.1",
+            "vt 0.75 0.4",  # mean (0.75, 0.2): right column, bottom row -> white
+            "usemtl tex",
+            "f 1/1 2/2 3/3",
+            "f 1/4 2/5 3/6",
+            "usemtl plain",
+            "f 1 2 3",
+        ]
+    )
+    files = {"d/m.mtl": b"newmtl tex\nKd 0.5 0.5 0.5\nmap_Kd -s 1 1 1 t.png\nnewmtl plain\nKd 0.2 0.4 0.6\n", "d/t.png": b"PNG"}
+    mesh = obj.parse_obj(text.encode(), "d/x.obj", files.get)
+    assert mesh.colors == pytest.approx(np.array([[0.5, 0, 0], [0.5, 0.5, 0.5], [0.2, 0.4, 0.6]]))
+
+
+def test_a_member_that_inflates_beyond_the_ratio_bound_is_refused(tmp_path):
+    from scenebench.synth.assets.archive import MAX_RATIO, Archive
+
+    z = tmp_path / "bomb.sh3f"
+    with zipfile.ZipFile(z, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("big.obj", b"\0" * (MAX_RATIO * 1024 + 1))  # zeros deflate to a few hundred bytes
+        zf.writestr("ok.obj", b"v 0 0 0\n")
+    arc = Archive(z)
+    assert arc.read("ok.obj") == b"v 0 0 0\n"
+    with pytest.raises(InputError, match=r"bomb\.sh3f.*'big\.obj' is too large"):
+        arc.read("big.obj")
