@@ -367,3 +367,25 @@ def test_a_member_that_inflates_beyond_the_ratio_bound_is_refused(tmp_path):
     assert arc.read("ok.obj") == b"v 0 0 0\n"
     with pytest.raises(InputError, match=r"bomb\.sh3f.*'big\.obj' is too large"):
         arc.read("big.obj")
+
+
+def test_a_model_with_its_own_symmetry_carries_it_into_the_3rscan_codes(tmp_path):
+    from scenebench.synth.house import build_house
+    from scenebench.synth.rescans import class_code
+
+    rec = {"id": "round", "mesh": "m/box.obj", "category": "chair", "size": [0.5, 1.0, 0.4], "licence": "CC0", "symmetry": "continuous"}
+    cat = _write_catalog(tmp_path, [rec])
+    h = build_house(6, 1, min_rooms=3, max_rooms=3, assets=(str(cat),))  # the dining room with chairs
+    chairs = [o for o in h.objects if o.asset]
+    assert chairs and all(h.symmetry_of(o.index) == "continuous" for o in chairs)
+    from scenebench.synth.categories import CATEGORIES
+
+    prims = [o for o in h.objects if not o.asset]
+    assert prims and all(h.symmetry_of(o.index) == CATEGORIES[o.category].symmetry for o in prims)  # primitives: the category's
+    assert h.symmetry_of(len(h.objects) + 1) == "none"  # structure
+    # 3RScan codes: none 0, 2-fold 1, 4-fold 2; round objects the extension code passed in
+    assert [class_code(c, 3) for c in ("none", "2-fold", "4-fold", "continuous")] == [0, 1, 2, 3]
+    with pytest.raises(InputError, match="field 'symmetry'"):
+        read_jsonl(_write_catalog(tmp_path, [{**rec, "symmetry": "6-fold"}]), 0)
+    assert all(len(v) == 4 for v in reviewed_mapping().values())
+    assert reviewed_mapping()["Kator Legaz#cafe-table"] == ("sidetable", "+z", 1.0, "continuous")

@@ -82,6 +82,15 @@ class House:
     def object(self, index: int) -> PlacedObject:
         return self.objects[index - 1]
 
+    def symmetry_of(self, instance: int) -> str:
+        """The symmetry class of an instance: its model's own when set, else its category's (none for structure)."""
+        from scenebench.synth.categories import CATEGORIES
+
+        if instance <= len(self.objects):
+            o = self.objects[instance - 1]
+            return o.symmetry or CATEGORIES[o.category].symmetry
+        return "none"
+
     def label_of(self, instance: int) -> str:
         if instance <= len(self.objects):
             return self.objects[instance - 1].category

@@ -239,6 +239,7 @@ class PlacedObject:
     surfaces: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)  # (y, x0, z0, x1, z1, clearance)
     local_surfaces: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)  # the same, object frame
     asset: str = ""  # key of the library model it is built from ("" for a primitive)
+    symmetry: str = ""  # its own symmetry class when its model's differs from the category's (a round side table)
 
     @property
     def aabb(self) -> tuple[np.ndarray, np.ndarray]:
@@ -447,6 +448,7 @@ class Placer:
         obj.surfaces = [(s[0] + pos[1], *_world_rect(yaw, pos, s[1:5]), s[5]) for s in surfaces]
         obj.local_surfaces = list(surfaces)
         obj.asset = choice.model.key if choice is not None else ""
+        obj.symmetry = choice.model.symmetry if choice is not None else ""
         return obj
 
     def _floor_rects(self) -> list[tuple[float, float, float, float]]:

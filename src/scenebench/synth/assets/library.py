@@ -33,7 +33,7 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.synth.assets.archive import Archive, Folder
-from scenebench.synth.categories import CATEGORIES
+from scenebench.synth.categories import CATEGORIES, SYMMETRY_CLASSES
 
 CATALOG = "PluginFurnitureCatalog.properties"
 DEBIAN_FOLDER = Path("/usr/share/sweethome3d/furniture")  # the sweethome3d-furniture package
@@ -73,6 +73,7 @@ class AssetModel:
     up: str = "+y"
     front: str = "+z"
     scale: float = 1.0  # the reviewed scale fix
+    symmetry: str = ""  # the model's own symmetry class when it differs from its category's (a round side table)
 
 
 @dataclass
@@ -99,17 +100,22 @@ class AssetSet:
 
 
 @lru_cache(maxsize=1)
-def reviewed_mapping() -> dict[str, tuple[str, str, float]]:
-    """``mapping.tsv``: SweetHome3D model id -> (category, front, scale fix)."""
+def reviewed_mapping() -> dict[str, tuple[str, str, float, str]]:
+    """``mapping.tsv``: SweetHome3D model id -> (category, front, scale fix, symmetry class or "")."""
     text = resources.files("scenebench.synth.assets").joinpath("mapping.tsv").read_text(encoding="utf-8")
-    out: dict[str, tuple[str, str, float]] = {}
+    out: dict[str, tuple[str, str, float, str]] = {}
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         cols = line.split("\t")
-        if len(cols) != 4 or cols[1] not in CATEGORIES or cols[2] not in FRONTS:
-            raise InputError("mapping.tsv", f"bad row {line!r}", where=f"line {n}", expected="id, category, front, scale")
-        out[cols[0]] = (cols[1], cols[2], float(cols[3]))
+        if (
+            len(cols) not in (4, 5)
+            or cols[1] not in CATEGORIES
+            or cols[2] not in FRONTS
+            or (len(cols) == 5 and cols[4] not in SYMMETRY_CLASSES)
+        ):
+            raise InputError("mapping.tsv", f"bad row {line!r}", where=f"line {n}", expected="id, category, front, scale[, symmetry]")
+        out[cols[0]] = (cols[1], cols[2], float(cols[3]), cols[4] if len(cols) == 5 else "")
     return out
 
 
@@ -159,7 +165,7 @@ def _num(v: str | None, path: Path, where: str, fld: str) -> float:
     return x
 
 
-def read_sh3f(path: Path, lib_index: int, mapping: dict[str, tuple[str, str, float]]) -> tuple[Library, list[AssetModel], Archive]:
+def read_sh3f(path: Path, lib_index: int, mapping: dict[str, tuple[str, str, float, str]]) -> tuple[Library, list[AssetModel], Archive]:
     arc = Archive(path)
     if not arc.has(CATALOG):
         raise InputError(path, f"no {CATALOG}", expected="a SweetHome3D furniture library (.sh3f)")
@@ -179,7 +185,7 @@ def read_sh3f(path: Path, lib_index: int, mapping: dict[str, tuple[str, str, flo
             continue
         if "model" not in g:
             raise InputError(path, "no model file", where=where, field=f"model#{n}")
-        cat, front, scale = mapping[key]
+        cat, front, scale, symmetry = mapping[key]
         size = tuple(_num(g.get(f), path, where, f"{f}#{n}") / 100.0 for f in ("width", "height", "depth"))
         rot: tuple[float, ...] = ()
         if g.get("modelRotation"):
@@ -190,7 +196,21 @@ def read_sh3f(path: Path, lib_index: int, mapping: dict[str, tuple[str, str, flo
             if len(rot) != 9:
                 raise InputError(path, "modelRotation is not 9 numbers", where=where, field=f"modelRotation#{n}")
         models.append(
-            AssetModel(key, g.get("name", key), cat, g.get("creator", ""), licence, lib_index, g["model"], size, rot, "+y", front, scale)  # type: ignore[arg-type]
+            AssetModel(
+                key,
+                g.get("name", key),
+                cat,
+                g.get("creator", ""),
+                licence,
+                lib_index,
+                g["model"],
+                size,
+                rot,
+                "+y",
+                front,
+                scale,
+                symmetry,  # type: ignore[arg-type]
+            )
         )
     return lib, models, arc
 
@@ -225,6 +245,9 @@ def read_jsonl(path: Path, lib_index: int) -> tuple[Library, list[AssetModel], F
             raise InputError(path, f"{up!r}", where=where, field="up", expected=" or ".join(UPS))
         if front not in FRONTS:
             raise InputError(path, f"{front!r}", where=where, field="front", expected=", ".join(FRONTS))
+        sym = rec.get("symmetry", "")
+        if sym not in ("", *SYMMETRY_CLASSES):
+            raise InputError(path, f"{sym!r}", where=where, field="symmetry", expected=", ".join(SYMMETRY_CLASSES))
         licences.add(rec["licence"])
         if not licence_ok(rec["licence"]):
             continue
@@ -242,6 +265,7 @@ def read_jsonl(path: Path, lib_index: int) -> tuple[Library, list[AssetModel], F
                 up,
                 front,
                 1.0,
+                sym,
             )  # type: ignore[arg-type]
         )
     lib = Library(path.stem, "", ", ".join(sorted(licences)), str(path), _sha256(path), "jsonl")
