@@ -389,3 +389,21 @@ def test_a_model_with_its_own_symmetry_carries_it_into_the_3rscan_codes(tmp_path
         read_jsonl(_write_catalog(tmp_path, [{**rec, "symmetry": "6-fold"}]), 0)
     assert all(len(v) == 4 for v in reviewed_mapping().values())
     assert reviewed_mapping()["Kator Legaz#cafe-table"] == ("sidetable", "+z", 1.0, "continuous")
+
+
+def test_a_forked_process_reads_through_its_own_zip_handle(tiny_sh3f):
+    import os
+
+    from scenebench.synth.assets.archive import Archive
+
+    arc = Archive(tiny_sh3f)
+    parent = arc._open()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a fresh handle, the same bytes
+        ok = arc._open() is not parent and arc.read("tiny/box/box.mtl") == BOX_MTL.encode()
+        os.write(w, b"1" if ok else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 1) == b"1"
+    assert arc._open() is parent  # the parent keeps its own

@@ -8,6 +8,7 @@ archive as a whole has a bounded number of members: a hostile or damaged library
 
 from __future__ import annotations
 
+import os
 import posixpath
 import zipfile
 from pathlib import Path
@@ -35,11 +36,9 @@ class Archive:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        try:
-            self._zf = zipfile.ZipFile(self.path)
-        except (OSError, zipfile.BadZipFile) as exc:
-            raise InputError(self.path, f"not a readable zip archive ({exc})") from None
-        infos = self._zf.infolist()
+        self._zf: zipfile.ZipFile | None = None
+        self._pid = -1
+        infos = self._open().infolist()
         if len(infos) > MAX_MEMBERS:
             raise InputError(self.path, f"{len(infos)} members", expected=f"at most {MAX_MEMBERS}")
         self._members: dict[str, zipfile.ZipInfo] = {}
@@ -47,6 +46,17 @@ class Archive:
             name = clean_member(info.filename)
             if name is not None and not info.is_dir():
                 self._members[name] = info
+
+    def _open(self) -> zipfile.ZipFile:
+        # one open file per process: forked workers inherit the parent's descriptor, and with it its
+        # file offset, so concurrent seek-then-read through a shared one would mix members
+        if self._zf is None or self._pid != os.getpid():
+            try:
+                self._zf = zipfile.ZipFile(self.path)
+            except (OSError, zipfile.BadZipFile) as exc:
+                raise InputError(self.path, f"not a readable zip archive ({exc})") from None
+            self._pid = os.getpid()
+        return self._zf
 
     def names(self) -> list[str]:
         return sorted(self._members)
@@ -64,14 +74,16 @@ class Archive:
             raise InputError(self.path, f"no member {n!r}", where=where, field="path")
         if info.file_size > MAX_MEMBER_BYTES or info.file_size > MAX_RATIO * max(info.compress_size, 1024):
             raise InputError(self.path, f"member {n!r} is too large ({info.file_size} bytes)", where=where, expected="a bounded member")
-        with self._zf.open(info) as fh:
+        with self._open().open(info) as fh:
             data = fh.read(MAX_MEMBER_BYTES + 1)  # the declared size may lie: never read past the bound
         if len(data) > MAX_MEMBER_BYTES:
             raise InputError(self.path, f"member {n!r} is larger than declared", where=where)
         return data
 
     def close(self) -> None:
-        self._zf.close()
+        if self._zf is not None and self._pid == os.getpid():
+            self._zf.close()
+        self._zf = None
 
 
 class Folder:
