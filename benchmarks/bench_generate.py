@@ -1,6 +1,8 @@
 """Speed of ``scenebench generate``: ray casters, per-stage costs, houses/s per worker, 1 -> 2 workers.
 
-Run: ``python benchmarks/bench_generate.py [--houses 8] [--skip-workers]``. Prints figures only (no
+Run: ``python benchmarks/bench_generate.py [--houses 8] [--skip-workers] [--assets PATH]``; with
+``--assets`` (e.g. ``/usr/share/sweethome3d/furniture``) the per-stage costs are measured twice in the
+same run, primitives then library models, with the share of objects and object points from models. Prints figures only (no
 assertions). Wall-clock numbers depend on what else runs on the machine, so the load average and
 CPU seconds per house are printed beside them; the ray-caster ratios are against the plain numpy
 Moller-Trumbore implementation measured in the same run.
@@ -58,7 +60,7 @@ def bench_raycasters() -> None:
             print(f"  {name:8s} {r / rates['numpy']:8.1f}x the plain numpy implementation")
 
 
-def bench_stages() -> None:
+def bench_stages(assets: tuple[str, ...] = ()) -> None:
     from scenebench.benchmarks.rio.writer import write_scan
     from scenebench.synth.house import build_house
     from scenebench.synth.rescans import RescanSettings, rio_scene
@@ -69,12 +71,28 @@ def bench_stages() -> None:
     tot = {}
     n = 4
     pts, objs = [], []
+    real_objs, real_pts, obj_pts = 0, 0, 0
     tmp = tempfile.mkdtemp()
+    if assets:  # reading the libraries and parsing their models is once per worker process, not per house
+        from scenebench.synth.assets.furnish import furnisher_for
+
+        t = time.process_time()
+        f = furnisher_for(assets)
+        assert f is not None
+        for m in f.assets.models:
+            f.normalised(m)
+        print(
+            f"  reading {len(f.assets.libraries)} libraries and their {len(f.assets.models)} mapped models: {time.process_time() - t:.1f} CPU s once per process"
+        )
     for i in range(n):
         t = time.process_time()
-        h = build_house(0, i)
+        h = build_house(0, i, assets=assets)
         t1 = time.process_time()
         cap = capture(h, SensorSettings(), np.random.default_rng(i))
+        used = [o.index for o in h.objects if o.asset]
+        real_objs += len(used)
+        real_pts += int(np.isin(cap.cloud.instance, used).sum())
+        obj_pts += int(((cap.cloud.instance >= 1) & (cap.cloud.instance <= len(h.objects))).sum())
         t2 = time.process_time()
         bench3d_house(h, cap.coverage, np.random.default_rng(i), TaskSettings(), test=False)
         t3 = time.process_time()
@@ -98,7 +116,12 @@ def bench_stages() -> None:
         pts.append(len(cap.cloud))
         objs.append(len(h.objects))
     shutil.rmtree(tmp)
-    print(f"per-stage CPU seconds per house (mean of {n}; {np.mean(objs):.0f} objects, {np.mean(pts):,.0f} scene points):")
+    kind = "library models where they fit" if assets else "primitives"
+    print(f"per-stage CPU seconds per house, {kind} (mean of {n}; {np.mean(objs):.0f} objects, {np.mean(pts):,.0f} scene points):")
+    if assets:
+        print(
+            f"  from models: {real_objs / sum(objs):.1%} of objects (doorways and windows included), {real_pts / max(obj_pts, 1):.1%} of object points"
+        )
     for k, v in tot.items():
         print(f"  {k:32s} {v / n:6.3f} s")
     print(f"  {'total':32s} {sum(tot.values()) / n:6.3f} s")
@@ -149,10 +172,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--houses", type=int, default=8)
     ap.add_argument("--skip-workers", action="store_true")
+    ap.add_argument("--skip-raycasters", action="store_true")
+    ap.add_argument("--assets", action="append", default=[], help="model libraries: also time houses furnished from them")
     a = ap.parse_args()
     print(f"cores: {os.cpu_count()}, load average now: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    bench_raycasters()
+    if not a.skip_raycasters:
+        bench_raycasters()
     bench_stages()
+    if a.assets:
+        bench_stages(tuple(a.assets))
     if not a.skip_workers:
         print(f"end-to-end scenebench generate, default settings, all three formats, {a.houses} houses:")
         bench_workers(a.houses)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs into ./.venv: all extras, the pinned CPU torch, the
 # bundled judge model and the lint tools. As root on Debian it also installs chromium (browser tests
-# of the HTML report), libusb (open3d imports it) and, when missing, Java (pycocoevalcap's jars). Safe to rerun: a second run installs nothing new.
+# of the HTML report), libusb (open3d imports it), the sweethome3d-furniture model libraries
+# (`scenebench generate`) and, when missing, Java (pycocoevalcap's jars). Safe to rerun: a second run installs nothing new.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,8 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   dpkg -s libusb-1.0-0 >/dev/null 2>&1 || need+=(libusb-1.0-0)
   # pycocoevalcap's PTB tokenizer and METEOR jars (the caption-metric reference tests)
   command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+  # SweetHome3D furniture libraries (CC-0 / CC-BY): `scenebench generate` furnishes houses with them
+  dpkg -s sweethome3d-furniture >/dev/null 2>&1 || need+=(sweethome3d-furniture)
   if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq

@@ -25,6 +25,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
+# `scenebench generate` furnishes houses with the sweethome3d-furniture libraries when they are
+# installed; the suite's generated data stays on primitives (speed, bytes) unless a test opts in.
+# Subprocesses the tests start inherit it.
+os.environ.setdefault("SCENEBENCH_ASSETS", "none")
+
 
 class LocalLLM(NamedTuple):
     base_url: str

@@ -41,6 +41,13 @@ def generate_command(
         "--surprise-scenes",
         help="SURPRISE3D scenes: house (a whole house a scene) or room (one room a scene, ScanNet++-like).",
     ),
+    assets: list[str] = typer.Option(
+        ["auto"],
+        "--assets",
+        envvar="SCENEBENCH_ASSETS",
+        help="Furniture model libraries: .sh3f files, .jsonl catalogs or folders of them (repeat the option); "
+        "auto: the sweethome3d-furniture package's folder when installed, else primitives; none: primitives only.",
+    ),
     preview: int = typer.Option(0, "--preview", min=0, help="Write top-down and point-cloud PNGs of the first N houses to OUT/preview/."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Delete OUT first if it holds another run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
@@ -50,6 +57,7 @@ def generate_command(
     from scenebench.synth.pipeline import GenerateSettings, run
 
     fmts = tuple(f.strip() for f in formats.split(",") if f.strip())
+    libraries = _asset_paths(assets)
     if clean:
         depth_noise, hole_rate = 0.0, 0.0
     try:
@@ -70,6 +78,7 @@ def generate_command(
             surprise_pth=surprise_pth,
             surprise_scenes=surprise_scenes,
             preview=preview,
+            assets=libraries,
         )
     except ValueError as exc:
         raise InputError(None, str(exc)) from None
@@ -84,6 +93,28 @@ def generate_command(
     )
     if preview:
         typer.echo(f"previews: {out / 'preview'}")
+
+
+def _asset_paths(values: list[str]) -> tuple[str, ...]:
+    """``--assets`` values to library paths: ``auto`` (the Debian package's folder if present), ``none``."""
+    from scenebench.errors import InputError
+
+    vals = [v for v in values if v.strip()] or ["auto"]
+    if len(vals) == 1 and vals[0] == "none":
+        return ()
+    if len(vals) == 1 and vals[0] == "auto":
+        from scenebench.synth.assets.library import DEBIAN_FOLDER, default_assets
+
+        found = default_assets()
+        if not found:
+            typer.echo(f"no furniture library at {DEBIAN_FOLDER} (apt-get install sweethome3d-furniture): objects are primitives")
+        return tuple(str(p) for p in found)
+    if "auto" in vals or "none" in vals:
+        raise InputError(None, "--assets auto and none stand alone", field="--assets", expected="paths, or one of auto / none")
+    missing = [v for v in vals if not Path(v).exists()]
+    if missing:
+        raise InputError(missing[0], "no such file or folder", field="--assets")
+    return tuple(str(Path(v).resolve()) for v in vals)
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

@@ -82,6 +82,15 @@ class House:
     def object(self, index: int) -> PlacedObject:
         return self.objects[index - 1]
 
+    def symmetry_of(self, instance: int) -> str:
+        """The symmetry class of an instance: its model's own when set, else its category's (none for structure)."""
+        from scenebench.synth.categories import CATEGORIES
+
+        if instance <= len(self.objects):
+            o = self.objects[instance - 1]
+            return o.symmetry or CATEGORIES[o.category].symmetry
+        return "none"
+
     def label_of(self, instance: int) -> str:
         if instance <= len(self.objects):
             return self.objects[instance - 1].category
@@ -151,12 +160,26 @@ def _quad(x0, z0, x1, z1, y, color, up: bool) -> Mesh:
     return Mesh(v, f, np.tile(np.asarray(color, np.float32), (2, 1)))
 
 
-def build_house(seed: int, index: int, *, min_rooms: int = 2, max_rooms: int = 8, density: float = 1.0, hallways: bool = True) -> House:
-    """Build house ``index`` of a run with ``seed`` (pure function of its arguments)."""
+def build_house(
+    seed: int,
+    index: int,
+    *,
+    min_rooms: int = 2,
+    max_rooms: int = 8,
+    density: float = 1.0,
+    hallways: bool = True,
+    assets: tuple[str, ...] = (),
+) -> House:
+    """Build house ``index`` of a run with ``seed`` (pure function of its arguments and of the asset
+    libraries at ``assets``; none: every object from primitives)."""
+    from scenebench.synth.assets.furnish import furnisher_for
+
     rng = np.random.default_rng([int(seed), int(index)])
     n_rooms = int(rng.integers(min_rooms, max_rooms + 1))
     plan = make_floorplan(rng, n_rooms, hallways=hallways)
-    placer = Placer(plan, rng, density=density)
+    furnisher = furnisher_for(tuple(assets))
+    asset_rng = np.random.default_rng([int(seed), int(index), 99]) if furnisher is not None else None
+    placer = Placer(plan, rng, density=density, furnisher=furnisher, asset_rng=asset_rng)
     objects = placer.furnish()
     parts = _structure(plan, rng, len(objects) + 1)
     return House(house_id_of(index), index, int(seed), plan, objects, parts, placer.walkable, placer.nav_room)

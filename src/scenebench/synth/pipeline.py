@@ -63,6 +63,7 @@ class GenerateSettings:
     rio_continuous_symmetry_code: int = CONTINUOUS_CODE  # round objects: the extension code (exact scoring)
     preview: int = 0  # pictures for the first N houses
     surprise_scenes: str = "house"  # SURPRISE3D scenes: "house" (whole houses) or "room" (one room a scene, ScanNet++-like)
+    assets: tuple[str, ...] = ()  # model libraries (.sh3f / .jsonl files or folders); () = primitives only
 
     def __post_init__(self):
         bad = [f for f in self.formats if f not in FORMATS]
@@ -104,6 +105,12 @@ class GenerateSettings:
         d["formats"] = list(self.formats)
         d.pop("houses")  # more houses extend a run; they do not change existing ones
         d.pop("preview")
+        # libraries by content, not by path: the same libraries elsewhere give the same bytes
+        d.pop("assets")
+        if self.assets:
+            from scenebench.synth.assets.furnish import furnisher_for
+
+            d["asset_libraries"] = [lib["sha256"] for lib in furnisher_for(self.assets).assets.manifest()]  # type: ignore[union-attr]
         return d
 
 
@@ -140,7 +147,7 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     from scenebench.synth.tasks3d import TaskSettings, bench3d_house
 
     root = Path(out) / HOUSES_DIR
-    house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
+    house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density, assets=s.assets)
     final = root / house.house_id
     if (final / "house.json").exists():
         return json.loads((final / "house.json").read_text())
@@ -160,6 +167,14 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
             "n_objects": len(house.objects),
             "n_points": len(cap.cloud),
         }
+        if s.assets:  # which models furnish it (the attribution file) and how much of it they are
+            used = [o for o in house.objects if o.asset]
+            summary["assets"] = {
+                "models": sorted({o.asset for o in used}),
+                "objects": len(used),
+                "object_points": int(np.isin(cap.cloud.instance, [o.index for o in used]).sum()),
+                "all_object_points": int(((cap.cloud.instance >= 1) & (cap.cloud.instance <= len(house.objects))).sum()),
+            }
         if "3dbench" in s.formats:
             b = bench3d_house(house, cap.coverage, _rng(s, index, 2), TaskSettings(min_points=s.min_points), test=test)
             cloud = np.concatenate([cap.cloud.xyz, cap.cloud.rgb], 1).astype(np.float32)
@@ -518,7 +533,7 @@ def write_preview(out: Path, s: GenerateSettings, summary: dict[str, Any]) -> li
     from scenebench.synth.sensing import capture
 
     index = summary["index"]
-    house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density)
+    house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density, assets=s.assets)
     sensor = s.sensor()
     cap = capture(house, sensor, _rng(s, index, 1))
     nav = summary.get("bench3d", {}).get("records", {}).get("Navigation") or []
@@ -560,6 +575,12 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
         if public_scenes != scenes:  # the full index (the evaluated split's answers) only in the ground-truth tree
             written += list(write_index(out / RIO_GT, scenes, objects, units="m").values())
     written += _finalize_declared(out, s, summaries)
+    assets_doc = None
+    if s.assets:
+        from scenebench.synth.assets.attribution import write_attribution
+
+        path, assets_doc = write_attribution(out, s.assets, summaries)
+        written.append(path)
     manifest = {
         "generator": "scenebench.synth",
         "seed": s.seed,
@@ -586,6 +607,8 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
         ],
         "aggregated": {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(written)},
     }
+    if assets_doc is not None:
+        manifest["assets"] = assets_doc
     atomic_write_json(out / MANIFEST, manifest)
     return manifest
 

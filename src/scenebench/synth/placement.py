@@ -237,10 +237,20 @@ class PlacedObject:
     support: int  # instance id of the supporting object, 0 for floor/wall/structure
     mesh: Mesh  # world frame
     surfaces: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)  # (y, x0, z0, x1, z1, clearance)
+    local_surfaces: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)  # the same, object frame
+    asset: str = ""  # key of the library model it is built from ("" for a primitive)
+    symmetry: str = ""  # its own symmetry class when its model's differs from the category's (a round side table)
 
     @property
     def aabb(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.mesh.vertices.min(0), self.mesh.vertices.max(0)
+        # cached per vertex array: library models have thousands of vertices and the task builders
+        # ask for boxes and centres thousands of times per house
+        v = self.mesh.vertices
+        c = self.__dict__.get("_aabb")
+        if c is None or c[0] is not v:
+            c = (v, v.min(0), v.max(0))
+            self.__dict__["_aabb"] = c
+        return c[1].copy(), c[2].copy()
 
     @property
     def center(self) -> np.ndarray:
@@ -287,9 +297,14 @@ def _world_rect(yaw: float, pos, rect) -> tuple[float, float, float, float]:
 class Placer:
     """Stateful placement of one house's objects (deterministic for a given rng)."""
 
-    def __init__(self, plan: FloorPlan, rng: np.random.Generator, density: float = 1.0):
+    def __init__(self, plan: FloorPlan, rng: np.random.Generator, density: float = 1.0, furnisher=None, asset_rng=None):
         self.plan = plan
         self.rng = rng
+        # real models (synth.assets.furnish.Furnisher): drawn from their own stream, so the primitive
+        # path consumes exactly the draws it always did
+        self.furnisher = furnisher
+        self.asset_rng = asset_rng
+        self._chosen: dict[tuple[str, tuple], object] = {}  # (category, fitted size) -> furnish.Choice
         self.density = density
         self.objects: list[PlacedObject] = []
         nx, nz = plan.grid.shape
@@ -398,7 +413,20 @@ class Placer:
                 return prev[0]
         base = np.asarray(CATEGORIES[cat].size)
         s = base * self.rng.uniform(0.9, 1.1) * self.rng.uniform(0.93, 1.07, 3)
-        return tuple(float(x) for x in np.round(s, 3))
+        size = tuple(float(x) for x in np.round(s, 3))
+        return self._fit_model(cat, size)
+
+    def _fit_model(self, cat: str, size: tuple) -> tuple:
+        """With a model library: the size of a model fitted to the sampled ``size`` (remembered for
+        :meth:`_make`); the sampled size itself when no model of the category fits."""
+        if self.furnisher is None:
+            return size
+        choice = self.furnisher.choose(cat, size, self.asset_rng)
+        if choice is None:
+            return size
+        fitted = tuple(float(x) for x in np.round(choice.size, 4))
+        self._chosen.setdefault((cat, fitted), choice)
+        return fitted
 
     def _make(self, cat: str, room: int, size, pos, yaw, support: int = 0) -> PlacedObject:
         c = CATEGORIES[cat]
@@ -407,10 +435,20 @@ class Placer:
             color = self._sets[(room, cat, size)]
         elif cat in MATCHING_SETS:
             self._sets[(room, cat, size)] = color
-        local = meshes.build(c.archetype, size, PALETTE[color], self.rng)
+        choice = self._chosen.get((cat, tuple(size)))
+        if choice is not None:  # a library model: its own colour name and support surfaces
+            local = self.furnisher.mesh(choice)
+            color = self.furnisher.colour(choice.model)
+            surfaces = self.furnisher.surfaces(choice, cat)
+        else:
+            local = meshes.build(c.archetype, size, PALETTE[color], self.rng)
+            surfaces = _local_surfaces(cat, size)
         mesh = local.transformed(yaw, np.asarray(pos, float))
         obj = PlacedObject(len(self.objects) + 1, cat, room, size, np.asarray(pos, float), float(yaw), color, support, mesh)
-        obj.surfaces = [(s[0] + pos[1], *_world_rect(yaw, pos, s[1:5]), s[5]) for s in _local_surfaces(cat, size)]
+        obj.surfaces = [(s[0] + pos[1], *_world_rect(yaw, pos, s[1:5]), s[5]) for s in surfaces]
+        obj.local_surfaces = list(surfaces)
+        obj.asset = choice.model.key if choice is not None else ""
+        obj.symmetry = choice.model.symmetry if choice is not None else ""
         return obj
 
     def _floor_rects(self) -> list[tuple[float, float, float, float]]:
@@ -542,9 +580,16 @@ class Placer:
             if h > clear:
                 continue
             if cat in _FIT_TO_SUPPORT:  # a TV no wider than its stand's top (else the stand stays bare)
-                ls = _local_surfaces(sup.category, sup.size)[k]
+                ls = sup.local_surfaces[k]
                 w = min(size[0], round(ls[3] - ls[1] - 0.01, 3))
-                size = (w, h, d)
+                choice = self._chosen.get((cat, tuple(size)))
+                if choice is not None and w < size[0]:  # a model shrinks uniformly, never squashed
+                    choice = self.furnisher.resized(choice.model, choice.scale * w / size[0])
+                    size = tuple(float(x) for x in np.round(choice.size, 4))
+                    self._chosen.setdefault((cat, size), choice)
+                    w, h, d = size
+                else:
+                    size = (w, h, d)
             yaw = sup.yaw if cat in _FACING else float(self.rng.uniform(0, 2 * np.pi))
             hw, hd = _world_rect(yaw, (0, 0, 0), (-w / 2, -d / 2, w / 2, d / 2))[2:]
             if x1 - x0 < 2 * hw or z1 - z0 < 2 * hd:

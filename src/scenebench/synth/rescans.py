@@ -89,6 +89,10 @@ def yaw_about(p: np.ndarray, theta: float, shift: np.ndarray) -> np.ndarray:
 
 def symmetry_code(category: str, continuous_code: int) -> int:
     sym = CATEGORIES[category].symmetry if category in CATEGORIES else "none"
+    return class_code(sym, continuous_code)
+
+
+def class_code(sym: str, continuous_code: int) -> int:
     return continuous_code if sym == "continuous" else SYMMETRY_CODE[sym]
 
 
@@ -294,13 +298,13 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         out = []
         for i in ids:
             label = house.label_of(i)
-            sym_class = CATEGORIES[label].symmetry if label in CATEGORIES else "none"
+            sym_class = house.symmetry_of(i)  # a library model may differ from its category (a round side table)
             out.append(
                 {
                     "id": int(i),
                     "global_id": SEMANTIC_LABELS.index(label) + 1,
                     "label": label,
-                    "symmetry": symmetry_code(label, s.continuous_symmetry_code),
+                    "symmetry": class_code(sym_class, s.continuous_symmetry_code),
                     "attributes": {"symmetry_class": [sym_class]},
                 }
             )
@@ -358,12 +362,11 @@ def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: 
         for i in ids_present:
             if i in removed or i not in moves or shown.get(i, 0) < s.min_rigid_points:
                 continue  # only changed objects the rescan shows; structure never moves
-            label = house.label_of(i)
             rigid.append(
                 {
                     "instance_reference": int(i),
                     "instance_rescan": int(i),
-                    "symmetry": symmetry_code(label, s.continuous_symmetry_code),
+                    "symmetry": class_code(house.symmetry_of(i), s.continuous_symmetry_code),
                     "transform": transform_to_zup(moves[i]),
                 }
             )
