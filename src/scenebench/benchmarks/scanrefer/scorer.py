@@ -105,10 +105,7 @@ def make_job(
     def summarize(records: list[SampleScore], run: Any) -> Results:
         s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
         excluded = [r.sample_id for r in records if r.status == "excluded"]
-        return Results(
-            benchmark="scanrefer", protocol=protocol, metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,  # type: ignore[arg-type]
-            counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings=settings, inputs=inputs, extra={"excluded_ids": excluded},
-        )  # fmt: skip
+        return s.to_results("scanrefer", protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
 
     return ScoringJob("scanrefer", protocol, scorer, summarize, settings, inputs, label="scoring scanrefer")
 

@@ -20,15 +20,13 @@ import numpy as np
 from scenebench.benchmarks.base import ScoringJob
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.io.scannet import SCENE_FILES, SCENES, TSV, load_boxes, load_instance_labels, load_vertices
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import BoxPrediction, Prediction, TextPrediction
 from scenebench.models.sources.base import instance_objects
 
-from .data import load_boxes
 from .scorer import make_job, truth_files
-from .writer import SCENES, TSV
 
 CORNERS = np.array([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)])  # which of min/max per axis
 
@@ -54,7 +52,7 @@ class ScanReferSource:
 
     def inputs(self) -> dict[str, Any]:
         scenes = sorted({s.scene_id for s in self.samples_})
-        files = [f"{sid}_{kind}.npy" for sid in scenes for kind in ("aligned_bbox", "aligned_vert", "ins_label")]
+        files = [f"{sid}_{kind}.npy" for sid in scenes for kind in SCENE_FILES]
         return {**self.truth_inputs, "scenes": {f: file_fingerprint(self.scenes / f) for f in files}}
 
     def _sample(self, s: Any) -> ModelSample:
@@ -67,8 +65,8 @@ class ScanReferSource:
         return [(self._sample(s), TextPrediction(s.sample_id, text=s.object_name)) for s in self.train_samples]
 
     def scene(self, scene_id: str) -> SceneView:
-        vert = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
+        vert = functools.cache(lambda: load_vertices(self.scenes, scene_id))
+        ids = functools.cache(lambda: load_instance_labels(self.scenes, scene_id))
         labels = {o: n.replace("_", " ") for (sc, o), n in self.names.items() if sc == scene_id}
         fields = {"points": lambda: vert()[:, :3], "colors": lambda: vert()[:, 3:6] / 255.0, "instance_ids": ids, "up_axis": lambda: 2}
         return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
