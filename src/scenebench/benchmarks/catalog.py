@@ -40,6 +40,8 @@ BUILTIN: dict[str, str] = {
     "surprise3d": "scenebench.benchmarks.surprise3d.spec:SPEC",
     "rio": "scenebench.benchmarks.rio.spec:SPEC",
     "scanrefer": "scenebench.benchmarks.scanrefer.spec:SPEC",
+    "scanqa": "scenebench.benchmarks.scanqa.spec:SPEC",
+    "sqa3d": "scenebench.benchmarks.sqa3d.spec:SPEC",
 }
 
 
@@ -164,7 +166,9 @@ def command_index(*, plugins: bool = True) -> dict[tuple[str, str], str]:
         where = f"{GENERIC_COMMANDS}#{s.name}" if s.generic() else s.commands
         if where is None:
             continue
-        groups = ["score", "validate", "run"] if s.generic() else ["score", "validate"]
+        # the generic builder makes validate and run only for a declared validator and run source
+        generic = ["score"] + ["validate"] * (s.validate is not None) + ["run"] * (s.source is not None)
+        groups = generic if s.generic() else ["score", "validate"]
         out.update({(g, s.name): where for g in groups})
         out.update({(g, c): where for g, c, _ in s.extra_commands})
     return out

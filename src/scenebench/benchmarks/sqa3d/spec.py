@@ -1,0 +1,28 @@
+"""SQA3D, declared: inputs and lineages (read by the CLI at start-up: no heavy imports)."""
+
+from scenebench.benchmarks.base import BenchmarkSpec, Headline, Input
+
+P = "scenebench.benchmarks.sqa3d"
+
+SPEC = BenchmarkSpec(
+    name="sqa3d",
+    info=f"{P}.info:INFO",
+    loader=f"{P}.data:load_questions",
+    predictions=f"{P}.predictions:read_predictions",
+    scorer=f"{P}.scorer:prepare_scoring",
+    validate=f"{P}.scorer:validate_command",
+    inputs=(
+        Input("questions", "truth", "file", "v1_balanced_questions_<split>_scannetv2.json.", ("--questions", "-q")),
+        Input("annotations", "truth", "file", "v1_balanced_sqa_annotations_<split>_scannetv2.json.", ("--annotations", "-a")),
+        Input(
+            "predictions",
+            "predictions",
+            "file",
+            "Answers: {question_id, answer} JSON list / JSONL, or {question_id: answer}.",
+            ("--predictions", "-p"),
+        ),
+    ),
+    primary_metric="EM@1",
+    headline=(Headline(("overall", "EM@1"), "SQA3D EM@1", "SQA3D exact match (%)"),),
+    lineages=("original", "leo", "chatscene", "video3dllm"),
+)
