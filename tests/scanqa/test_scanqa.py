@@ -255,3 +255,51 @@ def test_validate_an_evalai_submission(tmp_path, capsys):
 
 def test_declared_lineages_match_the_scorer():
     assert get_spec("scanqa").lineages == LINEAGES and LINEAGES[0] == "original"
+
+
+def test_list_shows_both_benchmarks_their_cards_and_lineages(capsys):
+    cli.main(["list"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "scanqa: ScanQA" in out and "sqa3d: SQA3D" in out and "docs/metrics/scanqa_em.md" in out and "docs/metrics/sqa3d_em.md" in out
+    assert "official:leo" in out and "official:ll3da" in out and "plain official = official:original" in out
+
+
+def _scanqa_folder(root):
+    """Two ScanNet-layout scenes (object k: 20 points around (2k, s, 0)) and four questions."""
+    import numpy as np
+
+    from scenebench.io.scannet import write_scene
+
+    rng = np.random.default_rng(0)
+    recs = []
+    for s, sid in enumerate(["scene0000_00", "scene0001_00"]):
+        centres = np.array([[2.0 * k, s, 0.0] for k in range(2)])
+        pts = np.concatenate([c + rng.uniform(-0.5, 0.5, (20, 3)) for c in centres])
+        table = np.concatenate([centres, np.ones((2, 3)), np.full((2, 1), 5.0), np.arange(2.0)[:, None]], 1)
+        write_scene(root / "scannet_data", sid, table, np.concatenate([pts, np.full_like(pts, 128.0)], 1), np.repeat([1, 2], 20))
+        recs += [
+            {"question_id": f"val-scene000{s}-0", "scene_id": sid, "question": "What color is the chair?", "answers": ["Brown", "dark brown"], "object_ids": [0], "object_names": ["chair"]},
+            {"question_id": f"val-scene000{s}-1", "scene_id": sid, "question": "How many tables?", "answers": ["2"], "object_ids": [1], "object_names": ["table"]},
+        ]  # fmt: skip
+    (root / "ScanQA_v1.0_val.json").write_text(json.dumps(recs))
+    (root / "ScanQA_v1.0_train.json").write_text(json.dumps([{**r, "question_id": r["question_id"].replace("val", "train")} for r in recs]))
+    return root
+
+
+def test_run_the_oracle_scores_100_and_a_quirk_caps_it(tmp_path):
+    import scenebench
+
+    data = _scanqa_folder(tmp_path / "data")
+    strict = scenebench.run("scanqa", "oracle", out=tmp_path / "s", data=str(data), score_options={"meteor": False})
+    assert strict.metrics["overall"]["EM@1"] == 100.0 and strict.metrics["overall"]["EM@10"] == 100.0 and strict.counts.n_scored == 4
+    leo = scenebench.run("scanqa", "oracle", protocol="official:leo", out=tmp_path / "l", data=str(data), score_options={"meteor": False})
+    assert leo.protocol == "official:leo" and leo.metrics["overall"]["EM@1"] == 100.0
+    # Chat-Scene compares the cleaned answer ("brown", "two") with the raw references ("Brown", "2"): the reproduced quirk caps the oracle
+    chat = scenebench.run(
+        "scanqa", "oracle", protocol="official:chatscene", out=tmp_path / "c", data=str(data), score_options={"meteor": False}
+    )
+    assert chat.metrics["overall"]["EM@1"] == 0.0
+    pred = json.loads((tmp_path / "s" / "scanqa_predictions.json").read_text())
+    assert pred[0] == {"scene_id": "scene0000_00", "question_id": "val-scene0000-0", "answer_top10": ["Brown"], "bbox": []}
+    blind = scenebench.run("scanqa", "baseline:prior", out=tmp_path / "b", data=str(data), score_options={"meteor": False})
+    assert blind.counts.n_scored == 4

@@ -11,6 +11,7 @@ SPEC = BenchmarkSpec(
     predictions=f"{P}.predictions:read_predictions",
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.validate:validate_command",
+    source=f"{P}.source:ScanQASource",
     inputs=(
         Input(
             "annotations",
@@ -29,8 +30,16 @@ SPEC = BenchmarkSpec(
     ),
     options=(
         Option(
-            "meteor", "Compute METEOR (needs java and the METEOR 1.5 jar).", True, "bool", ("--meteor/--no-meteor",), commands=("score",)
+            "meteor",
+            "Compute METEOR (needs java and the METEOR 1.5 jar).",
+            True,
+            "bool",
+            ("--meteor/--no-meteor",),
+            commands=("score", "run"),
+            to="score",
         ),
+        Option("data", "ScanQA data folder: ScanQA_v1.0_<split>.json and scannet_data/.", None, "path", commands=("run",), required=True),
+        Option("split", "The evaluated split (its file ScanQA_v1.0_<split>.json).", "val", "str", commands=("run",)),
         Option("submission", "EvalAI test submission (pred.test_w_obj.json) to check offline.", None, "path", commands=("validate",)),
     ),
     primary_metric="EM@1",
