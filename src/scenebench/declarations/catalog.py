@@ -44,6 +44,8 @@ BUILTIN: dict[str, str] = {
     "nr3d": "scenebench.benchmarks.nr3d.spec:SPEC",
     "sr3d": "scenebench.benchmarks.nr3d.spec:SR3D",
     "scan2cap": "scenebench.benchmarks.scan2cap.spec:SPEC",
+    "scanqa": "scenebench.benchmarks.scanqa.spec:SPEC",
+    "sqa3d": "scenebench.benchmarks.sqa3d.spec:SPEC",
 }
 
 
@@ -165,7 +167,9 @@ def command_index(*, plugins: bool = True) -> dict[tuple[str, str], str]:
         if not s.generic():  # no inputs: nothing to score, so no commands
             continue
         where = f"{GENERIC_COMMANDS}#{s.name}"
-        out.update({(g, s.name): where for g in ("score", "validate", "run")})
+        # the generic builder makes validate and run only for a declared validator and run source
+        groups = ["score"] + ["validate"] * (s.validate is not None) + ["run"] * (s.source is not None)
+        out.update({(g, s.name): where for g in groups})
         out.update({(g, c): where for g, c, _ in s.extra_commands})
     return out
 

@@ -9,6 +9,10 @@ bootstrap resample. Kinds:
 - :class:`Median` -- median of a per-sample value (median rotation / translation error).
 - :class:`Derived` -- a function of other metrics of the same subset (F1 from precision and recall).
 
+``helper=True`` marks a figure another metric is built from (corpus BLEU's n-gram precisions, METEOR's
+summed statistics): it is computed and written to ``results.json`` like any other, and recorded as
+``metric_info[name]["helper"] = true``, but console summaries leave it out.
+
 A sample without the field (NaN) does not enter that metric: the scorer decides what a missing or
 invalid prediction is worth (usually 0, i.e. wrong) before it gets here, so denominators come from
 the ground truth, never from whatever predictions happen to exist.
@@ -39,6 +43,7 @@ class Mean:
     description: str = ""
     unit: str = ""
     higher_is_better: bool = True
+    helper: bool = False
 
     @property
     def deps(self) -> tuple[str, ...]:
@@ -54,6 +59,7 @@ class Ratio:
     description: str = ""
     unit: str = ""
     higher_is_better: bool = True
+    helper: bool = False
 
     @property
     def deps(self) -> tuple[str, ...]:
@@ -68,6 +74,7 @@ class Median:
     description: str = ""
     unit: str = ""
     higher_is_better: bool = False
+    helper: bool = False
 
     @property
     def deps(self) -> tuple[str, ...]:
@@ -84,6 +91,7 @@ class Derived:
     description: str = ""
     unit: str = ""
     higher_is_better: bool = True
+    helper: bool = False
 
     @property
     def deps(self) -> tuple[str, ...]:
@@ -479,4 +487,6 @@ def metric_info(specs: Sequence[MetricSpec]) -> dict[str, dict[str, object]]:
             info[s.name].update(num=s.num, den=s.den, scale=s.scale)
         elif isinstance(s, Derived):
             info[s.name].update(metrics=list(s.metrics), fn=getattr(s.fn, "__name__", ""))
+        if s.helper:  # only when set: results of specs without helpers keep their bytes
+            info[s.name]["helper"] = True
     return info

@@ -182,10 +182,48 @@ class TextPrediction(Prediction):
         return self.text
 
 
-AnyPrediction = Union[MaskPrediction, BoxPrediction, BoxesPrediction, PosePrediction, WaypointsPrediction, OptionPrediction, TextPrediction]
+@dataclass
+class RankedTextPrediction(TextPrediction):
+    """Answers ranked best first (top-k question answering: ScanQA's ``answer_top10``). ``text`` is
+    always the first answer, so every reader of a :class:`TextPrediction` sees the top-1; a
+    benchmark that scores the whole list (EM@10) reads ``answers``. Built from ``text`` alone, the
+    list is that one answer."""
+
+    answers: list[str] = field(default_factory=list)
+    kind: ClassVar[str] = "ranked_text"
+
+    def __post_init__(self) -> None:
+        answers = [str(a) for a in self.answers] or ([self.text] if self.text else [])
+        self.answers = answers
+        self.text = answers[0] if answers else ""
+
+    def top(self, k: int) -> list[str]:
+        """The first ``k`` answers (fewer when the model gave fewer)."""
+        return self.answers[:k]
+
+
+AnyPrediction = Union[
+    MaskPrediction,
+    BoxPrediction,
+    BoxesPrediction,
+    PosePrediction,
+    WaypointsPrediction,
+    OptionPrediction,
+    TextPrediction,
+    RankedTextPrediction,
+]
 PREDICTION_TYPES: dict[str, type[Prediction]] = {
     c.kind: c
-    for c in (MaskPrediction, BoxPrediction, BoxesPrediction, PosePrediction, WaypointsPrediction, OptionPrediction, TextPrediction)
+    for c in (
+        MaskPrediction,
+        BoxPrediction,
+        BoxesPrediction,
+        PosePrediction,
+        WaypointsPrediction,
+        OptionPrediction,
+        TextPrediction,
+        RankedTextPrediction,
+    )
 }
 KINDS = tuple(PREDICTION_TYPES)
 

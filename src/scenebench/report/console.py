@@ -45,7 +45,8 @@ def results_table(res: Results, metrics: list[str] | None = None, title: str | N
     ``max_group_rows`` values (None: no limit) is one row naming how many there are; every value
     is in results.json and in ``scenebench report``."""
     overall = res.metrics.get("overall", {})
-    names = metrics or [k for k in overall]
+    # helper figures (metric_info "helper": n-gram precisions a BLEU is built from) stay in results.json
+    names = metrics or [k for k in overall if not res.metric_info.get(k, {}).get("helper")]
     ci_all: dict[str, Any] = res.confidence_intervals.model_dump()
     table = Table(title=title or f"{res.benchmark} — protocol: {res.protocol} (95% CI, scene-clustered bootstrap)")
     table.add_column("group", no_wrap=True, min_width=12)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenebench.declarations.catalog import get_spec
+from scenebench.declarations.catalog import get_spec, names
 from scenebench.errors import ScenebenchError
 from scenebench.io.files import atomic_write_json
 from scenebench.models.base import ModelSample, model_settings
@@ -197,6 +197,14 @@ def predict_into_run(
     return preds, new, reused
 
 
+def _lineages(benchmark: str) -> tuple[str, ...]:
+    """The declared evaluator lineages of ``benchmark``; none for a run source no declaration names
+    (a source built directly, as tests and notebooks do)."""
+    if benchmark not in names():
+        return ()
+    return get_spec(benchmark).lineages
+
+
 def run_benchmark(
     source: RunSource,
     model_name: str,
@@ -219,7 +227,7 @@ def run_benchmark(
     ``source`` comes from :func:`scenebench.models.sources.base.make_source`; ``score_options`` go to
     its scoring job (the options its declaration sends there, ``Option(to="score")``).
     """
-    protocol = resolve_protocol(protocol, get_spec(source.benchmark).lineages)
+    protocol = resolve_protocol(protocol, _lineages(source.benchmark))
     spec = ModelSpec(model_name, {"seed": seed, **dict(model_options or {})})
     samples = select_samples(source.samples(), tasks, limit)
     if model is None:

@@ -23,6 +23,7 @@ from scenebench.benchmarks.bench3d.records import Record
 from scenebench.benchmarks.bench3d.specs import Primary
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.metrics import text as T
+from scenebench.metrics.captions import CaptionCorpus, prepare_corpus, sample_values
 from scenebench.metrics.records import SampleScore
 from scenebench.protocol import Protocol
 
@@ -36,12 +37,9 @@ class Settings:
 
 
 @dataclass
-class TextPrep:
+class TextPrep(CaptionCorpus):
     """Corpus-level text metrics computed once per task before scoring (CIDEr needs the whole corpus)."""
 
-    cider: dict[str, float] = field(default_factory=dict)
-    meteor: dict[str, dict[str, float]] = field(default_factory=dict)  # per sample: score and summable parts
-    meteor_reason: str | None = None
     corpus_size: dict[str, int] = field(default_factory=dict)
 
 
@@ -210,19 +208,9 @@ class Bench3DScorer:
             prep.corpus_size[t] = len(with_ref)
             if not with_ref:
                 continue
-            # a generator: one answer's tokens in memory at a time (IDF comes from the references)
-            hyp_tokens = (T.tokenize(self.answers.get(r.key) or "") for r in with_ref)
-            scores = T.cider_d(hyp_tokens, [[T.tokenize(x) for x in r.gt["references"]] for r in with_ref])
-            prep.cider.update({r.key: s for r, s in zip(with_ref, scores)})
-            if prep.meteor_reason is None:
-                try:
-                    # pycocoevalcap gives the jar PTB-tokenised text, not the raw strings
-                    hyps = [" ".join(T.tokenize(self.answers.get(r.key) or "")) for r in with_ref]
-                    refs = [[" ".join(T.tokenize(x)) for x in r.gt["references"]] for r in with_ref]
-                    parts, ms, _ = T.meteor_stats(hyps, refs)
-                    prep.meteor.update({r.key: {**p, "meteor": s} for r, p, s in zip(with_ref, parts, ms)})
-                except (OSError, RuntimeError, ValueError) as exc:
-                    prep.meteor_reason = f"METEOR failed: {exc}"
+            # the COCO pipeline (PTB tokens), each task its own corpus (CIDEr-D's IDF from its references)
+            hyps = (self.answers.get(r.key) for r in with_ref)
+            prepare_corpus([r.key for r in with_ref], hyps, [r.gt["references"] for r in with_ref], mode="coco", into=prep)
         return prep
 
     # -- one record ------------------------------------------------------------------------
@@ -300,10 +288,7 @@ class Bench3DScorer:
                     values["judge"] = -1.0 if self.protocol == "official" else 0.0
                     status = "invalid"
         if refs:
-            hyp = T.tokenize(text or "")
-            rtoks = [T.tokenize(r) for r in refs]
-            values.update(T.bleu_stats(hyp, rtoks))
-            values["rouge_l"] = T.rouge_l(hyp, rtoks)
+            values.update(sample_values(text, refs, "coco"))
             values["cider_d"] = self.text.cider.get(rec.key, 0.0)
             if rec.key in self.text.meteor:
                 values.update(self.text.meteor[rec.key])

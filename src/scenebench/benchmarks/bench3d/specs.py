@@ -10,21 +10,7 @@ from dataclasses import dataclass
 
 from scenebench.benchmarks.bench3d.tasks import TASKS
 from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_from
-
-
-def _bleu(*args):  # noqa: ANN002 - Derived passes metric values: precisions (%) then the length ratio
-    from scenebench.metrics.text import bleu_from_sums
-
-    *ps, lr = args
-    if lr is None:
-        return None
-    return None if (v := bleu_from_sums([None if p is None else p / 100 for p in ps], lr, 1.0)) is None else v * 100
-
-
-def _meteor(p, r, frag):  # noqa: ANN001 - Derived passes metric values
-    from scenebench.metrics.text import meteor_from_sums
-
-    return None if (v := meteor_from_sums(p, r, frag)) is None else v * 100
+from scenebench.metrics.captions import CIDER_D, ROUGE_L, bleu_specs, meteor_specs
 
 
 @dataclass(frozen=True)
@@ -146,37 +132,11 @@ def task_specs(task: str, protocol: str, *, circular: bool = False) -> tuple[lis
             + (" (invalid reply = -1, as released)" if protocol == "official" else " (invalid reply = 0, counted invalid)"),
             "/10",
         ),
-        Ratio("bleu1_p_py", "m1", "g1", 100, "BLEU unigram precision (corpus)", "%"),
-        Ratio("bleu2_p_py", "m2", "g2", 100, "BLEU bigram precision (corpus)", "%"),
-        Ratio("bleu3_p_py", "m3", "g3", 100, "BLEU trigram precision (corpus)", "%"),
-        Ratio("bleu4_p_py", "m4", "g4", 100, "BLEU 4-gram precision (corpus)", "%"),
-        Ratio("len_ratio_py", "hyp_len", "ref_len", 1.0, "candidate / closest reference length (corpus)"),
-        Derived("bleu1_py", ("bleu1_p_py", "len_ratio_py"), _bleu, "corpus BLEU-1 with brevity penalty (pycocoevalcap Bleu_1)", "%"),
-        Derived(
-            "bleu4_py",
-            ("bleu1_p_py", "bleu2_p_py", "bleu3_p_py", "bleu4_p_py", "len_ratio_py"),
-            _bleu,
-            "corpus BLEU-4 with brevity penalty (pycocoevalcap Bleu_4, PTB tokens)",
-            "%",
-        ),
-        Mean("rouge_l_py", "rouge_l", 100, "ROUGE-L F (beta 1.2), mean over samples", "%"),
-        Mean(
-            "cider_d_py",
-            "cider_d",
-            100,
-            "CIDEr-D x100 as papers report it (sigma 6, IDF from the evaluated references); not a percentage: can exceed 100",
-            "x100",
-        ),
-        Ratio("meteor_p_java", "met_tw", "met_tl", 1.0, "METEOR weighted precision (corpus sums)"),
-        Ratio("meteor_r_java", "met_rw", "met_rl", 1.0, "METEOR weighted recall (corpus sums)"),
-        Ratio("meteor_frag_java", "met_ch", "met_wm", 1.0, "METEOR chunks per matched word (corpus sums)"),
-        Derived(
-            "meteor_java",
-            ("meteor_p_java", "meteor_r_java", "meteor_frag_java"),
-            _meteor,
-            "METEOR 1.5 corpus score from summed statistics (pycocoevalcap METEOR); n/a without java and the jar",
-            "%",
-        ),
+        # the caption metrics every text benchmark shares (scenebench.metrics.captions); BLEU-1 and -4 only
+        *bleu_specs((1, 4)),
+        ROUGE_L,
+        CIDER_D,
+        *meteor_specs(),
         Mean("meteor_mean", "meteor", 100, "mean of per-sample METEOR 1.5 scores (not the corpus score)", "%"),
     ]
     return specs, Primary("judge_score", "mean", ("judge",), to_percent=10.0)

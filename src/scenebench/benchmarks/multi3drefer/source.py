@@ -71,8 +71,9 @@ class Multi3DReferSource:
         return [(self._sample(q), TextPrediction(q.sample_id, text=q.object_name)) for q in self.train_queries]
 
     def scene(self, scene_id: str) -> SceneView:
-        vert = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
+        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
+        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
+        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
         labels = {o: n for (sc, o), n in self.names.items() if sc == scene_id}
         fields: dict[str, Callable[[], Any]] = {
             "points": lambda: vert()[:, :3],

@@ -179,13 +179,9 @@ def prepare_matching(descriptors: str | Path, *, seed: int = 0, n_negatives: int
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         summary = summarize_scores(records, SPECS, n_resamples=n_resamples, seed=seed)
-        return Results(
-            benchmark="rio-matching",
-            protocol="strict",
-            metrics=summary.metrics,
-            confidence_intervals=summary.intervals,
-            counts=summary.counts,
-            metric_info=summary.metric_info,
+        return summary.to_results(
+            "rio-matching",
+            "strict",
             settings=settings,
             inputs=inputs,
             extra={

@@ -341,16 +341,11 @@ def build_results(
     warnings = sanitize_summary(summary)
     excluded = [{"sample_id": r.sample_id, "reason": r.detail.get("reason", "")} for r in records if r.status == "excluded"]
     partners = sum(1 for r in records if "matched_partner" in r.detail)
-    return Results(
-        benchmark="rio",
-        protocol=protocol,  # type: ignore[arg-type]
-        metrics=summary.metrics,
-        confidence_intervals=summary.intervals,
-        counts=summary.counts,
-        counts_by_group=summary.counts_by_group,
-        metric_info=summary.metric_info,
-        settings=dict(settings),
-        inputs=dict(inputs),
+    return summary.to_results(
+        "rio",
+        protocol,
+        settings=settings,
+        inputs=inputs,
         warnings=warnings,
         extra={**dict(extra), "excluded": excluded, "n_matched_to_partner": partners},
     )

@@ -78,8 +78,9 @@ class Scan2CapSource:
         return []
 
     def scene(self, scene_id: str) -> SceneView:
-        vert = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(self.scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
+        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
+        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
+        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
         labels = {o.object_id: o.object_name.replace("_", " ") for o in self.objects if o.scene_id == scene_id}
         fields: dict[str, Callable[[], Any]] = {
             "points": lambda: vert()[:, :3],

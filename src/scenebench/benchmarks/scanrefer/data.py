@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import check_path_id, read_json
 from scenebench.io.generated import require_finished
+from scenebench.io.scannet import box_path, load_boxes  # the ScanNet box tables: shared by every ScanNet benchmark
 
 CLASSES: tuple[str, ...] = (
     "cabinet",
@@ -43,6 +43,9 @@ CLASSES += ("refrigerator", "shower curtain", "toilet", "sink", "bathtub", "othe
 OTHERS = CLASSES.index("others")  # 17
 MAX_NUM_OBJ = 128  # the released loader keeps the first 128 rows of a box table
 FIELDS = ("scene_id", "object_id", "object_name", "ann_id", "description")
+
+
+__all__ = ["CLASSES", "OTHERS", "Sample", "box_path", "by_scene", "load_annotations", "load_boxes", "read_raw2label"]
 
 
 @dataclass(frozen=True)
@@ -143,19 +146,3 @@ def by_scene(samples: list[Sample]) -> dict[str, list[Sample]]:
     for s in samples:
         out[s.scene_id].append(s)
     return dict(out)
-
-
-def box_path(folder: str | Path, scene_id: str) -> Path:
-    return Path(folder) / f"{scene_id}_aligned_bbox.npy"
-
-
-def load_boxes(folder: str | Path, scene_id: str) -> np.ndarray:
-    """A scene's (K, 8) box table, checked: finite, sizes >= 0."""
-    p = box_path(folder, scene_id)
-    t = load_npy(p)
-    if t.ndim != 2 or t.shape[1] != 8 or not np.issubdtype(t.dtype, np.number):
-        raise InputError(p, f"box table has shape {t.shape}", expected="(K, 8) numbers: cx cy cz dx dy dz nyu40id object_id")
-    bad = np.flatnonzero(~np.isfinite(t).all(1) | (t[:, 3:6] < 0).any(1))
-    if bad.size:
-        raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
-    return t.astype(np.float64)

@@ -117,11 +117,7 @@ def make_job(
                 f"official: {s.counts.n_missing} of {s.counts.n_samples} descriptions have no prediction and are left out of Acc "
                 "(the released benchmark/eval.py averages over the submitted predictions); strict counts them as misses"
             )
-        return Results(
-            benchmark="scanrefer", protocol=protocol, metrics=s.metrics, confidence_intervals=s.intervals, counts=s.counts,  # type: ignore[arg-type]
-            counts_by_group=s.counts_by_group, metric_info=s.metric_info, settings=settings, inputs=inputs, extra={"excluded_ids": excluded},
-            warnings=warnings,
-        )  # fmt: skip
+        return s.to_results("scanrefer", protocol, settings=settings, inputs=inputs, warnings=warnings, extra={"excluded_ids": excluded})
 
     return ScoringJob("scanrefer", protocol, scorer, summarize, settings, inputs, label="scoring scanrefer")
 

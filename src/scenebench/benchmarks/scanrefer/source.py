@@ -20,16 +20,14 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.io.scannet import SCENE_FILES, SCENES, TSV, load_boxes, load_instance_labels, load_vertices
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import BoxPrediction, Prediction, TextPrediction
 from scenebench.models.sources.base import instance_objects
 
-from .data import load_boxes
 from .scorer import make_job, truth_files
-from .writer import SCENES, TSV
 
 CORNERS = np.array([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)])  # which of min/max per axis
 
@@ -55,7 +53,7 @@ class ScanReferSource:
 
     def inputs(self) -> dict[str, Any]:
         scenes = sorted({s.scene_id for s in self.samples_})
-        files = [f"{sid}_{kind}.npy" for sid in scenes for kind in ("aligned_bbox", "aligned_vert", "ins_label")]
+        files = [f"{sid}_{kind}.npy" for sid in scenes for kind in SCENE_FILES]
         return {**self.truth_inputs, "scenes": {f: file_fingerprint(self.scenes / f) for f in files}}
 
     def _sample(self, s: Any) -> ModelSample:
@@ -70,8 +68,8 @@ class ScanReferSource:
     def scene(self, scene_id: str) -> SceneView:
         # The loaders close over the scene's paths, never over the source (whose truth() holds the answers).
         scenes = self.scenes
-        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
+        vert = functools.cache(lambda: load_vertices(scenes, scene_id))
+        ids = functools.cache(lambda: load_instance_labels(scenes, scene_id))
         labels = {o: n.replace("_", " ") for (sc, o), n in self.names.items() if sc == scene_id}
         fields: dict[str, Callable[[], Any]] = {
             "points": lambda: vert()[:, :3],

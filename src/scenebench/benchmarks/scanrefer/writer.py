@@ -8,55 +8,22 @@ writes them. :func:`write_synthetic` derives all of it from the generated SURPRI
 
 from __future__ import annotations
 
-import io
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from scenebench.io.arrays import load_npz
-from scenebench.io.files import atomic_write_bytes, atomic_write_json, atomic_write_text, read_json
+from scenebench.io.files import atomic_write_json, read_json
+from scenebench.io.scannet import NYU40, SCENES, TSV, TSV_HEAD, nyu40class, write_labels, write_npy, write_scene
 
 from .data import CLASSES
 
-SCENES = "scannet_data"
-TSV = "scannetv2-labels.combined.tsv"
-TSV_HEAD = ["id", "raw_category", "category", "count", "nyu40id", "eigen13id", "nyuClass", "nyu40class"]
-NYU40 = {"wall": 1, "floor": 2, "cabinet": 3, "bed": 4, "chair": 5, "sofa": 6, "table": 7, "door": 8, "window": 9, "bookshelf": 10}
-NYU40 |= {"picture": 11, "counter": 12, "desk": 14, "curtain": 16, "refrigerator": 24, "shower curtain": 28, "ceiling": 22}
-NYU40 |= {"toilet": 33, "sink": 34, "bathtub": 36, "otherprop": 40}
+# the ScanNet-layout pieces live in scenebench.io.scannet; re-exported for this package's users
+__all__ = ["NYU40", "SCENES", "TSV", "TSV_HEAD", "describe", "nyu40class", "write_labels", "write_npy", "write_scene", "write_synthetic"]
 STRUCTURE = {"wall", "floor", "ceiling"}  # never described, and not in the box tables (the released preprocessing drops them)
 MIN_SIDE = 0.01  # metres: an object whose box is thinner is not described (a one-point spoon has a zero-size box, IoU 0/0)
 TEMPLATES = ("the {t} next to the {a}.", "this is a {t}. it is close to the {a}.", "the {t} that is {h} the {a}.")
-
-
-def write_npy(path: Path, arr: np.ndarray) -> None:
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def write_scene(folder: Path, scene_id: str, boxes: np.ndarray, vert: np.ndarray, ins: np.ndarray) -> list[Path]:
-    """One scene's box table ``(K, 8)``, points ``(N, 6)`` and per-point ``object_id + 1`` (0: none)."""
-    out = [Path(folder) / f"{scene_id}_{kind}.npy" for kind in ("aligned_bbox", "aligned_vert", "ins_label")]
-    for path, arr, dtype in zip(out, (np.reshape(boxes, (-1, 8)), vert, ins), (np.float64, np.float32, np.uint32)):
-        write_npy(path, np.asarray(arr, dtype))
-    return out
-
-
-def nyu40class(raw: str) -> str:
-    """A raw category's NYU40 class: the longest class name it ends with (``sidetable``: table), else ``otherprop``."""
-    return next((c for c in sorted(NYU40, key=len, reverse=True) if raw.replace(" ", "").endswith(c.replace(" ", ""))), "otherprop")
-
-
-def write_labels(path: Path, raw_names: Sequence[str]) -> Path:
-    rows = ["\t".join(TSV_HEAD)]
-    for i, raw in enumerate(sorted(set(raw_names)), start=1):
-        c = nyu40class(raw)
-        rows.append("\t".join([str(i), raw, raw, "1", str(NYU40[c]), "0", c, c]))
-    atomic_write_text(path, "\n".join(rows) + "\n")
-    return path
 
 
 def describe(labels: list[str], centres: np.ndarray, rng: np.random.Generator, sizes: np.ndarray | None = None) -> list[list[str]]:

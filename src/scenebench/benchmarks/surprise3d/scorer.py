@@ -266,19 +266,7 @@ def build_results(
             "confidence_intervals": bsum.intervals.model_dump(mode="json"),
             "metric_info": bsum.metric_info,
         }
-    return Results(
-        benchmark=BENCHMARK,
-        protocol=protocol,  # type: ignore[arg-type]
-        metrics=summ.metrics,
-        confidence_intervals=summ.intervals,
-        counts=summ.counts,
-        counts_by_group=summ.counts_by_group,
-        metric_info=summ.metric_info,
-        settings=settings,
-        inputs=inputs,
-        warnings=warnings,
-        extra=extra,
-    )
+    return summ.to_results(BENCHMARK, protocol, settings=settings, inputs=inputs, warnings=warnings, extra=extra)
 
 
 def _official_f32_miou(metrics: dict[str, Any], records: Sequence[SampleScore]) -> None:

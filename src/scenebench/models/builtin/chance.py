@@ -74,7 +74,7 @@ class RandomModel:
         scene, kind = batch.scene, s.answer_kind
         if kind == "option" and s.options:
             return option_prediction(s.sample_id, s.options, int(rng.integers(len(s.options))))
-        if kind == "text" or kind == "option":
+        if kind in ("text", "ranked_text", "option"):
             texts = self._texts.get(s.task) or [""]
             return TextPrediction(s.sample_id, text=texts[int(rng.integers(len(texts)))])
         objects = scene.objects

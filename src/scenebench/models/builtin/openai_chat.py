@@ -12,6 +12,8 @@ reads a numbered list of the scene's objects with their axis-aligned boxes (the 
 - A list too long for the server's context window is halved until the prompt fits (first objects
   kept); how often that happened is in ``usage["shortened"]``. A reply naming no listed object stays free text,
   which the scorer counts as missing (never a guess).
+- Top-k question answering (answer kind ``ranked_text``, ScanQA): the model is asked for up to ten
+  short answers, one per line, best first; they become a ``RankedTextPrediction``.
 - RIO (poses) is not a text task: the model refuses it with a clear error.
 
 Requests use temperature 0 and the run's seed; the key comes from env ``OPENAI_API_KEY`` (``EMPTY``
@@ -34,7 +36,7 @@ from scenebench.errors import ScenebenchError
 from scenebench.extras import require
 from scenebench.models.base import ModelSample, SceneBatch, SceneObject
 from scenebench.models.builtin.openai_server import RESUME, ModelUnavailable, chat, error_message, make_client
-from scenebench.models.predictions import LETTERS, MaskPrediction, Prediction, TextPrediction
+from scenebench.models.predictions import LETTERS, MaskPrediction, Prediction, RankedTextPrediction, TextPrediction
 from scenebench.redact import redact_url
 
 PROMPT_VERSION = "sg-text-1"
@@ -50,7 +52,24 @@ FORMATS = {
     "waypoints": "Answer with the path as a list of floor points [x, z], for example: [0.0, 0.0], [1.5, 2.0].",
     "mask": "Answer with the number of the object from the list that the question refers to, in the form: Object N.",
     "text": "Answer in one or two sentences.",
+    # top-k question answering (ScanQA's answer_top10): short answers, best first
+    "ranked_text": "Answer with up to 10 short answers of a few words each, the most likely first, one per line.",
 }
+RANKED_K = 10
+_LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s*")
+
+
+def ranked_answers(reply: str, k: int = RANKED_K) -> list[str]:
+    """The answers of a one-per-line reply, best first: list marks (``1.``, ``2)``, ``-``) removed,
+    blank lines and repeats dropped, at most ``k``."""
+    out: list[str] = []
+    for line in reply.splitlines():
+        a = _LIST_MARK.sub("", line).strip()
+        if a and a not in out:
+            out.append(a)
+    return out[:k]
+
+
 _OBJECT_RE = re.compile(r"object\s*(?:number\s*)?#?\s*(\d+)", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\b(\d+)\b")
 
@@ -189,6 +208,9 @@ class OpenAIChatModel:
                 if k is not None and objects[k].point_indices is not None:
                     out.append(MaskPrediction(s.sample_id, indices=np.asarray(objects[k].point_indices).tolist()))
                     continue
+            if s.answer_kind == "ranked_text":
+                out.append(RankedTextPrediction(s.sample_id, answers=ranked_answers(reply)))
+                continue
             out.append(TextPrediction(s.sample_id, text=reply))
         return out
 

@@ -135,7 +135,7 @@ class PriorModel:
         kind = s.answer_kind
         if kind == "option" and s.options:
             return option_prediction(sid, s.options, self.choose_option(t, s.options))
-        if kind in ("text", "option"):
+        if kind in ("text", "ranked_text", "option"):
             common = self.texts[t].most_common(1)
             return TextPrediction(sid, text=common[0][0] if common else "")
         if kind == "box":
