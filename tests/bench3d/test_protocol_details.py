@@ -110,7 +110,7 @@ def test_meteor_through_the_jar_corpus_from_summed_statistics(tmp_path):
     res = score_3dbench(bench, ans, out=tmp_path / "r", n_resamples=0)
     bt = res.metrics["by_task"]["scene_caption"]
     assert bt["meteor_java"] == pytest.approx(100.0) and bt["meteor_mean"] == pytest.approx(100.0)
-    assert res.extra["text_metrics"]["meteor"] == "java" and res.extra["text_metrics"]["tokenizer"] == "ptb-py-1"
+    assert res.extra["text_metrics"]["meteor"] == "java" and res.extra["text_metrics"]["tokenizer"] == "ptb-py-2"
 
 
 def _rec(house, **values):

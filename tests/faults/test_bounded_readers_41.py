@@ -145,3 +145,25 @@ def test_a_pth_sharing_one_tensor_in_many_places_copies_it_once(tmp_path):
     torch.save({"a": [t, t, {"b": t}]}, p)
     got = read_pth(p)
     assert got["a"][0] is got["a"][1] is got["a"][2]["b"] and got["a"][0].tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"s": "1e999", "x": [1, 1e999]}',
+        '{"s": "NaN", "x": [1, NaN]}',
+        '{"s\\"": "a\\"1e999", "y": -1e999}',
+        '[{"a": "[{,"}, {"b": [0, -Infinity]}]',
+    ],
+)
+def test_numbers_inside_strings_are_not_the_refused_token(tmp_path, monkeypatch, text):
+    import scenebench.io.files as F
+
+    p = tmp_path / "doc.json"
+    p.write_text(text)
+    with pytest.raises(InputError) as fast:
+        read_json(p)
+    monkeypatch.setattr(F, "_fast_json", lambda raw: F._REFUSED)
+    with pytest.raises(InputError) as slow:
+        read_json(p)
+    assert str(fast.value) == str(slow.value)

@@ -234,6 +234,16 @@ def _json_path_at(raw: bytes, offset: int) -> str:
     return "$" + "".join(f"[{e[1]}]" if e[0] else f".{e[1]}" for e in stack)
 
 
+def _inside_string(raw: bytes, offset: int) -> bool:
+    """Whether byte ``offset`` lies inside a JSON string (``"1e999"`` is text, not a number)."""
+    for m in _STRUCTURE.finditer(raw):
+        if m.start() >= offset:
+            return False
+        if m.end() > offset:
+            return raw[m.start()] == 0x22
+    return False
+
+
 def _refuse_located_constant(path: Path, raw: bytes, exc: Exception | None) -> None:
     """Refuse a NaN/Infinity token (or a number beyond float range) that msgspec stopped at, naming
     its key path from the bytes alone (:func:`_json_path_at`). Before, the standard-library parser
@@ -253,7 +263,7 @@ def _refuse_located_constant(path: Path, raw: bytes, exc: Exception | None) -> N
                 break
     elif isinstance(exc, msgspec.ValidationError) and str(exc).startswith("Number out of range"):
         for big in _BIG_NUMBER.finditer(raw):
-            if not math.isfinite(float(big.group())):
+            if not math.isfinite(float(big.group())) and not _inside_string(raw, big.start()):
                 at, token = big.start(), big.group()
                 break
     if at is None or token is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -25,16 +24,16 @@ def connect_durable(path: str | Path) -> sqlite3.Connection:
 
 
 def connect_readonly(path: str | Path) -> sqlite3.Connection:
-    """A read-only connection that writes nothing beside the file: ``mode=ro`` where SQLite can keep
-    its shared-memory index next to the database, else ``immutable=1`` (a read-only mount, where
-    even a reader of a write-ahead-log database cannot create ``-shm``: "unable to open database
-    file"). Raises :class:`sqlite3.DatabaseError` when the file is not a database; a missing file is
+    """A read-only connection: ``mode=ro``, else (when SQLite cannot open it so, e.g. it cannot create
+    the ``-shm`` index of a write-ahead-log database on a read-only mount: "unable to open database
+    file") ``immutable=1``, which reads the database file alone. Raises :class:`sqlite3.DatabaseError` when the file is not a database; a missing file is
     ``sqlite3.OperationalError`` (never created)."""
     p = Path(path)
     if not p.is_file():
         raise sqlite3.OperationalError(f"unable to open database file {p}: it does not exist")
     uri = "file:" + quote(str(p.resolve()))
-    modes = ("?mode=ro", "?mode=ro&immutable=1") if os.access(p.parent, os.W_OK) and os.access(p, os.W_OK) else ("?mode=ro&immutable=1",)
+    # mode=ro first: it reads a write-ahead log a killed writer left (immutable=1 would not see it)
+    modes = ("?mode=ro", "?mode=ro&immutable=1")
     last: sqlite3.Error | None = None
     for mode in modes:
         db = sqlite3.connect(uri + mode, uri=True, timeout=60, check_same_thread=False, isolation_level=None)

@@ -33,10 +33,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-TOKENIZER_VERSION = "ptb-py-1"
+# ptb-py-2: the jar's rules for no./fig. (a period kept only before a number), smileys, backslashes,
+# zero-width spaces, fractions after numbers, numbers' and URLs' final periods, 'n' (ptb-py-1 differed)
+TOKENIZER_VERSION = "ptb-py-2"
 # the text-metric rules as a whole (tokenizer, BLEU-1 with brevity penalty, METEOR from summed statistics);
-# bumped from "sb-1" (sb-tok-1, BLEU-1 without BP, METEOR as the per-sample mean)
-TEXT_METRICS_VERSION = "coco-1"
+# bumped from "sb-1" (sb-tok-1, BLEU-1 without BP, METEOR as the per-sample mean), then from "coco-1"
+# (ptb-py-1; ROUGE-L 0 for an empty candidate against an empty reference, pycocoevalcap's 1.0)
+TEXT_METRICS_VERSION = "coco-2"
 
 # What pycocoevalcap's PTBTokenizer does, in Python: Stanford PTBTokenizer 3.4.1 run with
 # ``-preserveLines -lowerCase``, then its PUNCTUATIONS tokens dropped. The jar lower-cases *before*
@@ -46,10 +49,12 @@ PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB
 _BRACKETS = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-LCB-", "}": "-RCB-"}
 # words whose final period PTB keeps (besides single letters and dotted forms such as u.s.a.)
 _ABBREV = frozenset(
-    "mr mrs ms dr prof st jr sr co corp inc ltd bros vs etc no nos vol fig figs ft jan feb mar apr jun jul aug sep "
+    "mr mrs ms dr prof st jr sr co corp inc ltd bros vs etc ft jan feb mar apr jun jul aug sep "
     "sept oct nov dec mt gen gov sen rep rev col lt sgt capt cmdr adm maj messrs mme mlle esq hon pres supt det wm "
-    "dept univ assn ave blvd rd".split()
+    "dept univ assn ave blvd rd al cf est ext sq tel".split()
 )
+# ... and these only before a number (``no. 5`` keeps it, ``I have no.`` does not); ``vol.`` never
+_ABNUM = frozenset("no nos fig figs art op pp".split())
 _SPECIAL = {
     "cannot": ["can", "not"],
     "gonna": ["gon", "na"],
@@ -79,6 +84,12 @@ _TRANSLATE = str.maketrans(
         "\u2026": " ... ",
         "\u2010": None,  # the jar drops these hyphens as untokenizable
         "\u2011": None,
+        "\u200b": " ",  # zero-width space and joiners, word joiner, BOM: the jar splits words there
+        "\u200c": " ",
+        "\u200d": " ",
+        "\u2060": " ",
+        "\ufeff": " ",
+        "\u00ad": None,  # a soft hyphen joins its word
         "\u00bc": " 1/4 ",
         "\u00bd": " 1/2 ",
         "\u00be": " 3/4 ",
@@ -87,10 +98,17 @@ _TRANSLATE = str.maketrans(
 # split anywhere: brackets, quotes and symbols the lexer never keeps inside a word; commas and colons
 # except between digits (1,000  2:30); & except between capitals (AT&T); + except in ++ or before a digit
 _SPLIT = re.compile(
-    r"""(\.{3,}|[()\[\]{}"*=~;`$%\u00b0\u00b2\u00b3\u00b9\u2070-\u2079]|(?<=\d)'(?=\d)|[!?]+|--+|(?<!\d),|,(?!\d)"""
-    r"""|(?<!\d):|:(?!\d)|(?<!\+)\+(?![+\d])|(?<![A-Z])&|&(?![A-Z])|#(?=\d))"""
+    r"""(\.{3,}|[()\[\]{}"*=~;`$%\\\u00b0\u00b2\u00b3\u00b9\u2070-\u2079]|(?<=\d)'(?=\d)|[!?]+|--+|(?<!\d),|,(?!\d)"""
+    r"""|(?<!\d):|:(?!\d)|(?<!\+)\+(?![+\d])|(?<![A-Z])&|&(?![A-Z])|#(?=\d)|<+|>+)"""
 )
-_URL = re.compile(r"^(?:https?://|www\.)\S+$|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_URL = re.compile(r"(?i)^(?:https?://|www\.)\S+$|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_URL_TAIL = re.compile(r"[.,!?;:]+$")  # a URL's final punctuation is the sentence's (``see www.x.com.``)
+# PTB3's SMILEY (brackets inside become -LRB-/-RRB-); not one when a letter or digit follows (``C:\dir``)
+_SMILEY = re.compile(r"([<>]?[:;=][\-o*']?[()DPdpO\\{@|\[\]])(?!\w)")
+# PTB3's FRAC: a whole number and a fraction are one token joined by a no-break space (``2 1/2``)
+_FRACTION = re.compile(r"(?<![\d])(\d{1,4})[ \u00a0](\d{1,4}/\d{1,4})")
+_NBSP = "\x00"  # the joining space while the text is split on whitespace
+_NUMBER = re.compile(r"\d[\d.,]*")
 _NUM_UNIT = re.compile(r"^(\d+(?:[.,]\d+)+)([^\W\d_].*)$")  # 1.5m -> 1.5 m (but 20cm stays)
 _WORDISH = re.compile(r"[\w.'&/@#+-]")
 
@@ -104,12 +122,18 @@ def _word(piece: str) -> list[str]:
             return ["..."] if dots >= 3 else ["."] * dots
         if dots >= 3:  # "hmm..." -> hmm ...; "j...." -> j. ...
             return _word(stem + "." if dots > 3 else stem) + ["..."]
-        if "." in stem or (len(stem) == 1 and stem.isalpha()) or stem.lower() in _ABBREV:
+        if _NUMBER.fullmatch(stem):  # 5.50. -> 5.50 (a number's final period ends the sentence)
+            return [stem] + ["."] * dots
+        if m := _NUM_UNIT.match(stem):  # 1.5m. -> 1.5 m. (the unit is the word the period follows)
+            return [m.group(1), *_word(m.group(2) + "." * dots)]
+        if "." in stem or (len(stem) == 1 and stem.isalpha()) or stem.lower() in _ABBREV or stem.lower() in _ABNUM:
             return [stem + "."] + ["."] * (dots - 1)
         return _word(stem) + ["."] * dots
     if m := _NUM_UNIT.match(piece):
         return [m.group(1), m.group(2)]
     low = piece.lower()
+    if low == "'n'":
+        return [piece]
     if low in _SPECIAL:
         return list(_SPECIAL[low])
     if "'n'" in low and low != "'n'":  # rock'n'roll -> rock 'n' roll
@@ -136,12 +160,18 @@ def tokenize(text: str) -> list[str]:
     if not text.isascii():  # the jar drops characters outside the BMP (emoji) as untokenizable
         text = "".join(c for c in text if ord(c) <= 0xFFFF)
     text = re.sub(r"(?<=\w)\.(?=\.\.\.)", ". ", text)
+    if "/" in text:
+        text = _FRACTION.sub(lambda m: m.group(1) + _NBSP + m.group(2) + (" " if m.string[m.end() : m.end() + 1].isdigit() else ""), text)
     toks: list[str] = []
     for chunk in text.split():
-        if _URL.match(chunk):
-            toks.append(chunk)
+        tail = _URL_TAIL.search(chunk)
+        if _URL.match(chunk[: tail.start()] if tail else chunk):
+            toks.append(chunk[: tail.start()] if tail else chunk)
             continue
-        for p in _SPLIT.split(chunk):
+        for p in _pieces(chunk):
+            if isinstance(p, tuple):  # a smiley, as one token
+                toks.append(p[0].replace("(", "-LRB-").replace(")", "-RRB-"))
+                continue
             if not p:
                 continue
             if p in _BRACKETS:
@@ -154,7 +184,24 @@ def tokenize(text: str) -> list[str]:
                 toks.append(p)
             else:
                 toks.extend(_word(p))
-    return [t for t in (x.lower() for x in toks) if t not in PUNCTUATIONS]
+    for i, t in enumerate(toks):  # no. fig. pp. keep their period only before a number
+        if t.endswith(".") and t[:-1].lower() in _ABNUM and not (i + 1 < len(toks) and toks[i + 1][:1].isdigit()):
+            toks[i] = t[:-1]
+    out = [t for t in (x.lower() for x in toks) if t not in PUNCTUATIONS]
+    return [t.replace(_NBSP, "\u00a0") for t in out] if _NBSP in text else out
+
+
+def _pieces(chunk: str) -> list[str | tuple[str]]:
+    """The pieces of a whitespace-free chunk: smileys as 1-tuples, the text between split by ``_SPLIT``."""
+    if not _SMILEY.search(chunk):
+        return list(_SPLIT.split(chunk))
+    out: list[str | tuple[str]] = []
+    for k, part in enumerate(_SMILEY.split(chunk)):
+        if k % 2:
+            out.append((part,))
+        elif part:
+            out.extend(_SPLIT.split(part))
+    return out
 
 
 def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
@@ -219,8 +266,12 @@ def rouge_l(hyp: Sequence[str], refs: Sequence[Sequence[str]], beta: float = 1.2
 
     Reference: Lin, 2004 (ROUGE-L).
     """
-    if not hyp or not refs:
+    if not refs:
         return 0.0
+    # pycocoevalcap splits an empty text into one empty token: an empty candidate against an empty
+    # reference has LCS 1 of 1 and scores 1.0 (and 0 against any non-empty one); reproduced.
+    hyp = hyp or [""]
+    refs = [r or [""] for r in refs]
     lcs = [lcs_length(r, hyp) for r in refs]
     prec = max(l / len(hyp) for l in lcs)  # noqa: E741
     rec = max(l / len(r) if r else 0.0 for l, r in zip(lcs, refs))  # noqa: E741

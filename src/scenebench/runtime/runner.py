@@ -70,6 +70,11 @@ def plan_units(samples: Sequence[ModelSample], done: set[str]) -> list[WorkUnit]
 def select_samples(samples: Sequence[ModelSample], tasks: Sequence[str] | None = None, limit: int | None = None) -> list[ModelSample]:
     """Restrict to ``tasks`` (names as in the data), then keep the first ``limit`` samples."""
     out = list(samples)
+    if not out:
+        raise ScenebenchError(
+            "no samples to run: the data holds no samples of the evaluated split (a folder made by `scenebench generate` "
+            "has test houses only from --houses N >= --test-every, default 5: house i is a test house when i % 5 == 4)"
+        )
     if tasks:
         known = sorted({s.task for s in out})
         unknown = [t for t in tasks if t not in known]

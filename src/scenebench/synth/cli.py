@@ -93,6 +93,13 @@ def generate_command(
     )
     if preview:
         typer.echo(f"previews: {out / 'preview'}")
+    if manifest["per_house"] and not manifest["splits"]["test"]:
+        # run/score evaluate the test split: without a test house they would find no samples
+        typer.echo(
+            f"warning: no test house: house i is a test house when i % {test_every} == {test_every - 1}, so --houses {houses} "
+            f"makes train houses only and `scenebench run` finds no samples; use --houses {test_every} or more, or --test-every {max(1, houses)}",
+            err=True,
+        )
 
 
 def _asset_paths(values: list[str]) -> tuple[str, ...]:
