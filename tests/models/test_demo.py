@@ -33,6 +33,8 @@ def test_demo_end_to_end_then_reuses_everything(shared_demo):
     # The oracle checks every evaluator on fresh data: 100 on every task with a rule-based metric.
     assert first.scores[("surprise3d", "oracle")] == {"S3D mIoU": 100.0, "S3D A50": 100.0}
     assert first.scores[("rio", "oracle")]["RIO R@10"] == 100.0
+    # ScanRefer from the generated scenes: no wall/floor rows, no zero-size targets (was 98.0, issue 41)
+    assert first.scores[("scanrefer", "oracle")] == {"SR Acc@0.5": 100.0}
     by_task = first.results[("3dbench", "oracle")].metrics["by_task"]
     prim = first.results[("3dbench", "oracle")].extra["primary_metric"]
     scored = {t: v[prim[t]] for t, v in by_task.items() if v.get(prim[t]) is not None}
