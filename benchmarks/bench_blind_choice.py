@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from scenebench.synth.house import build_house  # noqa: E402
 from scenebench.synth.relations import sentence  # noqa: E402
 from scenebench.synth.sensing import SensorSettings, capture  # noqa: E402
-from scenebench.synth.tasks3d import TaskSettings, bench3d_house  # noqa: E402
+from scenebench.synth.tasks3d import TaskSettings, house_tasks  # noqa: E402
 
 STEMS = ("Classification", "Counting", "PositionRelation")
 
@@ -74,7 +74,7 @@ def collect(houses: int, seed: int, test_every: int) -> dict[str, dict[str, list
         test = i % test_every == test_every - 1
         h = build_house(seed, i)
         cap = capture(h, SensorSettings(), np.random.default_rng([seed, i, 1]))
-        b = bench3d_house(h, cap.coverage, np.random.default_rng([seed, i, 2]), TaskSettings(), test=test)
+        b = house_tasks(h, cap.coverage, np.random.default_rng([seed, i, 2]), TaskSettings(), test=test)
         for s in STEMS:
             out[s]["test" if test else "train"].extend(b.records[s])
     return out

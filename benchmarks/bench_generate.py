@@ -63,10 +63,10 @@ def bench_raycasters() -> None:
 def bench_stages(assets: tuple[str, ...] = ()) -> None:
     from scenebench.benchmarks.rio.writer import write_scan
     from scenebench.synth.house import build_house
-    from scenebench.synth.rescans import RescanSettings, rio_scene
+    from scenebench.synth.rescans import RescanSettings, rescan_scene
     from scenebench.synth.sensing import SensorSettings, capture
     from scenebench.synth.surprise import SurpriseSettings, scene_arrays, surprise_house
-    from scenebench.synth.tasks3d import TaskSettings, bench3d_house
+    from scenebench.synth.tasks3d import TaskSettings, house_tasks
 
     tot = {}
     n = 4
@@ -94,12 +94,12 @@ def bench_stages(assets: tuple[str, ...] = ()) -> None:
         real_pts += int(np.isin(cap.cloud.instance, used).sum())
         obj_pts += int(((cap.cloud.instance >= 1) & (cap.cloud.instance <= len(h.objects))).sum())
         t2 = time.process_time()
-        bench3d_house(h, cap.coverage, np.random.default_rng(i), TaskSettings(), test=False)
+        house_tasks(h, cap.coverage, np.random.default_rng(i), TaskSettings(), test=False)
         t3 = time.process_time()
         surprise_house(h, cap, np.random.default_rng(i), "0" * 10, SurpriseSettings())
         scene_arrays(cap, 0.3)
         t4 = time.process_time()
-        sc = rio_scene(h, np.random.default_rng(i), RescanSettings(max_edge=0.75), "train")
+        sc = rescan_scene(h, np.random.default_rng(i), RescanSettings(max_edge=0.75), "train")
         for scan in sc.scans:
             write_scan(
                 os.path.join(tmp, scan.scan_id), scan.vertices, scan.colors, scan.faces, scan.object_ids, scan.instances, atomic=False

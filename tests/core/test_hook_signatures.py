@@ -23,7 +23,7 @@ from scenebench.registry import load_object
 
 # What each caller passes besides the builder's keywords (commands/audit.py, report/html.py,
 # synth/pipeline.py, commands/benchmark.py's show()).
-POSITIONAL = {"summary": 1, "view": 3, "synthetic": 4, "cli_values": 2}
+POSITIONAL = {"summary": 1, "view": 3, "synthetic_house": 1, "synthetic": 4, "cli_values": 2}
 AUDIT_KEYWORDS = {"seed": 0, "split": "test", "progress": False}
 
 

@@ -17,7 +17,7 @@ from scenebench.synth.navigation import NavGrid
 from scenebench.synth.placement import Placer
 from scenebench.synth.sensing import SensorSettings, capture
 from scenebench.synth.surprise import SurpriseSettings, surprise_house
-from scenebench.synth.tasks3d import TaskSettings, bench3d_house
+from scenebench.synth.tasks3d import TaskSettings, house_tasks
 
 SEED = 5
 
@@ -191,7 +191,7 @@ def test_hallways_appear_in_3dbench_and_surprise3d_like_every_room(hall_houses):
     for h in hall_houses[:3]:
         hall = _hall(h)
         cap = capture(h, SensorSettings(width=64, height=48), np.random.default_rng([SEED, h.index, 1]))
-        b = bench3d_house(h, cap.coverage, np.random.default_rng([SEED, h.index, 2]), TaskSettings(), test=True)
+        b = house_tasks(h, cap.coverage, np.random.default_rng([SEED, h.index, 2]), TaskSettings(), test=True)
         for rec in b.records["RoomDetection"]:
             assert [it["label"] for it in rec["object"]] == [r.type for r in h.plan.rooms]
             assert HALLWAY in [it["label"] for it in rec["object"]]

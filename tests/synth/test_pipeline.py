@@ -269,5 +269,5 @@ def test_one_room_scenes_hold_one_room_each_and_repeat_byte_for_byte(tmp_path):
     # every point of a house lands in exactly one of its room scenes
     sizes = [len(load_npz(a / "surprise3d" / "scenes" / f"{sid}.npz")["sampled_coords"]) for sid in houses[0]["surprise3d_scenes"]]
     assert sum(sizes) == houses[0]["n_points"]
-    with pytest.raises(ValueError, match="SURPRISE3D scene kind"):
+    with pytest.raises(ValueError, match="unknown scene kind"):
         GenerateSettings(surprise_scenes="floor")

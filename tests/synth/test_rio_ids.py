@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from scenebench.synth.house import build_house
-from scenebench.synth.rescans import RescanSettings, renumber, rio_scene
+from scenebench.synth.rescans import RescanSettings, renumber, rescan_scene
 from scenebench.synth.sensing import SensorSettings
 
 
@@ -18,7 +18,7 @@ from scenebench.synth.sensing import SensorSettings
 def scenes():
     h = build_house(41, 2, max_rooms=4)
     small = RescanSettings(rescan_width=64, rescan_height=48, object_max_edge=0.3)
-    scene = rio_scene(h, np.random.default_rng(0), small, "validation", sensor=SensorSettings(width=64, height=48))
+    scene = rescan_scene(h, np.random.default_rng(0), small, "validation", sensor=SensorSettings(width=64, height=48))
     return h, scene, renumber(scene, np.random.default_rng([41, 2, 4, 1]))
 
 

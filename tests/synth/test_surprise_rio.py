@@ -13,7 +13,7 @@ from scenebench.synth.frames import YUP_TO_ZUP, points_to_zup, transform_to_zup
 from scenebench.synth.house import build_house
 from scenebench.synth.pipeline import npz_bytes
 from scenebench.synth.relations import SceneFacts, words
-from scenebench.synth.rescans import RescanSettings, rio_scene, yaw_about
+from scenebench.synth.rescans import RescanSettings, rescan_scene, yaw_about
 from scenebench.synth.sensing import SensorSettings, capture
 from scenebench.synth.surprise import AFFORDANCES, NEXT_WORDS, QUESTION_TYPES, SurpriseSettings, leaks_name, scene_arrays, surprise_house
 
@@ -187,7 +187,7 @@ def test_yup_to_zup_is_a_proper_rotation():
 @pytest.fixture(scope="module")
 def rio():
     h = build_house(41, 2, max_rooms=4)
-    return h, rio_scene(h, np.random.default_rng(0), RescanSettings(), "validation")
+    return h, rescan_scene(h, np.random.default_rng(0), RescanSettings(), "validation")
 
 
 def _inside(points, lo, hi, tol):
@@ -257,7 +257,7 @@ def test_rescan_moves_mostly_exceed_the_thresholds_and_rooms_vary():
     rooms = Counter()
     for i in range(8):
         h = build_house(43, i, max_rooms=5)
-        scene = rio_scene(h, np.random.default_rng([43, i]), RescanSettings(), "validation", sensor=SensorSettings(width=64, height=48))
+        scene = rescan_scene(h, np.random.default_rng([43, i]), RescanSettings(), "validation", sensor=SensorSettings(width=64, height=48))
         if scene is None:
             continue
         first = next(iter({int(v) for v in np.unique(scene.scans[0].object_ids)} - {0} & {o.index for o in h.objects}))

@@ -15,7 +15,7 @@ from scenebench.synth.categories import CATEGORY_NAMES, DETECTION_CLASSES
 from scenebench.synth.house import build_house
 from scenebench.synth.relations import relation
 from scenebench.synth.sensing import SensorSettings, capture
-from scenebench.synth.tasks3d import NAV_MIN_START_GOAL_M, STEMS, TASK_TYPE, TaskSettings, bench3d_house
+from scenebench.synth.tasks3d import NAV_MIN_START_GOAL_M, STEMS, TASK_TYPE, TaskSettings, house_tasks
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def samples():
     for i in range(10):
         h = build_house(21, i, max_rooms=5)
         cap = capture(h, SensorSettings(width=64, height=48), np.random.default_rng([21, i, 1]))
-        out.append((h, cap, bench3d_house(h, cap.coverage, np.random.default_rng([21, i, 2]), TaskSettings(), test=i % 2 == 0)))
+        out.append((h, cap, house_tasks(h, cap.coverage, np.random.default_rng([21, i, 2]), TaskSettings(), test=i % 2 == 0)))
     return out
 
 
@@ -94,7 +94,7 @@ def test_choice_answers_are_spread_over_positions_and_values():
     for i in range(30):
         h = build_house(5, i, max_rooms=6)
         cap = capture(h, SensorSettings(width=48, height=36), np.random.default_rng([5, i, 1]))
-        b = bench3d_house(h, cap.coverage, np.random.default_rng([5, i, 2]), TaskSettings(), test=True)
+        b = house_tasks(h, cap.coverage, np.random.default_rng([5, i, 2]), TaskSettings(), test=True)
         for stem in ("Classification", "Counting", "PositionRelation"):
             for r in b.records[stem]:
                 pos[(stem, r["gt_choice"])] += 1

@@ -168,11 +168,15 @@ class BenchmarkSpec:
     - ``audit``: ``rows(folder, **options) -> list of audit rows`` for ``scenebench audit``;
     - ``audit_trained``: ``trained(folder, out, **options) -> list of trained-probe rows`` (fitted on
       the train split, scored on the test split; :mod:`scenebench.metrics.probes`, the audit extra);
+    - ``synthetic_house``: ``stage(ctx) -> dict``: this benchmark's part of one house of
+      ``scenebench generate`` (:class:`scenebench.synth.pipeline.HouseContext`: the house, its
+      capture, its staging folder, seeded streams); it writes the house's files and returns its
+      part of the house summary. Its ``data_folder`` becomes a ``--formats`` value;
     - ``synthetic``: ``write(folder, root, summaries, rng) -> list of paths``: this benchmark's
-      synthetic data, written by ``scenebench generate`` into ``folder`` (``root/<data_folder>``)
-      after the generator's own formats, from what it finds under ``root`` and the per-house
-      ``summaries`` (``split``, ``scene_id``...); it returns the files it wrote (nothing when the
-      data it derives from was not generated).
+      aggregated synthetic data, written by ``scenebench generate`` into ``folder``
+      (``root/<data_folder>``) once every house is staged, in catalog order, from what it finds
+      under ``root`` and the per-house ``summaries`` (``split``, ``scene_id``...); it returns the
+      files it wrote (nothing when the data it derives from was not generated).
 
     Data: ``inputs`` and ``options`` (the CLI is built from them), ``primary_metric`` (the report's
     default histogram; a benchmark with one per group sets ``results.extra["primary_metric"]``),
@@ -207,13 +211,26 @@ class BenchmarkSpec:
     layout: str | None = None
     audit: str | None = None
     audit_trained: str | None = None
+    synthetic_house: str | None = None
     synthetic: str | None = None
     extra_commands: tuple[tuple[str, str, str], ...] = ()
     lineages: tuple[str, ...] = ()
 
     def paths(self) -> dict[str, str]:
         """Every declared ``module:attr`` path by field."""
-        fields = ("info", "scorer", "validate", "summary", "cli_values", "source", "view", "layout", "audit", "audit_trained", "synthetic")
+        fields: tuple[str, ...] = (
+            "info",
+            "scorer",
+            "validate",
+            "summary",
+            "cli_values",
+            "source",
+            "view",
+            "layout",
+            "audit",
+            "audit_trained",
+        )
+        fields += ("synthetic_house", "synthetic")
         out = {k: getattr(self, k) for k in fields}
         out.update({f"{group} {cmd}": path for group, cmd, path in self.extra_commands})
         return {k: v for k, v in out.items() if v is not None}

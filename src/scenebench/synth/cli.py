@@ -1,6 +1,7 @@
-"""``scenebench generate``: synthetic houses in the 3DBench, SURPRISE3D and 3RScan formats.
+"""``scenebench generate``: synthetic houses in the formats of the benchmarks that declare a
+generator (``BenchmarkSpec.synthetic_house``).
 
-Imports only typer and the standard library at import time; the pipeline loads on use.
+Imports only typer, the standard library and the declarations at import time; the pipeline loads on use.
 """
 
 from __future__ import annotations
@@ -10,11 +11,21 @@ from pathlib import Path
 import typer
 
 
+def _formats() -> str:
+    """The built-in generator formats (the declaring benchmarks' data folders), in catalog order."""
+    from scenebench.declarations.catalog import specs
+
+    return ",".join(s.data_folder for s in specs(plugins=False) if s.synthetic_house and s.data_folder)
+
+
+FORMATS = _formats()
+
+
 def generate_command(
     out: Path = typer.Option(..., "--out", help="Output folder (created; rerun the same command to resume)."),
     houses: int = typer.Option(10, "--houses", min=0, help="Number of houses."),
     seed: int = typer.Option(0, "--seed", help="Run seed; house i depends only on (seed, i)."),
-    formats: str = typer.Option("3dbench,surprise3d,3rscan", "--formats", help="Comma list of 3dbench, surprise3d, 3rscan."),
+    formats: str = typer.Option(FORMATS, "--formats", help=f"Comma list of {FORMATS.replace(',', ', ')}."),
     workers: int = typer.Option(1, "--workers", min=1, help="Parallel worker processes (or Ray CPUs)."),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     address: str = typer.Option(None, "--address", help="Ray cluster address (e.g. auto); default starts a local cluster on 127.0.0.1."),
@@ -34,12 +45,14 @@ def generate_command(
         "auto", "--raycaster", help="auto, embree, open3d, trimesh (needs rtree) or numpy (slow, no dependency)."
     ),
     surprise_pth: bool = typer.Option(
-        None, "--surprise-pth/--no-surprise-pth", help="Also write SURPRISE3D scenes as .pth (default: when torch is installed)."
+        None,
+        "--surprise-pth/--no-surprise-pth",
+        help="Also write the point-segmentation scenes as .pth (default: when torch is installed).",
     ),
     surprise_scenes: str = typer.Option(
         "house",
         "--surprise-scenes",
-        help="SURPRISE3D scenes: house (a whole house a scene) or room (one room a scene, ScanNet++-like).",
+        help="Point-segmentation scenes: house (a whole house a scene) or room (one room a scene, ScanNet++-like).",
     ),
     assets: list[str] = typer.Option(
         ["auto"],

@@ -1,4 +1,9 @@
-"""``scenebench generate``: houses -> sensing -> ground truth -> the three benchmark formats.
+"""``scenebench generate``: houses -> sensing -> ground truth -> every declared benchmark's format.
+
+The benchmarks write their own formats through their declarations: per house,
+``BenchmarkSpec.synthetic_house`` (its files and its part of the house summary, given a
+:class:`HouseContext`), and once the houses are done, ``BenchmarkSpec.synthetic`` (the aggregated
+files: task lists, annotation lists, indexes); this module names none of them.
 
 Work is per house and embarrassingly parallel. A worker builds house ``i`` from
 ``default_rng([seed, i, stage])`` streams only, writes every file of that house into a staging
@@ -32,12 +37,20 @@ import numpy as np
 
 from scenebench.errors import InputError, RunMismatchError
 from scenebench.geometry.poses import CONTINUOUS_CODE
-from scenebench.io.files import atomic_write_json, sha256_file, to_plain
+from scenebench.io.files import atomic_write_json, sha256_file
 from scenebench.io.generated import HOUSES_DIR, MANIFEST, SETTINGS
 from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 
-FORMATS = ("3dbench", "surprise3d", "3rscan")
-RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
+
+def _generated_formats() -> tuple[str, ...]:
+    """The data folders of the built-in benchmarks with a per-house generator
+    (``BenchmarkSpec.synthetic_house``), in catalog order: what ``--formats`` accepts."""
+    from scenebench.declarations.catalog import specs
+
+    return tuple(spec.data_folder for spec in specs(plugins=False) if spec.synthetic_house and spec.data_folder)
+
+
+FORMATS = _generated_formats()
 SURPRISE_SCENES = ("house", "room")
 GENERATOR_VERSION = "11"  # 11: ScanRefer tables without structure rows, no zero-size targets; bump when the same seed and settings would produce different data
 
@@ -72,7 +85,7 @@ class GenerateSettings:
         if not 2 <= self.min_rooms <= self.max_rooms <= 8:
             raise ValueError("rooms must satisfy 2 <= min_rooms <= max_rooms <= 8")
         if self.surprise_scenes not in SURPRISE_SCENES:
-            raise ValueError(f"unknown SURPRISE3D scene kind {self.surprise_scenes!r}; choose from {', '.join(SURPRISE_SCENES)}")
+            raise ValueError(f"unknown scene kind {self.surprise_scenes!r} (surprise_scenes); choose from {', '.join(SURPRISE_SCENES)}")
         if self.houses < 0 or self.test_every < 1:
             raise ValueError("houses must be >= 0 and test_every >= 1")
 
@@ -140,11 +153,38 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class HouseContext:
+    """What a benchmark's per-house generator (``BenchmarkSpec.synthetic_house``) gets: the settings,
+    the built house and its capture, and the house's staging folder ``stage``, under which it writes
+    its files (``stage/<data_folder>/...``, or a ground-truth tree beside it). The house commits (or
+    not) as a whole, so plain writes are fine. ``rng(k)`` is the house's stage-``k`` stream."""
+
+    settings: GenerateSettings
+    index: int
+    house: Any
+    capture: Any
+    sensor: Any
+    stage: Path
+    test: bool
+    scene_id: str
+
+    def rng(self, stage: int) -> np.random.Generator:
+        return _rng(self.settings, self.index, stage)
+
+
+def _house_writers(s: GenerateSettings) -> list[Callable[[HouseContext], dict[str, Any]]]:
+    """The declared per-house generators of the formats ``s`` asks for, in catalog order."""
+    from scenebench.declarations.catalog import specs
+    from scenebench.registry import load_object
+
+    return [load_object(spec.synthetic_house) for spec in specs() if spec.synthetic_house and spec.data_folder in s.formats]
+
+
 def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     """Build, sense and annotate house ``index``; commit its folder under ``OUT/.houses``; return its summary."""
     from scenebench.synth.house import build_house, scene_hex
-    from scenebench.synth.sensing import capture, object_cloud
-    from scenebench.synth.tasks3d import TaskSettings, bench3d_house
+    from scenebench.synth.sensing import capture
 
     root = Path(out) / HOUSES_DIR
     house = build_house(s.seed, index, min_rooms=s.min_rooms, max_rooms=s.max_rooms, density=s.density, assets=s.assets)
@@ -175,79 +215,10 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
                 "object_points": int(np.isin(cap.cloud.instance, [o.index for o in used]).sum()),
                 "all_object_points": int(((cap.cloud.instance >= 1) & (cap.cloud.instance <= len(house.objects))).sum()),
             }
-        if "3dbench" in s.formats:
-            b = bench3d_house(house, cap.coverage, _rng(s, index, 2), TaskSettings(min_points=s.min_points), test=test)
-            cloud = np.concatenate([cap.cloud.xyz, cap.cloud.rgb], 1).astype(np.float32)
-            _save_npy(stage / "3dbench" / "scene" / f"{house.house_id}.npy", cloud)
-            orng = _rng(s, index, 5)
-            for inst in b.object_uids:
-                _save_npy(stage / "3dbench" / "Objects" / f"{b.object_names[inst]}.npy", object_cloud(cap.raw, inst, sensor, orng))
-            summary["bench3d"] = {"records": b.records, "instructions": b.instructions}
-            from scenebench.synth.scene_graph import FOLDER as GRAPHS
-            from scenebench.synth.scene_graph import GT_DIR, scene_graph
-
-            # ground truth: outside the data folder handed to models
-            graph = scene_graph(house, cap.coverage, s.min_points, _rng(s, index, 6))
-            _save_json(stage / GT_DIR / "3dbench" / GRAPHS / f"{house.house_id}.json", graph)
-        if "surprise3d" in s.formats:
-            from scenebench.synth.surprise import SurpriseSettings, instance_ids, relabel, scene_arrays, surprise_house
-
-            # written ids: a seeded permutation of the placement indices, records shuffled (a sub-stream of stage 3)
-            id_rng = np.random.default_rng([int(s.seed), int(index), 3, 1])
-            ids = instance_ids(len(house.objects) + len(house.parts), id_rng)
-            placement = np.argsort(ids[1:]) + 1  # written id - 1 -> placement index
-            from scenebench.synth.scannetpp import FOLDER as SCANNETPP
-            from scenebench.synth.scannetpp import SEGMENTS_ANNO, segments_anno
-
-            if s.surprise_scenes == "room":
-                from scenebench.synth.surprise import point_rooms
-
-                where = point_rooms(house, cap.cloud)
-                scenes = [
-                    (r, scene_hex(s.seed, index, r), np.flatnonzero(where == r), _rng(s, index, 3 + 100 * (r + 1)))
-                    for r in range(len(house.plan.rooms))
-                ]
-            else:
-                scenes = [(None, sid, None, _rng(s, index, 3))]
-            recs, written_scenes = [], []
-            for room, scene_id, keep, rng in scenes:
-                if keep is not None and not len(keep):
-                    continue
-                written_scenes.append(scene_id)
-                recs += surprise_house(house, cap, rng, scene_id, SurpriseSettings(min_points=s.min_points), room)
-                arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids, keep)
-                _write_surprise_scene(stage / "surprise3d" / "scenes", scene_id, arr, s.surprise_pth)
-                doc = segments_anno(
-                    scene_id, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1]))
-                )
-                _save_json(stage / "surprise3d" / SCANNETPP / scene_id / "scans" / SEGMENTS_ANNO, doc)
-            recs = relabel(recs, ids, id_rng)
-            summary["surprise3d"] = recs
-            if s.surprise_scenes == "room":
-                summary["surprise3d_scenes"] = written_scenes
-        if "3rscan" in s.formats:
-            from scenebench.benchmarks.rio.writer import write_scan
-            from scenebench.synth.rescans import RescanSettings, renumber, rio_scene
-
-            rs = RescanSettings(max_edge=s.rio_max_edge, continuous_symmetry_code=s.rio_continuous_symmetry_code)
-            scene = rio_scene(house, _rng(s, index, 4), rs, "validation" if test else "train", sensor=sensor)
-            if scene is not None:
-                # written ids: a seeded permutation per scene (a sub-stream of stage 4), not placement order
-                scene = renumber(scene, np.random.default_rng([int(s.seed), int(index), 4, 1]))
-                for k, scan in enumerate(scene.scans):
-                    # plain writes: the staging folder's rename commits the house; an evaluated rescan's
-                    # labels go to the ground-truth tree (they would give every changed object's pose)
-                    write_scan(
-                        stage / "3rscan" / scan.scan_id,
-                        scan.vertices,
-                        scan.colors,
-                        scan.faces,
-                        scan.object_ids,
-                        scan.instances,
-                        atomic=False,
-                        labels_dir=stage / RIO_GT / scan.scan_id if test and k > 0 else None,
-                    )
-                summary["3rscan"] = {"scene": to_plain(scene.index_entry), "objects": {sc.scan_id: sc.instances for sc in scene.scans}}
+        # each benchmark the generator writes adds its files and its part of the summary, in catalog order
+        ctx = HouseContext(s, index, house, cap, sensor, stage, test, sid)
+        for write in _house_writers(s):
+            summary.update(write(ctx))
         files = sorted(p for p in stage.rglob("*") if p.is_file())
         summary["files"] = {p.relative_to(stage).as_posix(): sha256_file(p) for p in files}
         summary["sha256"] = hashlib.sha256(json.dumps(summary, sort_keys=True).encode()).hexdigest()
@@ -259,26 +230,15 @@ def generate_house(out: str, index: int, s: GenerateSettings) -> dict[str, Any]:
     return summary
 
 
-def _save_npy(path: Path, arr: np.ndarray) -> None:
+def save_npy(path: Path, arr: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as fh:
         np.lib.format.write_array(fh, np.ascontiguousarray(arr), allow_pickle=False)
 
 
-def _save_json(path: Path, doc: Any) -> None:
+def save_json(path: Path, doc: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, separators=(",", ":")))  # in the staging folder: the house commit makes it atomic
-
-
-def _write_surprise_scene(folder: Path, sid: str, arr: dict[str, np.ndarray], pth: bool) -> None:
-    from scenebench.benchmarks.surprise3d.writer import scene_arrays as official_arrays
-    from scenebench.benchmarks.surprise3d.writer import write_scene
-
-    folder.mkdir(parents=True, exist_ok=True)
-    parts = (arr["coords"], arr["colors"], arr["instance"], arr["superpoints"], arr.get("labels"))
-    (folder / f"{sid}.npz").write_bytes(npz_bytes(official_arrays(*parts)))
-    if pth:
-        write_scene(folder / f"{sid}.pth", *parts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -549,32 +509,7 @@ def write_preview(out: Path, s: GenerateSettings, summary: dict[str, Any]) -> li
 
 def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """Write the aggregated files from the per-house summaries (in house order) and the manifest."""
-    written: list[Path] = []
-    if "3dbench" in s.formats:
-        written += _finalize_3dbench(out / "3dbench", summaries)
-    if "surprise3d" in s.formats:
-        from scenebench.benchmarks.surprise3d.writer import write_annotations
-
-        d = out / "surprise3d"
-        for split, name in (("train", "surprise-3d-train.json"), ("test", "surprise-3d-val.json")):
-            recs = [r for sm in summaries if sm["split"] == split for r in sm.get("surprise3d", [])]
-            written.append(write_annotations(d / name, recs))
-        (d / "scenes").mkdir(parents=True, exist_ok=True)
-    if "3rscan" in s.formats:
-        from scenebench.benchmarks.rio.writer import write_index
-
-        scenes = [sm["3rscan"]["scene"] for sm in summaries if "3rscan" in sm]
-        objects: dict[str, list] = {}
-        for sm in summaries:
-            if "3rscan" in sm:
-                objects.update(sm["3rscan"]["objects"])
-        from scenebench.synth.rescans import public_index
-
-        public_scenes, public_objects = public_index(scenes, objects)
-        written += list(write_index(out / "3rscan", public_scenes, public_objects, units="m").values())
-        if public_scenes != scenes:  # the full index (the evaluated split's answers) only in the ground-truth tree
-            written += list(write_index(out / RIO_GT, scenes, objects, units="m").values())
-    written += _finalize_declared(out, s, summaries)
+    written = _finalize_declared(out, s, summaries)
     assets_doc = None
     if s.assets:
         from scenebench.synth.assets.attribution import write_attribution
@@ -615,35 +550,33 @@ def finalize(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) ->
 
 def _finalize_declared(out: Path, s: GenerateSettings, summaries: list[dict[str, Any]]) -> list[Path]:
     """The data of every declared benchmark with a ``synthetic`` writer (``BenchmarkSpec.synthetic``),
-    derived from what the generator staged in ``out``; each gets its own seeded stream."""
+    in catalog order, derived from what the generator staged in ``out`` (the per-house summaries and
+    files); each gets its own seeded stream. A benchmark whose folder is one of the generator's own
+    formats is written only when that format was asked for."""
     from scenebench.declarations.catalog import specs
     from scenebench.registry import load_object
 
     written: list[Path] = []
     for spec in specs():
+        if spec.data_folder in FORMATS and spec.data_folder not in s.formats:
+            continue
         if spec.synthetic and spec.data_folder:
             digest = int.from_bytes(hashlib.sha256(spec.name.encode()).digest()[:4], "little")
             written += load_object(spec.synthetic)(out / spec.data_folder, out, summaries, np.random.default_rng([int(s.seed), digest]))
     return written
 
 
-def _finalize_3dbench(bench: Path, summaries: list[dict[str, Any]]) -> list[Path]:
-    from scenebench.benchmarks.bench3d.writer import write_bench
-    from scenebench.synth.tasks3d import STEMS
-
-    written = []
-    for split, folder in (("test", bench), ("train", bench / "train")):
-        folder.mkdir(parents=True, exist_ok=True)
-        by_stem = {
-            stem: [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("records", {}).get(stem, [])]
-            for stem in STEMS
-        }
-        written += write_bench(folder, by_stem)  # the released writers' shapes (question ids from 1 per file, house metadata)
-        inst = [r for sm in summaries if sm["split"] == split for r in sm.get("bench3d", {}).get("instructions", [])]
-        p = bench / "instruction" / f"{split}.json"
-        atomic_write_json(p, inst, indent=None)
-        written.append(p)
-    return written
-
-
-__all__ = ["GenerateSettings", "FORMATS", "generate_house", "run", "finalize", "commit", "ownership", "npz_bytes", "write_preview"]
+__all__ = [
+    "GenerateSettings",
+    "FORMATS",
+    "HouseContext",
+    "generate_house",
+    "run",
+    "finalize",
+    "commit",
+    "ownership",
+    "npz_bytes",
+    "save_json",
+    "save_npy",
+    "write_preview",
+]

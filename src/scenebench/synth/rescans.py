@@ -269,7 +269,7 @@ def capture_room(
     return cloud.xyz.astype(float), np.round(cloud.rgb * 255).astype(np.uint8), cloud.instance.astype(np.int64)
 
 
-def rio_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: str, sensor: Any = None) -> RioScene | None:
+def rescan_scene(house: House, rng: np.random.Generator, s: RescanSettings, split: str, sensor: Any = None) -> RioScene | None:
     """The 3RScan scene of ``house`` (None when no room has a movable object).
 
     ``sensor`` (:class:`scenebench.synth.sensing.SensorSettings`) sets the rescans' camera and
@@ -422,7 +422,7 @@ def public_index(scenes: list[dict[str, Any]], objects: dict[str, list]) -> tupl
 def renumber(scene: RioScene, rng: np.random.Generator) -> RioScene:
     """The scene with its instance ids replaced by a seeded permutation of 1..K (K instances in its scans).
 
-    ``rio_scene`` numbers instances by placement index: room by room, supports before what stands on
+    ``rescan_scene`` numbers instances by placement index: room by room, supports before what stands on
     them, objects before walls and floors, so written ids would tell a reader of the reference what
     stands on what. One permutation serves the whole scene, as in 3RScan, where an object keeps its
     id in the reference and every rescan: the scans' ``objectId``s, their instance tables (in the new

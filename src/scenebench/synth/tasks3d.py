@@ -899,7 +899,7 @@ class Generator:
             self._add("SVQA", rec, a)
 
 
-def bench3d_house(house: House, coverage: dict[int, int], rng: np.random.Generator, s: TaskSettings, *, test: bool) -> Bench3DHouse:
+def house_tasks(house: House, coverage: dict[int, int], rng: np.random.Generator, s: TaskSettings, *, test: bool) -> Bench3DHouse:
     """All 3DBench samples of one house. ``test`` drops vertical pairs from position relation."""
     g = Generator(house, coverage, rng, s)
     g.classification()

@@ -20,6 +20,8 @@ SPEC = BenchmarkSpec(
     layout=f"{P}.layout:LAYOUT",
     audit=f"{P}.audit:rows",
     audit_trained=f"{P}.audit:trained",
+    synthetic_house=f"{P}.synthetic:stage_house",
+    synthetic=f"{P}.synthetic:write_synthetic",
     inputs=(
         Input("data", "data", "folder", "3DBench folder: one JSON list per task (Classification.json, ...)."),
         Input("predictions", "predictions", "file", "answers.jsonl: {question_id, task, text} per record.", ("--predictions", "-p")),

@@ -28,6 +28,8 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     audit=f"{P}.audit:rows",
+    synthetic_house=f"{P}.synthetic:stage_house",
+    synthetic=f"{P}.synthetic:write_synthetic",
     extra_commands=(("score", "rio-matching", f"{P}.cli:matching_command"),),
     inputs=(
         Input("data", "data", "folder", "3RScan root: 3RScan.json, objects.json and one folder per scan.", ("--data", "-d")),

@@ -14,6 +14,8 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     audit=f"{P}.audit:rows",
+    synthetic_house=f"{P}.synthetic:stage_house",
+    synthetic=f"{P}.synthetic:write_synthetic",
     inputs=(
         Input(
             "annotations",
