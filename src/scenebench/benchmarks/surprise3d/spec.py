@@ -16,6 +16,7 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     audit=f"{P}.audit:rows",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input("annotations", "truth", "file", "SURPRISE3D annotation JSON (e.g. surprise-3d-val.json).", ("--annotations", "-a")),
         Input(
