@@ -56,6 +56,7 @@ def test_written_ids_are_unrelated_to_placement_order_and_consistent(tiny_run):
     out, manifest = tiny_run
     recs = [r for name in ("surprise-3d-train.json", "surprise-3d-val.json") for r in json.loads((out / "surprise3d" / name).read_text())]
     rhos = []
+    asked = 0
     for index in range(len(manifest["per_house"])):
         house, sid, pairs = _written_map(out, manifest, index)
         assert (pairs[pairs[:, 0] == 0, 1] < 0).all()  # unannotated points stay unannotated
@@ -73,11 +74,15 @@ def test_written_ids_are_unrelated_to_placement_order_and_consistent(tiny_run):
         assert {g["id"] for g in doc["segGroups"]} == set(placement)
         for g in doc["segGroups"]:
             assert g["label"] == house.label_of(placement[g["id"]]), g["id"]
+        # a tiny house may hold no category SURPRISE3D asks about (generator 11: no instance of it may
+        # hold more than half of its points), so answers are checked over the houses that have some
         mine = [r for r in recs if r["scene_id"] == sid]
-        assert mine
+        asked += len(mine)
         for r in mine:
             assert [house.label_of(placement[i]) for i in r["object_id"]] == r["object_name"]
         types = [r["question_type"] for r in mine]
         changes = sum(a != b for a, b in zip(types, types[1:]))
-        assert changes > len(set(types)) - 1  # records are shuffled, not in blocks of one question type
+        if len(set(types)) >= 2:
+            assert changes > len(set(types)) - 1  # records are shuffled, not in blocks of one question type
+    assert asked >= 20
     assert all(abs(r) < 0.35 for r in rhos), rhos  # ~100 instances per house: placement order would give 1.0

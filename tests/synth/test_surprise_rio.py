@@ -30,7 +30,10 @@ def surprise_samples():
 
 def test_every_question_type_is_generated(surprise_samples):
     types = {r["question_type"] for _, _, recs in surprise_samples for r in recs}
-    assert types == set(QUESTION_TYPES)
+    # camera_view asks about the object filling a camera's centre, mostly furniture unique in its
+    # house; since generator 11 (categories whose instances all hold <= MAX_SHARE of its points)
+    # these six small houses have none: larger houses do (docs/synth.md gives its share)
+    assert types == set(QUESTION_TYPES) - {"camera_view"}
 
 
 def test_targets_are_never_named_and_are_visible(surprise_samples):
@@ -65,7 +68,9 @@ def test_volume_phrasings_and_shared_uses(surprise_samples):
     from scenebench.synth.surprise import _ABS, _CAMERA, _CS, _FIRST, _HI, _NEAR, _ON, _UNDER, USES
 
     n = sum(len(recs) for _, _, recs in surprise_samples)
-    assert n / len(surprise_samples) >= 30  # small houses (<= 5 rooms, 64x48 views); the default settings give 50+ (docs/synth.md)
+    # small houses (<= 5 rooms, 64x48 views): 21 a house since generator 11 asks only categories no
+    # instance of which holds most of its points (110 before); docs/synth.md gives the default's volume
+    assert n / len(surprise_samples) >= 15
     for bank in (_CS, _HI, _ABS, _CAMERA, _FIRST, _NEAR, _ON, _UNDER):
         assert len(set(bank)) >= 5
     assert all(len(c) >= 2 for c in AFFORDANCES.values())
@@ -286,9 +291,10 @@ def test_ambiguity_groups_hold_identical_objects(rio):
             assert np.allclose(va @ T[:3, :3].T + T[:3, 3], vb, atol=1e-6)
 
 
-def test_targets_hold_a_minor_share_of_a_category_shared_in_the_scene(surprise_samples):
-    """A reader of labels alone scores a target's share of its category's points: never more than
-    MAX_SHARE, so no target's category is unique in its scene."""
+def test_targets_are_of_categories_no_instance_of_which_holds_most_points(surprise_samples):
+    """A reader of labels alone scores the union of the target's category: every instance of an
+    asked category holds at most MAX_SHARE of the category's points, so no target's category is
+    unique in its scene and the union overlaps any target by at most that much."""
     from scenebench.synth.surprise import MAX_SHARE
 
     n = 0
@@ -297,9 +303,30 @@ def test_targets_hold_a_minor_share_of_a_category_shared_in_the_scene(surprise_s
             t = h.object(r["object_id"])
             same = [o for o in h.objects if o.category == t.category]
             assert len(same) >= 2
-            assert cap.coverage[t.index] <= MAX_SHARE * sum(cap.coverage.get(o.index, 0) for o in same) + 1e-9
+            total = sum(cap.coverage.get(o.index, 0) for o in same)
+            assert max(cap.coverage.get(o.index, 0) for o in same) <= MAX_SHARE * total + 1e-9
             n += 1
     assert n > 0
+
+
+def test_targets_say_nothing_by_their_size_rank(surprise_samples):
+    """Targets are drawn without regard to size: until generator 10 only instances holding at most
+    half their category's points were asked, smallest first, so "the instance of the guessed
+    category with the fewest points" was a rule (issue 42). Over the samples the target's rank by
+    points among its category's instances (0 = fewest, 1 = most) averages near the middle, and
+    the smallest instance is the target about as often as one instance in k would be."""
+    ranks, smallest, chance = [], 0, 0.0
+    for h, cap, recs in surprise_samples:
+        for r in recs:
+            t = h.object(r["object_id"])
+            cov = np.array([cap.coverage.get(o.index, 0) for o in h.objects if o.category == t.category])
+            ct = cap.coverage.get(t.index, 0)
+            ranks.append((cov < ct).sum() / (len(cov) - 1))
+            smallest += int(ct == cov.min())
+            chance += 1 / len(cov)
+    # generator 10 on these houses: mean rank 0.23, smallest 66% of targets against 41% by chance
+    assert 0.4 <= np.mean(ranks) <= 0.65
+    assert smallest <= 1.1 * chance
 
 
 def test_room_scenes_ask_only_about_their_room(surprise_samples):

@@ -13,8 +13,9 @@ import numpy as np
 
 from scenebench.synth.categories import SEMANTIC_LABELS
 from scenebench.synth.floorplan import CELL, WALL_T, FloorPlan, make_floorplan
+from scenebench.synth.frames import IDENTITY, WorldFrame, draw_world_frame
 from scenebench.synth.meshes import Mesh, box
-from scenebench.synth.placement import PlacedObject, Placer
+from scenebench.synth.placement import NAV_RES, PlacedObject, Placer
 
 _WALL_COLORS = [(0.93, 0.91, 0.86), (0.88, 0.90, 0.92), (0.92, 0.88, 0.80), (0.85, 0.89, 0.84), (0.95, 0.95, 0.95)]
 _FLOOR = {
@@ -59,6 +60,9 @@ class House:
     parts: list[Part]
     walkable: np.ndarray  # (nx, nz) bool navigation grid (placement.NAV_RES cells, centres at (i+0.5)*NAV_RES)
     nav_room: np.ndarray  # (nx, nz) room index per navigation cell
+    # where the written data puts the house (everything above stays in the local build frame):
+    # boxes, navigation waypoints and every written cloud go through it
+    world: WorldFrame = IDENTITY
 
     def scene_mesh(
         self, *, with_ceiling: bool = True, objects: list[PlacedObject] | None = None, rooms: set[int] | None = None
@@ -182,7 +186,9 @@ def build_house(
     placer = Placer(plan, rng, density=density, furnisher=furnisher, asset_rng=asset_rng)
     objects = placer.furnish()
     parts = _structure(plan, rng, len(objects) + 1)
-    return House(house_id_of(index), index, int(seed), plan, objects, parts, placer.walkable, placer.nav_room)
+    # its own stream: the house's contents are the same with or without the world placement
+    world = draw_world_frame(np.random.default_rng([int(seed), int(index), 0, 7]), NAV_RES)
+    return House(house_id_of(index), index, int(seed), plan, objects, parts, placer.walkable, placer.nav_room, world)
 
 
 __all__ = ["House", "Part", "SceneMesh", "build_house", "house_id_of", "scene_hex"]

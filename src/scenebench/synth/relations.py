@@ -13,6 +13,7 @@ from collections import Counter
 import numpy as np
 
 from scenebench.synth.categories import CATEGORIES
+from scenebench.synth.frames import IDENTITY, WorldFrame
 from scenebench.synth.house import House
 from scenebench.synth.placement import PlacedObject
 
@@ -72,11 +73,11 @@ def view_relation(a_center: np.ndarray, b_center: np.ndarray, fwd: np.ndarray, r
     return relation(local, np.zeros(3), thr)
 
 
-def box6(o: PlacedObject) -> list[float]:
-    """Axis-aligned box ``[cx, cy, cz, dx, dy, dz]`` (world, y up), rounded to 2 decimals."""
+def box6(o: PlacedObject, world: WorldFrame = IDENTITY) -> list[float]:
+    """Axis-aligned box ``[cx, cy, cz, dx, dy, dz]`` (y up) in the house's ``world`` frame, rounded to 2 decimals."""
     lo, hi = o.aabb
     c, s = (lo + hi) / 2, hi - lo
-    return [round(float(v), 2) for v in (*c, *s)]
+    return world.box6([float(v) for v in (*c, *s)])
 
 
 def room_box(house: House, room_index: int) -> list[float]:
@@ -85,7 +86,7 @@ def room_box(house: House, room_index: int) -> list[float]:
     x0, z0 = poly.min(0)
     x1, z1 = poly.max(0)
     h = house.plan.height
-    return [round(float(v), 2) for v in ((x0 + x1) / 2, (z0 + z1) / 2, h / 2, x1 - x0, z1 - z0, h)]
+    return house.world.room_box([float(v) for v in ((x0 + x1) / 2, (z0 + z1) / 2, h / 2, x1 - x0, z1 - z0, h)])
 
 
 def words(cat: str) -> str:

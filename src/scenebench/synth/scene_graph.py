@@ -45,7 +45,7 @@ def scene_graph(house: House, coverage: dict[int, int], min_points: int, rng: np
                 "category": o.category,
                 "detection_class": DETECTION_NAME.get(o.category),
                 "room": int(o.room),
-                "bbox": box6(o),
+                "bbox": box6(o, house.world),
                 "support": int(o.support) or None,
                 "points": n,
             }

@@ -571,7 +571,7 @@ class Generator:
                 return
             pick = self._pick(classes, int(self.rng.integers(1, 4)))
             objs = [o for o in self.h.objects if DETECTION_NAME.get(o.category) in pick]
-            items = [{"name": DETECTION_NAME[o.category], "BoundingBox": box6(o)} for o in objs]
+            items = [{"name": DETECTION_NAME[o.category], "BoundingBox": box6(o, self.h.world)} for o in objs]
             q = T.question("Detection", self.rng, names=_fmt_names(pick))
             a = T.answer("Detection", self.rng, boxes="; ".join(f"{it['name']} {_fmt_box(it['BoundingBox'])}" for it in items))
             self._add("Detection", {"query": q, "object": items}, a)
@@ -580,12 +580,12 @@ class Generator:
         cands = [(o, self.f.describe(o)) for o in self.f.visible if o.category not in ("doorway", "window")]
         cands = [(o, d) for o, d in cands if d]
         for o, desc in self._pick(cands, self.n("VisualGrounding")):
-            b = box6(o)
+            b = box6(o, self.h.world)
             q = T.question("VisualGrounding", self.rng, desc=desc)
             a = T.answer("VisualGrounding", self.rng, desc=desc, box=_fmt_box(b))
             self._add("VisualGrounding", {"query": q, "object": b, "name": o.category}, a)
         for o, desc in self._pick(cands, self.n("VisualGrounding_plus")):
-            b = box6(o)
+            b = box6(o, self.h.world)
             near = self.f.nearest(o)
             h = float(o.aabb[1][1] - o.aabb[0][1])
             where = "standing on the floor" if not o.support else f"resting on the {words(self.f.support_cat(o))}"
@@ -734,7 +734,10 @@ class Generator:
         grid = NavGrid(self.h.walkable)
         free = np.flatnonzero(self.h.walkable.ravel())
         made = 0
-        for o in self._pick(targets, len(targets)):
+        # a uniform order over every object unique in the house: in placement order (the former
+        # _pick) the living room's sofa and TV stand came first and took most routes (issue 42)
+        for k in self.rng.permutation(len(targets)):
+            o = targets[int(k)]
             if made >= self.n("Navigation"):
                 break
             goals = grid.goal_cells(o.footprint)
@@ -748,9 +751,11 @@ class Generator:
             if not len(pool):
                 continue
             start = int(pool[int(self.rng.integers(len(pool)))])
-            path = grid.path(start, goals)
-            if path is None or len(path) < 4:
+            local = grid.path(start, goals)
+            if local is None or len(local) < 4:
                 continue
+            xs, zs = self.h.world.xz(np.array([p[0] for p in local]), np.array([p[1] for p in local]))
+            path = [[round(float(x), 2), round(float(z), 2)] for x, z in zip(xs, zs)]
             start_xz = path[0]
             q = T.question("Navigation", self.rng, start=f"[{start_xz[0]:.2f}, {start_xz[1]:.2f}]", target=words(o.category))
             a = T.answer("Navigation", self.rng, path="[" + ", ".join(f"[{x:.2f}, {z:.2f}]" for x, z in path) + "]")

@@ -126,9 +126,69 @@ def _metadata_tokens(rec: Any, in_house: int, k: int) -> tuple[str, ...]:
     return tuple(toks)
 
 
-def choice_items(records: list[Any], view: str) -> list[Any]:
+def file_ranks(root: Path) -> dict[str, tuple[float, float]]:
+    """``Objects/<name>.npy`` -> its rank by modification time and by inode number among the object
+    files of its house (the name before its last ``_``), each as a fraction in [0, 1]: what the file
+    system says about the order files were written in."""
+    folder = root / "Objects"
+    if not folder.is_dir():
+        return {}
+    by_house: dict[str, list[tuple[str, int, int]]] = {}
+    for p in folder.glob("*.npy"):
+        st = p.stat()
+        by_house.setdefault(p.stem.rsplit("_", 1)[0], []).append((f"Objects/{p.name}", st.st_mtime_ns, st.st_ino))
+    out: dict[str, tuple[float, float]] = {}
+    for files in by_house.values():
+        n = max(1, len(files) - 1)
+        by_time = {f[0]: k for k, f in enumerate(sorted(files, key=lambda f: (f[1], f[2])))}
+        by_inode = {f[0]: k for k, f in enumerate(sorted(files, key=lambda f: f[2]))}
+        for name, *_ in files:
+            out[name] = (by_time[name] / n, by_inode[name] / n)
+    return out
+
+
+def _file_order_tokens(rec: Any, ranks: dict[str, tuple[float, float]]) -> tuple[str, ...]:
+    """What the file-order probe sees: the asked cloud's write-order rank in its house (by mtime and
+    by inode, in tenths), nothing else."""
+    r = ranks.get(str(rec.pcl).replace("\\", "/"))
+    if r is None:
+        return ("no_file_rank",)
+    return (f"mtime_tenth={min(9, int(10 * r[0]))}", f"inode_tenth={min(9, int(10 * r[1]))}")
+
+
+@functools.cache
+def _house_doc(path: Path) -> dict[str, Any]:
+    import json
+
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _house_tokens(root: Path | None, rec: Any) -> tuple[str, ...]:
+    """What the house-JSON probe sees besides the question: the house JSON's room count and types,
+    its listed object categories and how many, and the scene file's size in 200 kB steps."""
+    if root is None:
+        return ()
+    # a house is in one split: the test folder's houses/ or train/houses/ (pcl paths are from the test folder)
+    doc = _house_doc(root / "houses" / f"({rec.house}).json") or _house_doc(root / "train" / "houses" / f"({rec.house}).json")
+    rooms = [str(r.get("roomType")) for r in doc.get("rooms", []) if isinstance(r, dict)]
+    objs = [str(o.get("assetId")) for o in doc.get("objects", []) if isinstance(o, dict)]
+    toks = [f"rooms={len(rooms)}", f"objects={len(objs)}"] + [f"room:{t}" for t in sorted(set(rooms))]
+    toks += [f"room_n:{t}={rooms.count(t)}" for t in sorted(set(rooms))] + [f"obj:{o}" for o in sorted(set(objs))]
+    scene = root / rec.pcl
+    if scene.is_file():
+        toks.append(f"scene_size={scene.stat().st_size // 200_000}")
+    return tuple(toks)
+
+
+def choice_items(records: list[Any], view: str, ranks: dict[str, tuple[float, float]] | None = None, root: Path | None = None) -> list[Any]:
     """The multiple-choice ``records`` as :class:`~scenebench.metrics.probes.ChoiceItem` for the
-    ``question`` (query n-grams, without its options list) or the ``metadata`` view."""
+    ``question`` (query n-grams, without its options list), ``metadata``, ``file_order`` or
+    ``house_json`` view (``ranks``: :func:`file_ranks` of the data folder; ``root``:
+    the test folder, for the house JSONs of both splits and the scene files)."""
     from scenebench.metrics.probes import ChoiceItem
 
     items = []
@@ -144,6 +204,11 @@ def choice_items(records: list[Any], view: str) -> list[Any]:
             context = _ngrams(stem, "q:")
         elif view == "metadata":
             context = _metadata_tokens(rec, in_house, k)
+        elif view == "file_order":
+            context = _file_order_tokens(rec, ranks or {})
+        elif view == "house_json":
+            stem = _OPTIONS.split(rec.query, maxsplit=1)[0]
+            context = _ngrams(stem, "q:", 1) + _house_tokens(root, rec)
         else:
             raise ValueError(f"unknown probe view {view!r}")
         qtype = _QUESTION_TYPE.get(rec.task, lambda r: None)(rec)
@@ -187,6 +252,106 @@ class _MeanOffsetProbe:
             x, z = (float(v) for v in s.inputs["start"])
             out.append(WaypointsPrediction(s.sample_id, points=[[x, z], [x + self.offset[0], z + self.offset[1]]]))
         return out
+
+
+class _GoalPriorProbe:
+    """Navigation without looking: a straight line from the start to the train-mean goal of the
+    named category (the train-mean goal of every route when the category has none)."""
+
+    name = "probe:nav-goal-prior"
+
+    def __init__(self, paths: dict[str, list[list[float]]]) -> None:
+        self.paths = paths  # query -> waypoints
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+    def predict(self, batch: Any) -> list[Any]:
+        from scenebench.models.predictions import WaypointsPrediction
+
+        return [WaypointsPrediction(s.sample_id, points=self.paths.get(s.query, [list(s.inputs["start"])] * 2)) for s in batch.samples]
+
+
+def goal_prior_paths(train: list[Any], test: list[Any]) -> dict[str, list[list[float]]]:
+    """Per test navigation question (its query): start, then the mean goal of the train routes to
+    the same category (``target``), else of every train route. A frame shared by every house makes
+    this a good guess (issue 42: 14.4% strict success on generator 10)."""
+    import numpy as np
+
+    goals: dict[str, list[np.ndarray]] = {}
+    for r in train:
+        goals.setdefault(str(r.raw.get("target")), []).append(np.asarray(r.gt["positions"][-1], float))
+    everything = np.mean([g for v in goals.values() for g in v], axis=0)
+    out = {}
+    for r in test:
+        g = goals.get(str(r.raw.get("target")))
+        goal = np.mean(g, axis=0) if g else everything
+        out[r.query] = [[float(v) for v in r.gt["start"]], [float(goal[0]), float(goal[1])]]
+    return out
+
+
+CLOUD_FEATURES = 22  # length of :func:`cloud_features`
+
+
+def cloud_features(cloud: Any) -> Any:
+    """Geometric and colour features of one object cloud ``(N, 6)`` (x y z r g b, y up) that do not
+    depend on where the house sits or how it is turned: point count, height and the two floor-plane
+    extents (sorted), the spread along the principal floor axes, height quantiles above the lowest
+    point, bottom height, colour mean, spread and quantiles."""
+    import numpy as np
+
+    p = np.asarray(cloud, float)
+    if p.ndim != 2 or p.shape[0] == 0 or p.shape[1] < 6:
+        return np.zeros(CLOUD_FEATURES)
+    xyz, rgb = p[:, :3], p[:, 3:6]
+    y = xyz[:, 1]
+    xz = xyz[:, [0, 2]] - xyz[:, [0, 2]].mean(0)
+    ev = np.sort(np.linalg.eigvalsh(np.cov(xz.T) if len(xz) > 2 else np.eye(2)))[::-1]
+    ext = np.sort(np.ptp(xz @ np.linalg.eigh(np.cov(xz.T) if len(xz) > 2 else np.eye(2))[1], axis=0))[::-1]
+    yq = np.quantile(y - y.min(), [0.1, 0.5, 0.9])
+    return np.concatenate(
+        [
+            [np.log1p(len(p)), float(np.ptp(y)), float(y.min())],
+            ext,
+            np.sqrt(np.maximum(ev, 0)),
+            yq,
+            rgb.mean(0),
+            rgb.std(0),
+            np.quantile(rgb.mean(1), [0.1, 0.5, 0.9]),
+            [float(ext[1] / max(ext[0], 1e-6)), float(np.ptp(y) / max(ext[0], 1e-6)), float(len(p) / max(ext[0] * ext[1], 1e-3))],
+        ]
+    )
+
+
+def sighted_classification(root: Path, train: list[Any], test: list[Any], *, seed: int) -> list[int] | None:
+    """The sighted probe of classification: a random forest on :func:`cloud_features` of the asked
+    object cloud, fitted on the train questions' right categories; per test question the option it
+    finds likeliest. What a model that looks at the cloud learns, beside the blind probes. None when
+    a cloud is missing or the train split has fewer than two categories."""
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    def features(recs: list[Any]) -> Any:
+        out = []
+        for r in recs:
+            path = root / r.pcl
+            if not path.is_file():
+                return None
+            out.append(cloud_features(np.load(path, allow_pickle=False)))
+        return np.array(out)
+
+    xtr, xte = features(train), features(test)
+    ytr = [str(r.gt["choices"][r.gt["answer"]]) for r in train]
+    if xtr is None or xte is None or len(set(ytr)) < 2:
+        return None
+    model = RandomForestClassifier(n_estimators=300, random_state=seed, n_jobs=1).fit(xtr, ytr)
+    col = {c: k for k, c in enumerate(model.classes_)}
+    prob = model.predict_proba(xte)
+    chosen = []
+    for r, pr in zip(test, prob):
+        scores = [pr[col[str(c)]] if str(c) in col else -1.0 for c in r.gt["choices"]]
+        chosen.append(int(np.argmax(scores)))
+    return chosen
 
 
 class _TextProbe:
@@ -292,21 +457,34 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
         return []
     test_bench, train_bench = load_bench(root), load_bench(train_root)
     rows: list[dict[str, Any]] = []
+    ranks = file_ranks(root)
     for task in sorted(TASKS):
         if TASKS[task].kind != "choice" or not test_bench.records.get(task) or not train_bench.records.get(task):
             continue
-        for view in ("question", "metadata"):
-            test = choice_items(test_bench.records[task], view)
-            chosen = fit_choice_probe(choice_items(train_bench.records[task], view), test, seed=seed)
+        views = ["question", "metadata"]
+        if any(str(r.pcl).startswith("Objects/") for r in test_bench.records[task]) and ranks:
+            views.append("file_order")  # a benchmark shipping per-object files: their write order
+        if task == "counting" and (root / "houses").is_dir():
+            views.append("house_json")  # the house metadata: rooms, listed categories, scene file size
+        for view in views:
+            test = choice_items(test_bench.records[task], view, ranks, root)
+            chosen = fit_choice_probe(choice_items(train_bench.records[task], view, ranks, root), test, seed=seed)
             for r in choice_rows(test, chosen):
                 rows.append({"benchmark": "3dbench", "task": task, "probe": view, **r})
+        if task == "classification":
+            sighted = sighted_classification(root, train_bench.records[task], test_bench.records[task], seed=seed)
+            if sighted is not None:
+                test = choice_items(test_bench.records[task], "question")
+                for r in choice_rows(test, sighted):
+                    rows.append({"benchmark": "3dbench", "task": task, "probe": "sighted-cloud", **r, "flag": False})
     nav_test = [r for r in test_bench.records.get("navigation", []) if "start" in r.gt]
     nav_train = [r for r in train_bench.records.get("navigation", []) if "start" in r.gt and len(r.gt["positions"])]
     if nav_test and nav_train:
         moves = [np.asarray(r.gt["positions"][-1], float) - np.asarray(r.gt["start"], float) for r in nav_train]
         offset = [float(v) for v in np.mean(moves, axis=0)]
         source = make_source("3dbench", data=str(root), train=str(train_root))
-        for probe, model in (("nav-start", _StartProbe()), ("nav-mean-offset", _MeanOffsetProbe(offset))):
+        goal_model = _GoalPriorProbe(goal_prior_paths(nav_train, nav_test))
+        for probe, model in (("nav-start", _StartProbe()), ("nav-mean-offset", _MeanOffsetProbe(offset)), ("nav-goal-prior", goal_model)):
             res = run_benchmark(
                 source, model.name, out / "3dbench" / "trained" / probe, model=model, tasks=["navigation"], seed=seed, progress=progress
             ).results

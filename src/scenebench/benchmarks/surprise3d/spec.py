@@ -16,6 +16,7 @@ SPEC = BenchmarkSpec(
     audit=f"{P}.audit:rows",
     synthetic_house=f"{P}.synthetic:stage_house",
     synthetic=f"{P}.synthetic:write_synthetic",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input(
             "annotations",

@@ -49,7 +49,7 @@ def stage_house(ctx: HouseContext) -> dict[str, Any]:
             continue
         written_scenes.append(scene_id)
         recs += surprise_house(house, cap, rng, scene_id, SurpriseSettings(min_points=s.min_points), room)
-        arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids, keep)
+        arr = scene_arrays(cap, SurpriseSettings().superpoint_size, ids, keep, house.world)
         _write_scene(ctx.stage / FOLDER / "scenes", scene_id, arr, bool(s.surprise_pth))
         doc = segments_anno(scene_id, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1])))
         save_json(ctx.stage / FOLDER / SCANNETPP / scene_id / "scans" / SEGMENTS_ANNO, doc)
