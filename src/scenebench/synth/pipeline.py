@@ -497,7 +497,8 @@ def write_preview(out: Path, s: GenerateSettings, summary: dict[str, Any]) -> li
     sensor = s.sensor()
     cap = capture(house, sensor, _rng(s, index, 1))
     nav = summary.get("bench3d", {}).get("records", {}).get("Navigation") or []
-    path = nav[0]["positions"] if nav else None
+    # routes are written in the house's world frame; the plan is drawn in the frame it was built in
+    path = [[float(v) for v in house.world.to_local(x, z)] for x, z in nav[0]["positions"]] if nav else None
     if path is None:  # e.g. 3dbench not generated: walk from the first free cell to the last
         free = np.flatnonzero(house.walkable.ravel())
         path = NavGrid(house.walkable).path(int(free[0]), free[-1:]) if len(free) > 1 else None
