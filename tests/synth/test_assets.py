@@ -434,3 +434,20 @@ def test_floor_lamp_fitted_on_width_and_height_its_arm_keeps_its_reach():
     assert FIT_AXES["floorlamp"] == (0, 1)
     assert fit_scale(dims, target, FIT_AXES["floorlamp"]) == pytest.approx(0.99479, abs=1e-5)
     assert reviewed_mapping()["Scopia#living_lamp"] == ("floorlamp", "+z", 1.0, "none")
+
+
+def test_the_fingerprint_tells_runs_with_and_without_textures_apart(tiny_sh3f, monkeypatch):
+    from scenebench import extras
+    from scenebench.synth.pipeline import GenerateSettings
+
+    # textured faces take the texture's colour only where Pillow imports: a run must not be resumed in
+    # the other environment, so with models the fingerprint says which it was; primitives never read one
+    fields = {}
+    for has_pil in (True, False):
+        monkeypatch.setattr(extras, "available", lambda module, has=has_pil: has if module == "PIL" else True)
+        fields[has_pil] = GenerateSettings(seed=6, assets=(str(tiny_sh3f),)).fingerprint_fields()
+        assert "asset_textures" not in GenerateSettings(seed=6).fingerprint_fields()
+    assert fields[True]["asset_textures"] is True and fields[False]["asset_textures"] is False
+    assert {k: v for k, v in fields[True].items() if k != "asset_textures"} == {
+        k: v for k, v in fields[False].items() if k != "asset_textures"
+    }
