@@ -43,7 +43,8 @@ def main() -> None:
     inside = np.zeros(len(ij), bool)
     inside[ok] = g[ij[ok, 0], ij[ok, 1]] == room
     a.out.mkdir(parents=True, exist_ok=True)
-    tag = f"room_s{a.seed}_h{a.house}_{'models' if assets else 'primitives'}"
+    room_tag = "" if a.room == "living room" else "_" + a.room.replace(" ", "")  # living room: the names docs/ cite
+    tag = f"room_s{a.seed}_h{a.house}{room_tag}_{'models' if assets else 'primitives'}"
     write_png(a.out / f"{tag}_cloud.png", cloud_views(cap.cloud.xyz[inside], cap.cloud.rgb[inside], ppm=90.0))
     # the rendered view of this room that sees the most distinct objects
     poses = [p for p in camera_poses(house, s, np.random.default_rng(0)) if _room_of(house, p[:3, 3], CELL) == room]

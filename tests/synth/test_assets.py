@@ -4,7 +4,9 @@ attribution, and the fall back to primitives."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 import zipfile
 
 import numpy as np
@@ -326,12 +328,15 @@ def test_seat_is_the_largest_level_and_a_top_the_highest_large_one():
     assert top[0] == pytest.approx(0.45)
 
 
-def test_texture_sampled_at_the_face_mean_uv_times_kd(monkeypatch):
+def test_texture_sampled_at_the_face_mean_uv_times_kd():
+    Image = pytest.importorskip("PIL.Image")  # textures need the render extra's Pillow; without it faces keep Kd
     from scenebench.synth.assets import obj
 
-    # a 2x2 texture (rows top to bottom): red green / blue white; Pillow's decoding is replaced by it
-    img = np.array([[[1, 0, 0], [0, 1, 0]], [[0, 0, 1], [1, 1, 1]]], np.float32)
-    monkeypatch.setattr(obj, "_decode_texture", lambda data: img if data == b"PNG" else None)
+    # a real 2x2 PNG (rows top to bottom): red green / blue white, lossless so the golden values are exact
+    im = Image.new("RGB", (2, 2))
+    im.putdata([(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)])
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
     text = "\n".join(
         [
             "mtllib m.mtl",
@@ -351,9 +356,18 @@ def test_texture_sampled_at_the_face_mean_uv_times_kd(monkeypatch):
             "f 1 2 3",
         ]
     )
-    files = {"d/m.mtl": b"newmtl tex\nKd 0.5 0.5 0.5\nmap_Kd -s 1 1 1 t.png\nnewmtl plain\nKd 0.2 0.4 0.6\n", "d/t.png": b"PNG"}
+    files = {"d/m.mtl": b"newmtl tex\nKd 0.5 0.5 0.5\nmap_Kd -s 1 1 1 t.png\nnewmtl plain\nKd 0.2 0.4 0.6\n", "d/t.png": buf.getvalue()}
     mesh = obj.parse_obj(text.encode(), "d/x.obj", files.get)
     assert mesh.colors == pytest.approx(np.array([[0.5, 0, 0], [0.5, 0.5, 0.5], [0.2, 0.4, 0.6]]))
+    kd_only = np.array([[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.2, 0.4, 0.6]])
+    # without Pillow (the import fails, as where the render extra is not installed) faces keep their Kd
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(sys.modules, "PIL", None)
+        assert obj.parse_obj(text.encode(), "d/x.obj", files.get).colors == pytest.approx(kd_only)
+    # a damaged texture falls back to the material's Kd, as a viewer shows it
+    files["d/t.png"] = b"\x89PNG broken"
+    mesh = obj.parse_obj(text.encode(), "d/x.obj", files.get)
+    assert mesh.colors == pytest.approx(kd_only)
 
 
 def test_a_member_that_inflates_beyond_the_ratio_bound_is_refused(tmp_path):
@@ -407,3 +421,33 @@ def test_a_forked_process_reads_through_its_own_zip_handle(tiny_sh3f):
     os.waitpid(pid, 0)
     assert os.read(r, 1) == b"1"
     assert arc._open() is parent  # the parent keeps its own
+
+
+def test_floor_lamp_fitted_on_width_and_height_its_arm_keeps_its_reach():
+    from scenebench.synth.assets.furnish import FIT_AXES
+
+    # Scopia's living-room lamp (catalog 39.6 x 142.9 x 58.3 cm: a column with a side tray) as a sampled
+    # 0.35 x 1.6 x 0.35 m floor lamp: on all three axes the tray's depth is off by more than 1.3x, on width
+    # and height the scale is sqrt(0.35/0.396 * 1.6/1.429) = 0.99479, both axes within 1.13x of the sample
+    dims, target = (0.396, 1.429, 0.583), (0.35, 1.6, 0.35)
+    assert fit_scale(dims, target) is None
+    assert FIT_AXES["floorlamp"] == (0, 1)
+    assert fit_scale(dims, target, FIT_AXES["floorlamp"]) == pytest.approx(0.99479, abs=1e-5)
+    assert reviewed_mapping()["Scopia#living_lamp"] == ("floorlamp", "+z", 1.0, "none")
+
+
+def test_the_fingerprint_tells_runs_with_and_without_textures_apart(tiny_sh3f, monkeypatch):
+    from scenebench import extras
+    from scenebench.synth.pipeline import GenerateSettings
+
+    # textured faces take the texture's colour only where Pillow imports: a run must not be resumed in
+    # the other environment, so with models the fingerprint says which it was; primitives never read one
+    fields = {}
+    for has_pil in (True, False):
+        monkeypatch.setattr(extras, "available", lambda module, has=has_pil: has if module == "PIL" else True)
+        fields[has_pil] = GenerateSettings(seed=6, assets=(str(tiny_sh3f),)).fingerprint_fields()
+        assert "asset_textures" not in GenerateSettings(seed=6).fingerprint_fields()
+    assert fields[True]["asset_textures"] is True and fields[False]["asset_textures"] is False
+    assert {k: v for k, v in fields[True].items() if k != "asset_textures"} == {
+        k: v for k, v in fields[False].items() if k != "asset_textures"
+    }

@@ -124,6 +124,11 @@ class GenerateSettings:
             from scenebench.synth.assets.furnish import furnisher_for
 
             d["asset_libraries"] = [lib["sha256"] for lib in furnisher_for(self.assets).assets.manifest()]  # type: ignore[union-attr]
+            # textured faces take the texture's colour only with Pillow, else their Kd: a run resumed in
+            # the other environment would mix the two looks, so the fingerprint tells them apart
+            from scenebench.extras import available
+
+            d["asset_textures"] = available("PIL")
         return d
 
 
@@ -252,7 +257,7 @@ def _versions() -> dict[str, str]:
     from scenebench import __version__
 
     out = {"scenebench": __version__, "generator": GENERATOR_VERSION, "python": sys.version.split()[0]}
-    for pkg in ("numpy", "scipy", "shapely", "trimesh", "embreex", "open3d-cpu", "open3d", "plyfile"):
+    for pkg in ("numpy", "scipy", "shapely", "trimesh", "embreex", "open3d-cpu", "open3d", "plyfile", "pillow"):
         try:
             out[pkg] = md.version(pkg)
         except md.PackageNotFoundError:

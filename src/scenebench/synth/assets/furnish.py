@@ -21,7 +21,9 @@ from scenebench.synth.meshes import Mesh
 DECIMATE_CELL = 0.01  # metres: finer detail than 1 cm is below what 2 cm object voxels and 128x96 frames keep
 DECIMATE_ABOVE = 4000  # faces: lighter models are kept as they are
 TOLERANCE = 0.3  # each fitted axis within x/÷ 1.3 of the sampled size after the uniform scale
-FIT_AXES: dict[str, tuple[int, ...]] = {"bed": (0, 2)}
+# beds on their footprint (the category's height is the mattress, models carry headboards); floor lamps
+# on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade)
+FIT_AXES: dict[str, tuple[int, ...]] = {"bed": (0, 2), "floorlamp": (0, 1)}
 _YAW = {"+z": 0.0, "-z": np.pi, "+x": -np.pi / 2, "-x": np.pi / 2}
 _PALETTE_NAMES = tuple(PALETTE)
 _PALETTE_RGB = np.array([PALETTE[n] for n in _PALETTE_NAMES], np.float32)
