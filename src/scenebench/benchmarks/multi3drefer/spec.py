@@ -4,7 +4,8 @@ from scenebench.declarations.types import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.multi3drefer"
 # official:<lineage>: M3DRef-CLIP (the dataset authors' evaluator), then Chat-Scene's copy (GPT4Scene, Inst3D-LMM, 3D-LLaVA)
-LINEAGES = ("original", "chatscene")
+# and Video-3D-LLM's (Ross3D)
+LINEAGES = ("original", "chatscene", "video3dllm")
 
 SPEC = BenchmarkSpec(
     name="multi3drefer",

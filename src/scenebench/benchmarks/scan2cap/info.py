@@ -19,6 +19,8 @@ INFO = BenchmarkInfo(
         "official:original": "training repo: nearest-centre proposal, IoU > k, last wins; 'sos eos' placeholder; references cut at 30 tokens",
         "official:chatscene": "Chat-Scene: each object keeps its best max-IoU voter, IoU >= k; PTB on both sides; 'sos eos' placeholder",
         "official:ll3da": "LL3DA: each object keeps its best max-IoU voter, IoU > k; references cut at 30 tokens; 'sos eos' placeholder",
+        "official:leo": "LEO: the best-IoU proposal of the first 50, IoU >= k; '. ' split off the caption; 'sos eos' placeholder",
+        "official:video3dllm": "Video-3D-LLM: the best-IoU proposal of the first 50, IoU >= k; '.'/',' split, lower case; a miss keeps the previous references",
         "official:benchmark": "benchmark server: Hungarian on GIoU, unassigned objects take proposal 0, IoU >= k; per-sample scores; P/R/F1",
     },
 )

@@ -33,6 +33,17 @@ object's descriptions. What differs:
 - ``official:ll3da`` (LL3DA's ``evaluate_densecap.py``): the same voting, gated at IoU **>** k; the
   training repo's text (whitespace tokens, references cut at 30 tokens) and placeholder.
 
+- ``official:leo`` (LEO's ``evaluator/cap_eval.py`` with ``pc_type=pred``): each object takes the
+  proposal with the largest IoU among the **first 50** in file order (LEO keeps 50 Mask3D masks),
+  kept when IoU **>=** k; caption ``('sos ' + caption + ' eos').replace('. ', ' . ')``, references
+  ``sos`` + all tokens + ``eos``, whitespace tokens, the ``sos eos`` placeholder; corpus BLEU-4, mean
+  CIDEr-D and ROUGE-L.
+- ``official:video3dllm`` (Video-3D-LLM's ``eval_scan2cap.py`` and preprocessing; Ross3D the same):
+  the same choice (first 50, max IoU, **>=** k); caption and every description get ``.`` and ``,``
+  split off and are lower-cased inside ``sos``/``eos`` (no tokenizer); an object without a proposal
+  answers the empty string and is scored against the references of the **last earlier object that
+  had one** (the released loop does not reassign its ``gt`` variable there).
+
 METEOR needs the METEOR 1.5 jar and is not reported by this benchmark yet.
 """
 
@@ -61,6 +72,7 @@ from .spec import LINEAGES
 THRESHOLDS = {"0.25": 0.25, "0.5": 0.5}
 MAX_REF_TOKENS = 30  # the training repo's CONF.TRAIN.MAX_DES_LEN
 PLACEHOLDER = ("sos", "eos")
+MAX_PROPOSALS = 50  # LEO and Video-3D-LLM keep the first 50 Mask3D masks as proposals
 RULES = {
     "strict": {
         "assignment": "per threshold, one-to-one: the most pairs with IoU >= k, then the largest IoU sum",
@@ -88,6 +100,20 @@ RULES = {
         "gate": "IoU > k",
         "text": "sos + whitespace tokens + eos; references sos + first 30 tokens + eos",
         "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+    "official:leo": {
+        "assignment": "per object, the largest-IoU proposal among the first 50 in file order",
+        "gate": "IoU >= k",
+        "text": "('sos ' + caption + ' eos').replace('. ', ' . '); references sos + all tokens + eos; whitespace tokens",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+    "official:video3dllm": {
+        "assignment": "per object, the largest-IoU proposal among the first 50 in file order",
+        "gate": "IoU >= k",
+        "text": "'.' and ',' split off and lower case inside sos/eos, caption and references; whitespace tokens",
+        "unmatched_object": "'sos eos' scored against the references of the last earlier object with a proposal",
         "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
     },
     "official:original": {
@@ -230,6 +256,59 @@ def assign_best_voter(
     return out
 
 
+def assign_best_iou(iou: np.ndarray, k: float, max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
+    """(G,) per object the proposal with the largest IoU among the first ``max_proposals`` (the first
+    on equal IoUs), kept when that IoU is >= k; -1 for none (LEO, Video-3D-LLM: module doc)."""
+    top = iou[:max_proposals]
+    if len(top) == 0:
+        return np.full(iou.shape[1], -1, dtype=np.int64)
+    return np.where(top.max(0) >= k, top.argmax(0), -1).astype(np.int64)
+
+
+def _video3dllm(text: str) -> list[str]:
+    # Video-3D-LLM's eval_scan2cap.py: '.' and ',' split off, lower case, sos/eos, no tokenizer
+    return ("sos " + text.replace(".", " . ").replace(",", " , ").lower() + " eos").split()
+
+
+def references(protocol: str, objects: list[DescribedObject]) -> list[list[list[str]]]:
+    """Each object's reference token lists as the protocol prepares them."""
+    if protocol == "strict":
+        return [[tokenize(d) for d in o.descriptions] for o in objects]
+    if protocol in ("official:benchmark", "official:leo"):
+        return [[["sos", *t, "eos"] for t in o.tokens] for o in objects]
+    if protocol == "official:chatscene":
+        return [[tokenize(f"sos {d} eos") for d in o.descriptions] for o in objects]
+    if protocol == "official:video3dllm":
+        return [[_video3dllm(d) for d in o.descriptions] for o in objects]
+    return [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in objects]
+
+
+def texts(protocol: str, captions: list[str | None], refs: list[list[list[str]]]) -> tuple[list[list[str]], list[list[list[str]]]]:
+    """(hypothesis tokens, reference token lists) per object, in object order, of the caption chosen
+    for each object (None: no proposal) under ``protocol``."""
+    hyps: list[list[str]] = []
+    out = list(refs)
+    last = -1  # video3dllm: the last object with a proposal, whose references a later miss still holds
+    for i, cap in enumerate(captions):
+        if protocol == "strict":
+            hyps.append(tokenize(cap) if cap is not None else [])
+        elif protocol == "official:chatscene":
+            hyps.append(tokenize(f"sos {cap} eos") if cap is not None else list(PLACEHOLDER))
+        elif protocol == "official:leo":
+            hyps.append(("sos " + cap + " eos").replace(". ", " . ").split() if cap is not None else list(PLACEHOLDER))
+        elif protocol == "official:video3dllm":
+            # no proposal: the empty answer, scored against the references of the last sample that had one
+            # (model_scan2cap.py leaves its ``gt`` variable unassigned); the first objects keep their own
+            hyps.append(_video3dllm(cap if cap is not None else ""))
+            if cap is not None:
+                last = i
+            elif last >= 0:
+                out[i] = refs[last]
+        else:
+            hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
+    return hyps, out
+
+
 class Scan2CapScorer:
     benchmark = "scan2cap"
 
@@ -245,14 +324,7 @@ class Scan2CapScorer:
         strict = self.protocol == "strict"
         bench = self.protocol == "official:benchmark"
         gated: list[list[float]] = []  # official:benchmark: per scene, the IoU of each object's assigned proposal
-        if strict:
-            refs = [[tokenize(d) for d in o.descriptions] for o in self.objects]
-        elif bench:
-            refs = [[["sos", *t, "eos"] for t in o.tokens] for o in self.objects]
-        elif self.protocol == "official:chatscene":
-            refs = [[tokenize(f"sos {d} eos") for d in o.descriptions] for o in self.objects]
-        else:
-            refs = [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in self.objects]
+        base_refs = references(self.protocol, self.objects)
         chosen: dict[str, list[int]] = {k: [] for k in THRESHOLDS}
         ious: list[float] = []
         shares: list[float] = []
@@ -276,6 +348,8 @@ class Scan2CapScorer:
                     a_k = a
                 elif self.protocol in ("official:chatscene", "official:ll3da"):
                     a_k = assign_best_voter(pred, ids, boxes, oids, t, inclusive=self.protocol == "official:chatscene")
+                elif self.protocol in ("official:leo", "official:video3dllm"):
+                    a_k = assign_best_iou(iou, t)
                 else:
                     a_k = assign_strict(iou, t) if strict else assign_original(pred, ids, boxes, oids, t)
                 chosen[k] += a_k.tolist()
@@ -287,21 +361,13 @@ class Scan2CapScorer:
         detail: dict[str, dict[str, Any]] = {o.sample_id: {"best_iou": ious[order[o.sample_id]]} for o in self.objects}
         for k in THRESHOLDS:
             tag = k.replace(".", "")
-            hyps: list[list[str]] = []
-            matched: list[bool] = []
+            caps: list[str | None] = []
             for o in self.objects:
                 j = chosen[k][order[o.sample_id]]
-                cap = captions[o.scene_id][j] if j >= 0 else None
-                detail[o.sample_id][f"caption@{k}"] = cap
-                matched.append(cap is not None)
-                if strict:
-                    hyps.append(tokenize(cap) if cap is not None else [])
-                elif self.protocol == "official:chatscene":
-                    hyps.append(tokenize(f"sos {cap} eos") if cap is not None else list(PLACEHOLDER))
-                elif bench:
-                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
-                else:
-                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
+                caps.append(captions[o.scene_id][j] if j >= 0 else None)
+                detail[o.sample_id][f"caption@{k}"] = caps[-1]
+            matched = [c is not None for c in caps]
+            hyps, refs = texts(self.protocol, caps, base_refs)
             cider = cider_d(hyps, refs) if self.objects else []
             gate = [x for scene_iou in gated for x in scene_iou]
             for i, o in enumerate(self.objects):
