@@ -421,3 +421,19 @@ def test_leo_and_video3dllm_equal_their_plain_references_on_200_fuzzed_batches()
         carried += any(c is None for c in caps[1:]) and caps[0] is not None
     assert differ == {"assign": 0, "official:leo": 0, "official:video3dllm": 0}
     assert carried > 30 and capped > 5  # batches where a miss takes earlier references, or the 51st proposal was the best
+
+
+@pytest.mark.slow
+def test_meteor_on_the_spec_corpus_corpus_and_per_sample(corpus, tmp_path):
+    from scenebench.metrics.text import meteor_unavailable_reason
+
+    if meteor_unavailable_reason():
+        pytest.skip(meteor_unavailable_reason())
+    kw = {"annotations": corpus / "val.json", "boxes": corpus / "boxes", "predictions": corpus / "pred.json", "bootstrap": 0}
+    # the training repo: the jar's corpus score of §10.1 (pycocoevalcap 1.2: 0.30680), rebuilt from summed statistics
+    m = scenebench.score("scan2cap", protocol="official", meteor=True, out=tmp_path / "o", **kw).metrics["overall"]
+    assert m["METEOR@0.5"] == pytest.approx(30.680, abs=1e-3) and m["METEOR@0.25"] == pytest.approx(30.680, abs=1e-3)
+    # the server: per-sample 0.45920, 0.35854; object c takes proposal 0 (IoU 0), masked; recall over 3 objects
+    b = scenebench.score("scan2cap", protocol="official:benchmark", meteor=True, out=tmp_path / "b", **kw)
+    assert b.metrics["overall"]["METEOR@0.5"] == pytest.approx(100 * (0.45920 + 0.35854) / 3, abs=1e-3)
+    assert b.settings["meteor"] == "per-sample jar scores"

@@ -12,6 +12,7 @@ INFO = BenchmarkInfo(
         MetricDoc("CIDEr@0.25 / CIDEr@0.5", "CIDEr-D of the caption matched at IoU k, 0 unmatched (x100)", CARD),
         MetricDoc("BLEU-4@k, ROUGE-L@k", "the same with BLEU-4 and ROUGE-L", CARD),
         MetricDoc("precision / F1 (strict, benchmark)", "the same sums over the submitted boxes, and their F1", CARD),
+        MetricDoc("METEOR@k (--meteor)", "METEOR 1.5 through Java: per-sample (strict, benchmark) or the jar's corpus score", CARD),
     ),
     protocols={
         "strict": "default: one-to-one matching (most pairs >= k); 0 for unmatched objects; PTB tokens; per-sample scores",

@@ -44,7 +44,10 @@ object's descriptions. What differs:
   answers the empty string and is scored against the references of the **last earlier object that
   had one** (the released loop does not reassign its ``gt`` variable there).
 
-METEOR needs the METEOR 1.5 jar and is not reported by this benchmark yet.
+METEOR (``meteor=True``, ``--meteor``: Java and the METEOR 1.5 jar, :mod:`scenebench.metrics.text`;
+off by default, the jar loads its paraphrase table on every start): the jar's per-sample scores under
+``strict`` and ``official:benchmark`` (masked as the other metrics), else the corpus score from the
+summed jar statistics, each lineage feeding the jar its own caption and reference strings.
 """
 
 from __future__ import annotations
@@ -61,7 +64,16 @@ from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_fr
 from scenebench.metrics.grounding import iou_matrix_eps
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, Status, summarize_scores
-from scenebench.metrics.text import bleu_from_sums, bleu_stats, cider_d, rouge_l, tokenize
+from scenebench.metrics.text import (
+    bleu_from_sums,
+    bleu_stats,
+    cider_d,
+    meteor_from_sums,
+    meteor_stats,
+    meteor_unavailable_reason,
+    rouge_l,
+    tokenize,
+)
 from scenebench.protocol import parse_protocol
 from scenebench.results import Results
 
@@ -139,12 +151,18 @@ def _bleu(*args: float | None) -> float | None:
     return None if v is None else 100 * v
 
 
-def metric_specs(protocol: str) -> list[MetricSpec]:
+def _meteor(p: float | None, r: float | None, frag: float | None) -> float | None:
+    v = meteor_from_sums(p, r, frag)
+    return None if v is None else 100 * v
+
+
+def metric_specs(protocol: str, meteor: bool = False) -> list[MetricSpec]:
     out: list[MetricSpec] = []
     for k in THRESHOLDS:
         t = k.replace(".", "")
+        per_sample = (("METEOR", "meteor"),) if meteor else ()
         if protocol in ("strict", "official:benchmark"):
-            for name, f in (("CIDEr", "cider"), ("BLEU-4", "bleu4"), ("ROUGE-L", "rouge")):
+            for name, f in (("CIDEr", "cider"), ("BLEU-4", "bleu4"), ("ROUGE-L", "rouge"), *per_sample):
                 out.append(
                     Mean(
                         f"{name}@{k}",
@@ -174,6 +192,14 @@ def metric_specs(protocol: str) -> list[MetricSpec]:
             )
             deps = (*(f"BLEU p{n}@{k}" for n in range(1, 5)), f"BLEU length ratio@{k}")
             out.append(Derived(f"BLEU-4@{k}", deps, _bleu, description="corpus BLEU-4 (x100)"))
+            if meteor:
+                out.append(Ratio(f"METEOR p@{k}", f"m{t}_met_tw", f"m{t}_met_tl", description="METEOR weighted precision (corpus sums)"))
+                out.append(Ratio(f"METEOR r@{k}", f"m{t}_met_rw", f"m{t}_met_rl", description="METEOR weighted recall (corpus sums)"))
+                out.append(
+                    Ratio(f"METEOR frag@{k}", f"m{t}_met_ch", f"m{t}_met_wm", description="METEOR chunks per matched word (corpus sums)")
+                )
+                mdeps = (f"METEOR p@{k}", f"METEOR r@{k}", f"METEOR frag@{k}")
+                out.append(Derived(f"METEOR@{k}", mdeps, _meteor, description="corpus METEOR 1.5 (the jar's EVAL line, x100)"))
     return out  # fmt: skip
 
 
@@ -312,8 +338,12 @@ def texts(protocol: str, captions: list[str | None], refs: list[list[list[str]]]
 class Scan2CapScorer:
     benchmark = "scan2cap"
 
-    def __init__(self, objects: list[DescribedObject], boxes_dir: Path, preds: dict[str, tuple[np.ndarray, list[str]]], protocol: str):
+    def __init__(
+        self, objects: list[DescribedObject], boxes_dir: Path, preds: dict[str, tuple[np.ndarray, list[str]]], protocol: str,
+        meteor: bool = False,
+    ) -> None:  # fmt: skip
         self.objects, self.boxes_dir, self.preds, self.protocol = objects, boxes_dir, preds, canonical(protocol)
+        self.meteor = meteor
         self._values: dict[str, tuple[dict[str, float], dict[str, Any]]] | None = None
 
     def sample_ids(self) -> list[str]:
@@ -359,6 +389,7 @@ class Scan2CapScorer:
         captions = {s: c for s, (_, c) in self.preds.items()}
         values: dict[str, dict[str, float]] = {o.sample_id: {} for o in self.objects}
         detail: dict[str, dict[str, Any]] = {o.sample_id: {"best_iou": ious[order[o.sample_id]]} for o in self.objects}
+        meteor_in: list[tuple[str, str, float, str, list[str]]] = []  # (sample, threshold tag, gate, caption, references)
         for k in THRESHOLDS:
             tag = k.replace(".", "")
             caps: list[str | None] = []
@@ -379,8 +410,18 @@ class Scan2CapScorer:
                     b4 = bleu_from_sums(ps, st["hyp_len"], st["ref_len"]) if h else 0.0
                     v.update({f"cider_{tag}": on * cider[i], f"bleu4_{tag}": on * (b4 or 0.0), f"rouge_{tag}": on * rouge_l(h, r)})
                 else:
+                    on = 1.0
                     v.update({f"cider_{tag}": cider[i], f"rouge_{tag}": rouge_l(h, r)})
                     v.update({f"b{tag}_{name}": x for name, x in bleu_stats(h, r).items()})
+                meteor_in.append((o.sample_id, tag, on, " ".join(h), [" ".join(x) for x in r]))
+        if self.meteor and meteor_in:
+            # one jar run for both thresholds (it loads its paraphrase table on every start)
+            parts, scores, _ = meteor_stats([m[3] for m in meteor_in], [m[4] for m in meteor_in])
+            for (sid, tag, on, _, _), part, score in zip(meteor_in, parts, scores):
+                if strict or bench:  # per-sample scores, masked as the other metrics
+                    values[sid][f"meteor_{tag}"] = on * score
+                else:  # summable statistics: the corpus METEOR is computed from their sums, as the jar's EVAL line
+                    values[sid].update({f"m{tag}_{f}": x for f, x in part.items()})
         for o in self.objects:
             if strict or bench:
                 values[o.sample_id]["pred_share"] = shares[order[o.sample_id]]
@@ -399,21 +440,22 @@ class Scan2CapScorer:
 
 def make_job(
     objects: list[DescribedObject], inputs: dict[str, Any], boxes: Path, predictions: Path, protocol: str,
-    n_resamples: int = 1000, seed: int = 0, oracle_boxes: bool = False,
+    n_resamples: int = 1000, seed: int = 0, oracle_boxes: bool = False, meteor: bool = False,
 ) -> ScoringJob:  # fmt: skip
     protocol = canonical(protocol)
+    reason = meteor_unavailable_reason() if meteor else "not requested (--meteor)"
     inputs = {**inputs, "boxes_dir": str(boxes), "predictions": file_fingerprint(predictions)}
     inputs["boxes"] = {sid: file_fingerprint(box_path(boxes, sid)) for sid in by_scene(objects)}
     settings: dict[str, Any] = {
         "iou_thresholds": list(THRESHOLDS.values()),
         **RULES[protocol],
         "protocols": RULES,
-        "meteor": "not computed",
+        "meteor": reason or ("per-sample jar scores" if protocol in ("strict", "official:benchmark") else "corpus (summed jar statistics)"),
     }
     if oracle_boxes:
         settings["boxes"] = "ground truth (oracle-box setting): not comparable with m@kIoU of detected boxes"
-    scorer = Scan2CapScorer(objects, Path(boxes), read_predictions(predictions, objects), protocol)
-    specs = metric_specs(protocol)
+    scorer = Scan2CapScorer(objects, Path(boxes), read_predictions(predictions, objects), protocol, meteor=reason is None)
+    specs = metric_specs(protocol, meteor=reason is None)
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         s = summarize_scores(records, specs, n_resamples=n_resamples, seed=seed)
@@ -423,11 +465,13 @@ def make_job(
 
 
 def prepare_scoring(
-    *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0
-) -> ScoringJob:
+    *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0,
+    meteor: bool = False,
+) -> ScoringJob:  # fmt: skip
     checked = canonical(protocol)
     objects = load_objects(annotations)
-    return make_job(objects, {"annotations": file_fingerprint(annotations)}, Path(boxes), Path(predictions), checked, n_resamples, seed)
+    truth = {"annotations": file_fingerprint(annotations)}
+    return make_job(objects, truth, Path(boxes), Path(predictions), checked, n_resamples, seed, meteor=meteor)
 
 
 def validate_command(annotations: Path, boxes: Path, predictions: Path | None = None) -> None:

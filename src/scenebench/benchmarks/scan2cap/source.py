@@ -109,4 +109,5 @@ class Scan2CapSource:
     def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, **options: Any) -> ScoringJob:
         chosen = {m.sample_id for m in samples}
         objs = [o for o in self.objects if o.sample_id in chosen]
-        return make_job(objs, self.truth_inputs, self.scenes, predictions_path, protocol, oracle_boxes=True)
+        meteor = bool(options.get("meteor", False))
+        return make_job(objs, self.truth_inputs, self.scenes, predictions_path, protocol, oracle_boxes=True, meteor=meteor)

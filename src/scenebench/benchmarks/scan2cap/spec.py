@@ -35,6 +35,14 @@ SPEC = BenchmarkSpec(
     ),
     options=(
         Option("data", "Scan2Cap data folder (see docs/metrics/scan2cap_m_at_kiou.md).", None, "path", commands=("run",), required=True),
+        Option(
+            "meteor",
+            "Also METEOR@k (Java and the METEOR 1.5 jar of pycocoevalcap; adds about half a minute: the jar loads its paraphrase table).",
+            False,
+            "bool",
+            commands=("score", "run"),
+            to="score",
+        ),
     ),
     primary_metric="CIDEr@0.5",
     lineages=LINEAGES,
