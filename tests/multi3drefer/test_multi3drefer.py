@@ -288,3 +288,22 @@ def test_oracle_run_scores_100_under_both_protocols_and_the_report_draws_the_box
     capsys.readouterr()
     cli.main(["report", str(tmp_path / "strict"), "--html", str(tmp_path / "r.html")])
     assert "the two boxes" in (tmp_path / "r.html").read_text()
+
+
+def test_audit_probes_on_the_hand_worked_scene(scene, tmp_path):
+    import shutil
+
+    from scenebench.benchmarks.multi3drefer.audit import rows
+
+    data = tmp_path / "multi3drefer"
+    (data / "scannet_data").mkdir(parents=True)
+    shutil.copy(scene / "multi3drefer_val.json", data / "multi3drefer_val.json")
+    shutil.copy(scene / "boxes" / "scene0000_00_aligned_bbox.npy", data / "scannet_data")
+    got = {r["group"]: r for r in rows(data, tmp_path / "audit", seed=0, split="validation", progress=False)}
+    # blind (no box anywhere): the two zero-target queries of five
+    assert got["overall"]["blind"] == pytest.approx(40.0) and got["zt_w_d"]["blind"] == 100.0
+    # labels (every chair's box, objects 0-2): mt 2 * 2 / (3 + 2), st_wo_d and st_w_d 2 * 1 / (3 + 1), zt 0
+    assert got["overall"]["labels"] == pytest.approx(100 * (0.8 + 0.5 + 0 + 0 + 0.5) / 5)
+    assert got["mt"]["labels"] == pytest.approx(80.0) and got["st_wo_d"]["labels"] == pytest.approx(50.0)
+    assert got["overall"]["oracle"] == 100.0 and got["overall"]["chance"] == got["overall"]["random"]
+    assert got["overall"]["n"] == 5 and got["mt"]["n"] == 1

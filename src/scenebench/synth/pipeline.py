@@ -39,7 +39,7 @@ from scenebench.io.owned import Ownership, foreign_entries, remove_owned
 FORMATS = ("3dbench", "surprise3d", "3rscan")
 RIO_GT = "gt/3rscan"  # OUT/gt/3rscan: the evaluated split's hidden 3RScan ground truth (never model input)
 SURPRISE_SCENES = ("house", "room")
-GENERATOR_VERSION = "12"  # 12: Scan2Cap token lists with punctuation tokens; 11: ScanRefer tables without structure rows, no zero-size targets; bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "12"  # 12: Scan2Cap token lists with punctuation tokens, Multi3DRefer mt a subset of its class and zt_w_d worded as a relation; 11: ScanRefer tables without structure rows, no zero-size targets; bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     synthetic=f"{P}.synthetic:write_synthetic",
+    audit=f"{P}.audit:rows",
     inputs=(
         Input("annotations", "truth", "file", "multi3drefer_<split>.json (the evaluated split).", ("--annotations", "-a")),
         Input("boxes", "truth", "folder", "Folder of <scene_id>_aligned_bbox.npy box tables (ScanNet preprocessed)."),
