@@ -320,3 +320,20 @@ def test_m3drefclip_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path):
         differ += any((got[k] is None) != (want[k] is None) or (got[k] is not None and abs(got[k] - want[k]) > 1e-9) for k in want)
         near += any(isinstance(a, dict) for a in answers)
     assert differ == 0 and near > 100
+
+
+def test_audit_probes_learn_the_train_rank_prior(tmp_path):
+    from scenebench.benchmarks.nr3d.audit import rows_nr3d
+
+    data = tmp_path / "nr3d"
+    train = "scene0001_00"
+    rows = [row(train, 1, [2], "the chair by the bed"), row(train, 3, [4, 9], "the chair by the desk"),  # train: lowest id both times
+            row(S, 5, [6], "the chair by the door"), row(S, 7, [5, 6], "the chair near the lamp")]  # fmt: skip
+    write_csv(data / "nr3d.csv", rows)
+    (data / "test_scans.txt").write_text(json.dumps([S]))
+    _table(data / "scannet_data", {o: [o, 0, 0, o + 1, 1, 1.0] for o in (4, 5, 6, 7)})
+    got = {r["group"]: r for r in rows_nr3d(data, tmp_path / "out", seed=0, split="validation", progress=False)}
+    # the train prior is rank 0 (the lowest id): right on 5 of {5, 6}, wrong on 7 of {5, 6, 7}
+    assert got["overall"]["blind"] == pytest.approx(50.0) and got["hard"]["blind"] == 0.0
+    assert got["overall"]["chance"] == pytest.approx(100 * (1 / 2 + 1 / 3) / 2) and got["overall"]["n"] == 2
+    assert got["overall"]["oracle"] == 100.0

@@ -27,6 +27,7 @@ def _spec(name: str, csv: str, title: str) -> BenchmarkSpec:
         view=f"{P}.view:build_views",
         layout=f"{P}.layout:LAYOUT",
         synthetic=f"{P}.synthetic:write_{name}",
+        audit=f"{P}.audit:rows_{name}",
         data_folder=name,
         inputs=_inputs(csv),
         options=(
