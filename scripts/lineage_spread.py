@@ -7,8 +7,8 @@ benchmark on a generated split, scored under ``strict`` and every ``official:<li
 ``multi3drefer/``, ``nr3d/``, ``sr3d/`` and ``scan2cap/``). The predictions: Multi3DRefer every
 target box jittered (10% of queries missing, 15% with an extra box); Nr3D / Sr3D 60% right, 20% a
 distractor, 10% the target as ``<OBJnnn>`` text, 5% text without an id, 5% missing; Scan2Cap per
-object a jittered box captioned with its first description (10% of objects without one, 15% with a
-second, looser box captioned with its last description). Prints one Markdown table.
+object a jittered box captioned with its first description's tokens (10% of objects without one, 15%
+with a second, looser box captioned with its last description's tokens). Prints one Markdown table.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ def predictions(gen: Path, tmp: Path, rng: np.random.Generator) -> dict[str, dic
                 recs.append({"sample_id": u.sample_id, "pred": "the one near the window"})
         (tmp / f"{name}.json").write_text(json.dumps(recs))
         out[name] = {"annotations": folder / f"{name}.csv", "scans": folder / "test_scans.txt", "predictions": tmp / f"{name}.json"}
+        out[name]["boxes"] = folder / "scannet_data"  # read by official:m3drefclip (the answered id's box)
     folder = gen / "scan2cap"
     pred: dict[str, list[dict[str, object]]] = {}
     for o in load_objects(folder / "ScanRefer_filtered_val.json"):
@@ -81,9 +82,11 @@ def predictions(gen: Path, tmp: Path, rng: np.random.Generator) -> dict[str, dic
         if x < 0.1:
             continue
         gt = boxes[ids == o.object_id][0]
-        pred.setdefault(o.scene_id, []).append({"caption": f"sos {o.descriptions[0]} eos", "box": corners(jitter(gt, 0.12, rng))})
+        # captions as a Scan2Cap model emits them: token sequences ("... the window ."), as the released token lists
+        first, last = " ".join(o.tokens[0]), " ".join(o.tokens[-1])
+        pred.setdefault(o.scene_id, []).append({"caption": f"sos {first} eos", "box": corners(jitter(gt, 0.12, rng))})
         if x > 0.85:
-            pred[o.scene_id].append({"caption": f"sos {o.descriptions[-1]} eos", "box": corners(jitter(gt, 0.2, rng))})
+            pred[o.scene_id].append({"caption": f"sos {last} eos", "box": corners(jitter(gt, 0.2, rng))})
     (tmp / "s2c.json").write_text(json.dumps(pred))
     out["scan2cap"] = {
         "annotations": folder / "ScanRefer_filtered_val.json",

@@ -80,6 +80,15 @@ def test_hand_worked_queries_under_both_protocols(scene):
     # Chat-Scene: 0.5 / (1 + 1e-8) = 0.499999995 in float64 rounds to 0.5 when stored as float32: a hit
     assert query_f1(preds["scene0000_00:1"], gt2, False, "official:chatscene")[0] == [1.0, 1.0]
     assert query_f1(preds["scene0000_00:0"], gt01, False, "official:chatscene")[0] == [1.0, 0.0]  # the same IoU-sum matching
+    # Video-3D-LLM judges by the box counts, not the label: an st query whose one target has no box-table
+    # row (G = 0) and no box is right there, wrong under the label; a zt-labelled query with a target
+    # and no box is wrong there, right under the label
+    none = np.zeros((0, 6))
+    assert query_f1(none, none, False, "official:video3dllm")[0] == [1.0, 1.0]
+    assert query_f1(none, none, False, "official:chatscene")[0] == [0.0, 0.0]
+    assert query_f1(none, gt2, True, "official:video3dllm")[0] == [0.0, 0.0]
+    assert query_f1(none, gt2, True, "official:chatscene")[0] == [1.0, 1.0]
+    assert query_f1(preds["scene0000_00:1"], gt2, False, "official:video3dllm")[0] == [1.0, 1.0]  # float32 matrix: 0.5 a hit
     for protocol in ("strict", "official"):
         assert query_f1(preds["scene0000_00:2"], np.zeros((0, 6)), True, protocol)[0] == [1.0, 1.0]
         assert query_f1(preds["scene0000_00:3"], np.zeros((0, 6)), True, protocol)[0] == [0.0, 0.0]
@@ -197,8 +206,12 @@ def plain_strict(pred, gt, k):
 def plain_official(pred, gt, zero_target, lineage="original"):
     """Released rule: the assignment of the padded square matrix with the largest IoU sum, then count
     its pairs >= 0.25 / 0.5; zero-target queries: 1 without a box. IoU: M3DRef-CLIP float32 + float32
-    eps; Chat-Scene inter / (union + 1e-8) in float64, kept as float32."""
-    if zero_target:
+    eps; Chat-Scene inter / (union + 1e-8) in float64, kept as float32. Video-3D-LLM: the label is not
+    read; no box and no target is 1, no box or no target 0; its IoU as Chat-Scene's."""
+    if lineage == "video3dllm":
+        if len(pred) == 0 or len(gt) == 0:
+            return [1.0 if len(pred) == len(gt) else 0.0] * 2
+    elif zero_target:
         return [float(len(pred) == 0)] * 2
     n = max(len(pred), len(gt))
     if n == 0:
@@ -233,20 +246,24 @@ def _fuzzed(rng):
 
 def test_each_rule_equals_its_plain_reference_on_200_fuzzed_batches():
     rng = np.random.default_rng(40)
-    differ = {"strict": 0, "official": 0, "official:chatscene": 0}
-    tp_half = lineages_apart = 0
+    differ = {"strict": 0, "official": 0, "official:chatscene": 0, "official:video3dllm": 0}
+    tp_half = lineages_apart = by_counts = 0
     for _ in range(200):
         pred, gt = _fuzzed(rng)
-        zero = len(gt) == 0
+        # one query in ten carries a zero-target label that disagrees with its boxes (a target without a
+        # box-table row, a mislabelled record): the lineages that read the label part from Video-3D-LLM
+        zero = (len(gt) == 0) != (rng.random() < 0.1)
         want = {"strict": [plain_strict(pred, gt, 0.25), plain_strict(pred, gt, 0.5)], "official": plain_official(pred, gt, zero)}
         want["official:chatscene"] = plain_official(pred, gt, zero, "chatscene")
+        want["official:video3dllm"] = plain_official(pred, gt, zero, "video3dllm")
         for protocol in differ:
             got = query_f1(pred, gt, zero, protocol)[0]
             differ[protocol] += got != pytest.approx(want[protocol])
         tp_half += want["strict"][1] != want["official"][1]
         lineages_apart += want["official"] != want["official:chatscene"]
-    assert differ == {"strict": 0, "official": 0, "official:chatscene": 0}
-    assert tp_half > 0 and lineages_apart > 0  # strict and official part, and so do the two lineages
+        by_counts += want["official:video3dllm"] != want["official:chatscene"]
+    assert differ == {"strict": 0, "official": 0, "official:chatscene": 0, "official:video3dllm": 0}
+    assert tp_half > 0 and lineages_apart > 0 and by_counts > 0  # strict and official part, and so do the lineages
 
 
 def test_oracle_run_scores_100_under_both_protocols_and_the_report_draws_the_boxes(scene, tmp_path, capsys):
@@ -261,7 +278,7 @@ def test_oracle_run_scores_100_under_both_protocols_and_the_report_draws_the_box
     pts = np.concatenate([np.stack([lo[k], hi[k], lo[k] + rng.uniform(0, 1, 3) * (hi[k] - lo[k])]) for k in range(3)])
     np.save(data / "scannet_data" / "scene0000_00_aligned_vert.npy", np.concatenate([pts, np.full_like(pts, 128.0)], 1).astype(np.float32))
     np.save(data / "scannet_data" / "scene0000_00_ins_label.npy", np.repeat(np.arange(1, 4), 3).astype(np.uint32))
-    for protocol in ("strict", "official", "official:chatscene"):
+    for protocol in ("strict", "official", "official:chatscene", "official:video3dllm"):
         out = tmp_path / protocol.replace(":", "-")
         cli.main(
             ["run", "multi3drefer", "--data", str(data), "--model", "oracle", "--protocol", protocol, "--out", str(out), "--no-progress"]
@@ -271,3 +288,22 @@ def test_oracle_run_scores_100_under_both_protocols_and_the_report_draws_the_box
     capsys.readouterr()
     cli.main(["report", str(tmp_path / "strict"), "--html", str(tmp_path / "r.html")])
     assert "the two boxes" in (tmp_path / "r.html").read_text()
+
+
+def test_audit_probes_on_the_hand_worked_scene(scene, tmp_path):
+    import shutil
+
+    from scenebench.benchmarks.multi3drefer.audit import rows
+
+    data = tmp_path / "multi3drefer"
+    (data / "scannet_data").mkdir(parents=True)
+    shutil.copy(scene / "multi3drefer_val.json", data / "multi3drefer_val.json")
+    shutil.copy(scene / "boxes" / "scene0000_00_aligned_bbox.npy", data / "scannet_data")
+    got = {r["group"]: r for r in rows(data, tmp_path / "audit", seed=0, split="validation", progress=False)}
+    # blind (no box anywhere): the two zero-target queries of five
+    assert got["overall"]["blind"] == pytest.approx(40.0) and got["zt_w_d"]["blind"] == 100.0
+    # labels (every chair's box, objects 0-2): mt 2 * 2 / (3 + 2), st_wo_d and st_w_d 2 * 1 / (3 + 1), zt 0
+    assert got["overall"]["labels"] == pytest.approx(100 * (0.8 + 0.5 + 0 + 0 + 0.5) / 5)
+    assert got["mt"]["labels"] == pytest.approx(80.0) and got["st_wo_d"]["labels"] == pytest.approx(50.0)
+    assert got["overall"]["oracle"] == 100.0 and got["overall"]["chance"] == got["overall"]["random"]
+    assert got["overall"]["n"] == 5 and got["mt"]["n"] == 1

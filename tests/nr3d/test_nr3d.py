@@ -95,7 +95,7 @@ def test_the_scan_list_selects_the_test_rows(files, tmp_path, capsys):
     )
     out = json.loads(capsys.readouterr().out)
     assert out == {"utterances": 6, "scans": 1, "not_naming_the_target_class": 1, "longer_than_24_tokens": 1, "easy": 2,
-                   "view_dependent": 3, "predictions": 5}  # fmt: skip
+                   "view_dependent": 3, "predictions": 5, "predictions_with_a_box": 0}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -142,7 +142,7 @@ def test_oracle_run_scores_100_and_the_report_draws_the_target(tmp_path, capsys)
     pts = np.concatenate([table[:, :3], table[:, :3] + 0.4])
     np.save(data / "scannet_data" / f"{S}_aligned_vert.npy", np.concatenate([pts, np.full_like(pts, 99.0)], 1).astype(np.float32))
     np.save(data / "scannet_data" / f"{S}_ins_label.npy", np.tile(np.arange(5, 9), 2).astype(np.uint32))
-    for protocol in ("strict", "official", "official:chatscene"):
+    for protocol in ("strict", "official", "official:chatscene", "official:m3drefclip"):
         out = tmp_path / protocol.replace(":", "-")
         args = ["run", "sr3d", "--data", str(data), "--model", "oracle", "--protocol", protocol, "--out", str(out), "--no-progress"]
         cli.main(args)
@@ -212,3 +212,128 @@ def test_each_protocol_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path
         lineages_apart += plain_accuracy(rows, answers, "official") != plain_accuracy(rows, answers, "official:chatscene")
     assert differ == {"strict": 0, "official": 0, "official:chatscene": 0}
     assert apart > 20 and lineages_apart > 20  # many batches separate the protocols and the lineages
+
+
+# ---------------------------------------------------------------------------------------------
+# M3DRef-CLIP (spec §5.3): the answered box is the target when IoU >= 0.9 with the target's box.
+
+
+def _table(folder, boxes):
+    """Object id -> min-max box as a ScanNet box table of scan S."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [[*((np.array(b[:3]) + b[3:]) / 2), *(np.array(b[3:]) - b[:3]), 5, o] for o, b in boxes.items()]
+    np.save(folder / f"{S}_aligned_bbox.npy", np.array(rows, dtype=float))
+
+
+def test_m3drefclip_takes_a_box_at_iou_0_9_for_the_target(tmp_path):
+    from scenebench.benchmarks.nr3d.writer import corners
+
+    # object 6 spans x [0, 0.95] inside object 5's [0, 1]: IoU 0.95, "the same object" by the 0.9 rule
+    _table(tmp_path / "boxes", {5: [0, 0, 0, 1, 1, 1.0], 6: [0, 0, 0, 0.95, 1, 1.0], 7: [3, 0, 0, 4, 1, 1.0]})
+    rows = [row(S, 5, [6, 7], "the chair by the door"), row(S, 5, [6, 7], "the chair on the left"),
+            row(S, 6, [5, 7], "the one by the door", mentions=False), row(S, 7, [5, 6], "the chair behind the desk")]  # fmt: skip
+    write_csv(tmp_path / "nr3d.csv", rows)
+    preds = [
+        {"sample_id": f"{S}:5:0", "pred_id": 6},  # a distractor, IoU 0.95 with the target: right under M3DRef-CLIP only
+        {"sample_id": f"{S}:5:1", "aabb": corners([0, 0, 0, 0.9, 1, 1.0])},  # IoU 0.9 exactly: float32 + eps = 0.8999999, wrong
+        {"sample_id": f"{S}:6:0", "pred": "<OBJ006>"},  # names no class: every row counts here; right
+    ]  # 7:0 missing
+    (tmp_path / "p.json").write_text(json.dumps(preds))
+    kw = {"annotations": tmp_path / "nr3d.csv", "predictions": tmp_path / "p.json", "bootstrap": 0}
+    m3d = scenebench.score("nr3d", protocol="official:m3drefclip", boxes=tmp_path / "boxes", out=tmp_path / "m", **kw)
+    assert m3d.metrics["overall"]["accuracy"] == pytest.approx(100 * 2 / 4)  # 1, 0, 1, missing 0
+    assert m3d.metrics["by_difficulty"]["no prediction"]["accuracy"] == 0.0  # the missing one joins no type
+    assert m3d.metrics["by_difficulty"]["hard"]["accuracy"] == pytest.approx(100 * 2 / 3)
+    strict = scenebench.score("nr3d", out=tmp_path / "s", **kw)
+    assert strict.metrics["overall"]["accuracy"] == 0.0  # 6 is not 5; the box-only answer names no id; 7:0 missing
+    with pytest.raises(InputError, match="--boxes"):
+        scenebench.score("nr3d", protocol="official:m3drefclip", out=tmp_path / "x", **kw)
+    (tmp_path / "bad.json").write_text(json.dumps([{"sample_id": f"{S}:5:0", "aabb": [[0, 0, 0]] * 7}]))
+    with pytest.raises(InputError, match="record 0.*aabb"):
+        read_predictions(tmp_path / "bad.json", load_utterances(tmp_path / "nr3d.csv"))
+
+
+def plain_m3drefclip(rows, answers, table):
+    """Every row; a box (given, or the answered id's row) is right when float32 inter / (V1 + V2 - inter
+    + eps) >= 0.9; overall over every row (missing 0), easy / hard over the rows with an answer."""
+    f = np.float32
+    hits = {"overall": [], "easy": [], "hard": []}
+    for r, a in zip(rows, answers):
+        if a is None:
+            hits["overall"].append(False)
+            continue
+        if isinstance(a, dict):
+            box = a["box"]
+        else:
+            chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else None)
+            box = table.get(chosen)
+        ok = False
+        if box is not None:
+            t = table[r["target_id"]]
+            inter = f(1)
+            for k in range(3):
+                inter = inter * max(f(0), min(f(box[k + 3]), f(t[k + 3])) - max(f(box[k]), f(t[k])))
+            va = (f(box[3]) - f(box[0])) * (f(box[4]) - f(box[1])) * (f(box[5]) - f(box[2]))
+            vt = (f(t[3]) - f(t[0])) * (f(t[4]) - f(t[1])) * (f(t[5]) - f(t[2]))
+            ok = bool(inter / (vt + va - inter + f(np.finfo(np.float32).eps)) >= 0.9)
+        hits["overall"].append(ok)
+        hits["easy" if int(r["stimulus_id"].split("-")[2]) <= 2 else "hard"].append(ok)
+    return {k: (100 * sum(v) / len(v) if v else None) for k, v in hits.items()}
+
+
+def test_m3drefclip_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path):
+    from scenebench.benchmarks.nr3d.scorer import ReferIt3DScorer as Scorer
+
+    rng = np.random.default_rng(9)
+    differ = near = 0
+    for b in range(200):
+        # ten objects; some sit inside one another at IoUs around 0.9 (0.05 m steps)
+        table = {}
+        for o in range(10):
+            lo = rng.integers(0, 4, 3) * 0.5
+            table[o] = np.concatenate([lo, lo + 1 - rng.integers(0, 3, 3) * 0.05])
+        rows, answers, preds = [], [], {}
+        for _ in range(rng.integers(1, 10)):
+            n = int(rng.integers(2, 5))
+            ids = rng.permutation(10)[:n].tolist()
+            rows.append(row(S, ids[0], ids[1:], "the chair", mentions=bool(rng.random() < 0.8)))
+            kind = int(rng.integers(0, 5))
+            t = table[ids[0]]
+            box = t + np.concatenate([np.zeros(3), -rng.integers(0, 4, 3) * 0.05])
+            answers.append([ids[0], ids[1], f"<OBJ{ids[1]:03d}>", None, {"box": box}][kind])
+        folder = tmp_path / f"b{b}"
+        _table(folder, table)
+        path = write_csv(folder / "nr3d.csv", rows)
+        utterances = load_utterances(path)
+        boxes = {}
+        for u, a in zip(utterances, answers):
+            if isinstance(a, dict):
+                preds[u.sample_id], boxes[u.sample_id] = "", np.asarray(a["box"], float)
+            elif a is not None:
+                preds[u.sample_id] = a
+        scorer = Scorer("nr3d", utterances, preds, "official:m3drefclip", folder, boxes)
+        records = [r for batch in scorer.iter_scores(set()) for r in batch]
+        s = summarize_scores(records, SPECS, groups=("difficulty", "view"), n_resamples=0)
+        got = {"overall": s.metrics["overall"]["accuracy"]}
+        got |= {k: s.metrics["by_difficulty"].get(k, {}).get("accuracy") for k in ("easy", "hard")}
+        want = plain_m3drefclip(rows, answers, table)
+        differ += any((got[k] is None) != (want[k] is None) or (got[k] is not None and abs(got[k] - want[k]) > 1e-9) for k in want)
+        near += any(isinstance(a, dict) for a in answers)
+    assert differ == 0 and near > 100
+
+
+def test_audit_probes_learn_the_train_rank_prior(tmp_path):
+    from scenebench.benchmarks.nr3d.audit import rows_nr3d
+
+    data = tmp_path / "nr3d"
+    train = "scene0001_00"
+    rows = [row(train, 1, [2], "the chair by the bed"), row(train, 3, [4, 9], "the chair by the desk"),  # train: lowest id both times
+            row(S, 5, [6], "the chair by the door"), row(S, 7, [5, 6], "the chair near the lamp")]  # fmt: skip
+    write_csv(data / "nr3d.csv", rows)
+    (data / "test_scans.txt").write_text(json.dumps([S]))
+    _table(data / "scannet_data", {o: [o, 0, 0, o + 1, 1, 1.0] for o in (4, 5, 6, 7)})
+    got = {r["group"]: r for r in rows_nr3d(data, tmp_path / "out", seed=0, split="validation", progress=False)}
+    # the train prior is rank 0 (the lowest id): right on 5 of {5, 6}, wrong on 7 of {5, 6, 7}
+    assert got["overall"]["blind"] == pytest.approx(50.0) and got["hard"]["blind"] == 0.0
+    assert got["overall"]["chance"] == pytest.approx(100 * (1 / 2 + 1 / 3) / 2) and got["overall"]["n"] == 2
+    assert got["overall"]["oracle"] == 100.0

@@ -17,6 +17,7 @@ INFO = BenchmarkInfo(
         "official": "= official:original",
         "official:original": "M3DRef-CLIP: Hungarian on the IoU sum, thresholded after; float32 IoU + eps; missing queries in no type",
         "official:chatscene": "Chat-Scene: the same matching, IoU + 1e-8 stored as float32; averages over prediction records only",
+        "official:video3dllm": "Video-3D-LLM: the same matching, IoU + 1e-8; zero targets by box counts (P = G = 0: 1); prediction records only",
     },
     groups=("eval_type",),
 )

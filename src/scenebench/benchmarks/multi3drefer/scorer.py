@@ -18,6 +18,11 @@ zero-target query 1 (:mod:`scenebench.metrics.grounding`). The rules that differ
   an IoU of exactly 0.5 stays 0.5), averaged over the prediction records only, overall and per type:
   a query without a record is ``excluded``. Chat-Scene turns ``<OBJnnn>`` ids into its proposal
   boxes before this step; scenebench takes the boxes.
+- ``official:video3dllm`` (Video-3D-LLM's ``evaluate_one_query``; Ross3D the same): the same matching
+  on the same IoU as Chat-Scene (``+ 1e-8``, a float32 matrix), averaged over the prediction records as Chat-Scene;
+  zero-target queries are judged by the **box counts**, not ``eval_type``: ``P = G = 0`` scores 1,
+  ``P = 0`` or ``G = 0`` (one of them) 0. Video-3D-LLM decodes its boxes from per-proposal scores
+  (softmax mass >= 0.4) before this step; scenebench takes the boxes.
 """
 
 from __future__ import annotations
@@ -69,6 +74,13 @@ RULES = {
         "missing_target_row": "the target is dropped from the GT set",
         "type_denominator": "prediction records of the type; overall: every prediction record (a missing query is excluded)",
     },
+    "official:video3dllm": {
+        "matching": "one Hungarian assignment maximising the IoU sum (zero-padded square), thresholded afterwards",
+        "iou": "inter / (union + 1e-8) in float64, stored as float32",
+        "zero_target": "by the box counts: P = G = 0 scores 1, P = 0 or G = 0 scores 0 (eval_type not read)",
+        "missing_target_row": "the target is dropped from the GT set",
+        "type_denominator": "prediction records of the type; overall: every prediction record (a missing query is excluded)",
+    },
 }
 
 
@@ -80,7 +92,13 @@ def canonical(protocol: str) -> str:
 
 def query_f1(pred: np.ndarray, gt: np.ndarray, zero_target: bool, protocol: str) -> tuple[list[float], list[float]]:
     """(F1 per threshold, best IoU of each GT box) of one query's (P, 6) and (G, 6) min-max boxes."""
-    if protocol != "strict":
+    if protocol == "official:video3dllm":
+        iou = iou_matrix_eps(pred, gt, 1e-8).astype(np.float32)  # its IoU matrix is float32, as Chat-Scene's
+        if len(pred) == 0 or len(gt) == 0:  # by the counts: an empty answer to an empty set is right
+            f1 = [float(len(pred) == len(gt))] * len(THRESHOLDS)
+        else:
+            f1 = [2.0 * tp / (len(pred) + len(gt)) for tp in true_positives(iou, THRESHOLDS, "iou_sum")]
+    elif protocol != "strict":
         if protocol == "official:chatscene":
             iou = iou_matrix_eps(pred, gt, 1e-8).astype(np.float32)
         else:
@@ -122,7 +140,7 @@ class Multi3DReferScorer:
                 if not found and not official:
                     batch.append(SampleScore(q.sample_id, scene_id, "excluded", {}, {"eval_type": etype}, {**detail, "reason": NO_ROW}))
                     continue
-                if not has and self.protocol == "official:chatscene":
+                if not has and self.protocol in ("official:chatscene", "official:video3dllm"):
                     batch.append(
                         SampleScore(q.sample_id, scene_id, "excluded", {}, {"eval_type": q.eval_type}, {**detail, "reason": NO_RECORD})
                     )

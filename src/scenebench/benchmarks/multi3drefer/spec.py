@@ -4,7 +4,8 @@ from scenebench.declarations.types import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.multi3drefer"
 # official:<lineage>: M3DRef-CLIP (the dataset authors' evaluator), then Chat-Scene's copy (GPT4Scene, Inst3D-LMM, 3D-LLaVA)
-LINEAGES = ("original", "chatscene")
+# and Video-3D-LLM's (Ross3D)
+LINEAGES = ("original", "chatscene", "video3dllm")
 
 SPEC = BenchmarkSpec(
     name="multi3drefer",
@@ -15,6 +16,7 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     synthetic=f"{P}.synthetic:write_synthetic",
+    audit=f"{P}.audit:rows",
     inputs=(
         Input("annotations", "truth", "file", "multi3drefer_<split>.json (the evaluated split).", ("--annotations", "-a")),
         Input("boxes", "truth", "folder", "Folder of <scene_id>_aligned_bbox.npy box tables (ScanNet preprocessed)."),

@@ -1,11 +1,14 @@
 """Multi3DRefer data from a generated folder: the ScanNet-shaped scenes the generator's ScanRefer
 export wrote (``<out>/scanrefer``: box tables, points, instance labels, descriptions), re-read as files.
 
-Per scene and described class (``docs/synth.md``): ``mt`` "all the <class>s ..." when the class has
-two or more instances; ``st_w_d`` one ScanRefer description of one of them (it names its nearest
-neighbour); ``st_wo_d`` "the <class> in this room" when it is the only one; ``zt_w_d`` a present
-class with a relation nothing satisfies ("... standing on the ceiling"); ``zt_wo_d`` a class of
-another scene that this one lacks. Splits follow ScanRefer's (val = the generator's test houses).
+Per scene and described class (``docs/synth.md``): ``mt`` "the two <class>s closest to the
+<anchor>" when the class has three or more instances and an object of another class has two of them
+clearly nearer than the rest (a strict subset: the class alone does not give the answer);
+``st_w_d`` one ScanRefer description of one of several instances (it names its nearest neighbour);
+``st_wo_d`` "the <class> in this room" when it is the only one; ``zt_w_d`` a present class "next to
+the <anchor>" with an anchor class this scene lacks (the same wording as a true relation, so the
+text does not give the empty answer away); ``zt_wo_d`` a class of another scene that this one
+lacks. Splits follow ScanRefer's (val = the generator's test houses).
 A class with a flat instance (a box of zero volume, IoU 0 even with itself) is not described.
 """
 
@@ -22,6 +25,18 @@ from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_json, read_json
 
 SOURCE, SCENES = "scanrefer", "scannet_data"
+
+
+def _two_closest(ids: list[int], anchors: list[tuple[int, str]], centre: dict[int, np.ndarray]) -> tuple[list[int], str] | None:
+    """The two instances nearest an anchor object (and its class) when both are at least 0.3 m nearer
+    than the third: the first such anchor in order, else None."""
+    for o, anchor in anchors:
+        if o not in centre:
+            continue
+        d = sorted((float(np.linalg.norm(centre[i] - centre[o])), i) for i in ids if i in centre)
+        if len(d) >= 3 and d[2][0] - d[1][0] >= 0.3:
+            return sorted([d[0][1], d[1][1]]), anchor
+    return None
 
 
 def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], rng: np.random.Generator) -> list[Path]:
@@ -45,20 +60,26 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
             table = load_npy(src / SCENES / f"{scene}_aligned_bbox.npy")
             flat = {int(t[7]) for t in table if not (t[3:6] > 0).all()}
             made: list[tuple[list[int], str, str, str]] = []  # (object_ids, eval_type, description, class)
+            centre = {int(t[7]): t[:3] for t in table}
+            absent = [v for v in vocabulary if v not in classes]
             for name, objs in sorted(classes.items()):
                 if flat & set(objs):
                     continue
                 label = name.replace("_", " ")
                 ids = sorted(objs)
+                if len(ids) >= 3:
+                    pair = _two_closest(ids, [(o, n) for n, os_ in sorted(classes.items()) if n != name for o in sorted(os_)], centre)
+                    if pair is not None:
+                        (a, b), anchor = pair
+                        made.append(([a, b], "mt", f"the two {label}s closest to the {anchor.replace('_', ' ')}.", name))
                 if len(ids) >= 2:
-                    made.append((ids, "mt", f"all the {label}s in this room.", name))
                     k = ids[int(rng.integers(len(ids)))]
                     made.append(([k], "st_w_d", objs[k][0], name))
                 else:
                     made.append((ids, "st_wo_d", f"the {label} in this room.", name))
-                if rng.random() < 0.5:
-                    made.append(([], "zt_w_d", f"the {label} standing on the ceiling.", name))
-            absent = [v for v in vocabulary if v not in classes]
+                if absent and rng.random() < 0.5:
+                    other = absent[int(rng.integers(len(absent)))].replace("_", " ")
+                    made.append(([], "zt_w_d", f"the {label} next to the {other}.", name))
             if absent:
                 name = absent[int(rng.integers(len(absent)))]
                 made.append(([], "zt_wo_d", f"the {name.replace('_', ' ')} in this room.", name))

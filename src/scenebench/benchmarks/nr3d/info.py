@@ -11,6 +11,7 @@ _PROTOCOLS = {
     "official": "= official:original",
     "official:original": "ReferIt3D: utterances naming the target class and of at most 24 tokens",
     "official:chatscene": "Chat-Scene: every utterance; the first <OBJnnn> of the text, else object 0",
+    "official:m3drefclip": "M3DRef-CLIP: every utterance; the answered box is the target when IoU >= 0.9 with its box (needs --boxes)",
 }
 _PAPER = "Achlioptas et al. 2020, ECCV (ReferIt3D), arXiv 2007.11429"
 _TASK = "one object id among the scan's objects per utterance"

@@ -4,12 +4,17 @@ A JSON list or JSONL of records naming the utterance by ``sample_id`` (``scan_id
 :mod:`.data`) or by ``scan_id`` (or ``scene_id``), ``target_id`` (or ``object_id``) and ``ann_id``
 (``k``), with the answer as ``pred_id`` (an object id) or ``pred`` (model text, parsed by the
 protocol's rule in :mod:`.scorer`: ``<OBJ012>`` tokens, a bare id). Returned by sample id as an
-``int`` or a ``str``.
+``int`` or a ``str``. A record may also carry ``aabb``, the chosen object's box as 8 corners (or a
+list holding one such box: M3DRef-CLIP's per-query layout); ``official:m3drefclip`` scores that box
+(collected into ``boxes``), the identity protocols read only the id, and a record with a box and no
+id answers ``""`` there (no id: invalid).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.io.files import iter_jsonl, read_json
@@ -25,7 +30,20 @@ def _id(value: object) -> int | None:
     return int(value) if isinstance(value, str) and value.isdigit() else None
 
 
-def read_predictions(path: str | Path, utterances: list[Utterance]) -> dict[str, int | str]:
+def _box(value: object, p: Path, where: str) -> np.ndarray:
+    """(6,) min-max box of 8 corners, or of a list holding one 8-corner box."""
+    try:
+        corners = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        corners = np.zeros(0)
+    if corners.shape == (1, 8, 3):
+        corners = corners[0]
+    if corners.shape != (8, 3) or not np.isfinite(corners).all():
+        raise InputError(p, "not 8 corners of finite numbers", where=where, field="aabb", expected="[[x, y, z] x 8] or [[[x, y, z] x 8]]")
+    return np.concatenate([corners.min(0), corners.max(0)])
+
+
+def read_predictions(path: str | Path, utterances: list[Utterance], boxes: dict[str, np.ndarray] | None = None) -> dict[str, int | str]:
     p = Path(path)
     if p.suffix == ".jsonl":
         rows = [(f"line {n}", r) for n, r in iter_jsonl(p, allow_empty=True)]
@@ -52,6 +70,10 @@ def read_predictions(path: str | Path, utterances: list[Utterance]) -> dict[str,
             raise InputError(p, f"{sid!r} (scan_id:target_id:ann_id) is no utterance of the ground truth", where=where, field="sample_id")
         if sid in out:
             raise InputError(p, f"a second record for {sid}", where=where, field="sample_id")
+        if "aabb" in r:
+            box = _box(r["aabb"], p, where)
+            if boxes is not None:
+                boxes[sid] = box
         if "pred_id" in r:
             v = _id(r["pred_id"])
             if v is None:
@@ -59,6 +81,8 @@ def read_predictions(path: str | Path, utterances: list[Utterance]) -> dict[str,
             out[sid] = v
         elif isinstance(r.get("pred"), str):
             out[sid] = r["pred"]
+        elif "aabb" in r:
+            out[sid] = ""  # a box alone names no object id
         else:
-            raise InputError(p, "neither pred_id (an object id) nor pred (text)", where=where, field="pred_id")
+            raise InputError(p, "neither pred_id (an object id), pred (text) nor aabb (a box)", where=where, field="pred_id")
     return out

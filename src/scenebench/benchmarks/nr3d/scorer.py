@@ -11,6 +11,12 @@ distractor at most); view-dependent: a token of :data:`.data.VIEW_WORDS`. What d
 - ``official:chatscene`` (Chat-Scene's ``calc_nr3d_score``; GPT4Scene, Inst3D-LMM, 3D-LLaVA copy it):
   every utterance, neither filter; a text answer is its first ``<OBJnnn>`` (three digits), and a
   text without one picks **object 0** (a guess, not a miss);
+- ``official:m3drefclip`` (M3DRef-CLIP's ``referit3d_evaluator.py``, the GT-box setting): every
+  utterance, neither filter; the answer is a **box** (``aabb``, else the box-table box of the
+  answered id) and is right when its IoU with the target's box (float32, ``+ float32 eps``) is
+  **>= 0.9**, so a same-class distractor of nearly the target's box counts as the target; a missing
+  answer counts 0 overall and joins no type (group ``no prediction``: the released per-type masks
+  are uninitialised there); needs the box tables (``--boxes``);
 - ``strict``: utterances that name the target class, every length (a model hyper-parameter does not
   shrink the test set).
 
@@ -24,8 +30,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from scenebench.errors import InputError
+from scenebench.geometry.boxes import center_size_to_minmax
+from scenebench.io.arrays import load_npy
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
+from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, Status, summarize_scores
 from scenebench.protocol import parse_protocol
@@ -41,6 +53,9 @@ OBJ = re.compile(r"<obj(\d+)>", re.IGNORECASE)
 OBJ3 = re.compile(r"<OBJ(\d{3})>")  # Chat-Scene's id_format
 NO_CLASS = "the utterance does not name the target class (mentions_target_class False)"
 TOO_LONG = f"more than {MAX_TOKENS} tokens"
+IDENTITY_IOU = 0.9  # M3DRef-CLIP: a box at IoU >= 0.9 with the target's box is the target
+NO_PREDICTION = "no prediction"
+NO_ROW = "the scan's box table has no row for the target_id"
 RULES = {
     "strict": {
         "test_set": "utterances naming the target class (mentions_target_class), any length",
@@ -53,6 +68,12 @@ RULES = {
     "official:chatscene": {
         "test_set": "every utterance (no class or length filter)",
         "text_answer": "first <OBJnnn> (three digits, upper case); else object 0",
+    },
+    "official:m3drefclip": {
+        "test_set": "every utterance (no class or length filter)",
+        "text_answer": "first <OBJnnn> token, else a bare id; its box-table box unless the record gives aabb",
+        "correct": f"IoU (float32, + float32 eps) of the answered box with the target's box >= {IDENTITY_IOU}",
+        "type_denominator": f"utterances of the type with a prediction (a missing one is in group '{NO_PREDICTION}')",
     },
 }
 
@@ -77,9 +98,32 @@ def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
     return int(value.strip()) if value.strip().isdigit() else None
 
 
+def box_path(folder: str | Path, scan_id: str) -> Path:
+    return Path(folder) / f"{scan_id}_aligned_bbox.npy"
+
+
+def load_boxes(folder: str | Path, scan_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """A scan's object ids (K,) and min-max boxes (K, 6) from its ScanNet box table, checked."""
+    p = box_path(folder, scan_id)
+    t = load_npy(p)
+    if t.ndim != 2 or t.shape[1] != 8 or not np.issubdtype(t.dtype, np.number):
+        raise InputError(p, f"box table has shape {t.shape}", expected="(K, 8) numbers: cx cy cz dx dy dz nyu40id object_id")
+    bad = np.flatnonzero(~np.isfinite(t).all(1) | (t[:, 3:6] < 0).any(1))
+    if bad.size:
+        raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
+    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6].astype(np.float64))
+
+
+def same_object(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(N,) M3DRef-CLIP's identity test of paired (N, 6) min-max boxes: float32 IoU with + float32 eps >= 0.9."""
+    if len(pred) == 0:
+        return np.zeros(0, dtype=bool)
+    return np.asarray(iou_matrix_eps(pred, target, FLOAT32_EPS, np.float32).diagonal() >= IDENTITY_IOU)
+
+
 def exclusion(u: Utterance, protocol: str) -> str | None:
     """Why the protocol leaves ``u`` out of the test set, or None."""
-    if protocol == "official:chatscene":
+    if protocol in ("official:chatscene", "official:m3drefclip"):
         return None
     if not u.mentions_target_class:
         return NO_CLASS
@@ -93,8 +137,43 @@ def groups_of(u: Utterance) -> dict[str, str]:
 
 
 class ReferIt3DScorer:
-    def __init__(self, benchmark: str, utterances: list[Utterance], preds: dict[str, int | str], protocol: str) -> None:
+    def __init__(
+        self, benchmark: str, utterances: list[Utterance], preds: dict[str, int | str], protocol: str,
+        boxes_dir: Path | None = None, pred_boxes: dict[str, np.ndarray] | None = None,
+    ) -> None:  # fmt: skip
         self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, canonical(protocol)
+        self.boxes_dir, self.pred_boxes = boxes_dir, pred_boxes or {}
+
+    def _box_batch(self, scan: str, todo: list[Utterance]) -> list[SampleScore]:
+        """official:m3drefclip: each answer's box against the target's box (module doc)."""
+        assert self.boxes_dir is not None
+        ids, boxes = load_boxes(self.boxes_dir, scan)
+        row = {int(o): k for k, o in enumerate(ids)}
+        batch, pairs = [], []
+        for u in todo:
+            detail: dict[str, Any] = {"utterance": u.utterance, "target_id": u.target_id, "n_objects": u.n_objects}
+            raw = self.preds.get(u.sample_id)
+            if u.target_id not in row:
+                batch.append(SampleScore(u.sample_id, scan, "excluded", {}, groups_of(u), {**detail, "reason": NO_ROW}))
+                continue
+            if raw is None:
+                none = {"difficulty": NO_PREDICTION, "view": NO_PREDICTION}
+                batch.append(SampleScore(u.sample_id, scan, "missing", {"correct": 0.0}, none, detail))
+                continue
+            pred = parse_answer(raw, "strict")
+            box = self.pred_boxes.get(u.sample_id)
+            if box is None and pred in row:
+                box = boxes[row[pred]]
+            detail.update({"pred_id": pred, "answer": raw if isinstance(raw, str) else None})
+            status: Status = "invalid" if box is None else "scored"
+            batch.append(SampleScore(u.sample_id, scan, status, {"correct": 0.0}, groups_of(u), detail))
+            if box is not None:
+                pairs.append((len(batch) - 1, box, boxes[row[u.target_id]]))
+        if pairs:
+            hit = same_object(np.array([p for _, p, _ in pairs]), np.array([t for _, _, t in pairs]))
+            for (i, _, _), h in zip(pairs, hit):
+                batch[i].values["correct"] = float(h)
+        return batch
 
     def sample_ids(self) -> list[str]:
         return [u.sample_id for u in self.utterances]
@@ -105,6 +184,9 @@ class ReferIt3DScorer:
             if u.sample_id not in skip:
                 by_scan.setdefault(u.scan_id, []).append(u)
         for scan, todo in by_scan.items():
+            if self.protocol == "official:m3drefclip":
+                yield self._box_batch(scan, todo)
+                continue
             batch = []
             for u in todo:
                 detail: dict[str, Any] = {"utterance": u.utterance, "target_id": u.target_id, "n_objects": u.n_objects}
@@ -128,12 +210,20 @@ def make_job(
     protocol: str,
     n_resamples: int = 1000,
     seed: int = 0,
+    boxes: Path | None = None,
 ) -> ScoringJob:
     protocol = canonical(protocol)
     inputs = {**inputs, "predictions": file_fingerprint(predictions)}
     settings: dict[str, Any] = {"easy": "n_objects <= 2", "view_words": sorted(VIEW_WORDS)}
     settings |= {**RULES[protocol], "protocols": RULES}
-    scorer = ReferIt3DScorer(benchmark, utterances, read_predictions(predictions, utterances), protocol)
+    pred_boxes: dict[str, np.ndarray] = {}
+    answers = read_predictions(predictions, utterances, pred_boxes)
+    if protocol == "official:m3drefclip":
+        if boxes is None:
+            raise InputError(None, "official:m3drefclip scores boxes: give the box tables (--boxes FOLDER of <scan_id>_aligned_bbox.npy)")
+        inputs["boxes"] = {s: file_fingerprint(box_path(boxes, s)) for s in sorted({u.scan_id for u in utterances})}
+        inputs["boxes_dir"] = str(boxes)
+    scorer = ReferIt3DScorer(benchmark, utterances, answers, protocol, None if boxes is None else Path(boxes), pred_boxes)
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
@@ -155,26 +245,29 @@ def truth(annotations: Path, scans: Path | None) -> tuple[list[Utterance], dict[
 
 
 def _prepare(
-    benchmark: str, annotations: Path, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int
-) -> ScoringJob:
+    benchmark: str, annotations: Path, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int,
+    boxes: Path | None,
+) -> ScoringJob:  # fmt: skip
     checked = canonical(protocol)
     utterances, inputs = truth(Path(annotations), None if scans is None else Path(scans))
-    return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed)
+    return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed, None if boxes is None else Path(boxes))
 
 
 def prepare_nr3d(
-    *, annotations: Path, predictions: Path, scans: Path | None = None, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0
-) -> ScoringJob:
-    return _prepare("nr3d", annotations, predictions, scans, protocol, n_resamples, seed)
+    *, annotations: Path, predictions: Path, scans: Path | None = None, boxes: Path | None = None, protocol: str = "strict",
+    n_resamples: int = 1000, seed: int = 0,
+) -> ScoringJob:  # fmt: skip
+    return _prepare("nr3d", annotations, predictions, scans, protocol, n_resamples, seed, boxes)
 
 
 def prepare_sr3d(
-    *, annotations: Path, predictions: Path, scans: Path | None = None, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0
-) -> ScoringJob:
-    return _prepare("sr3d", annotations, predictions, scans, protocol, n_resamples, seed)
+    *, annotations: Path, predictions: Path, scans: Path | None = None, boxes: Path | None = None, protocol: str = "strict",
+    n_resamples: int = 1000, seed: int = 0,
+) -> ScoringJob:  # fmt: skip
+    return _prepare("sr3d", annotations, predictions, scans, protocol, n_resamples, seed, boxes)
 
 
-def validate_command(annotations: Path, predictions: Path | None = None, scans: Path | None = None) -> None:
+def validate_command(annotations: Path, predictions: Path | None = None, scans: Path | None = None, boxes: Path | None = None) -> None:
     """``scenebench validate nr3d|sr3d``: read every input (errors name file, line, field); print counts."""
     import json
 
@@ -184,5 +277,10 @@ def validate_command(annotations: Path, predictions: Path | None = None, scans: 
     out[f"longer_than_{MAX_TOKENS}_tokens"] = sum(len(u.tokens) > MAX_TOKENS for u in utterances)
     out["easy"], out["view_dependent"] = sum(u.easy for u in utterances), sum(u.view_dependent for u in utterances)
     if predictions is not None:
-        out["predictions"] = len(read_predictions(predictions, utterances))
+        pred_boxes: dict[str, np.ndarray] = {}
+        out["predictions"] = len(read_predictions(predictions, utterances, pred_boxes))
+        out["predictions_with_a_box"] = len(pred_boxes)
+    if boxes is not None:
+        tables = {s: load_boxes(boxes, s)[0] for s in {u.scan_id for u in utterances}}
+        out["targets_without_row"] = sum(u.target_id not in tables[u.scan_id] for u in utterances)
     print(json.dumps(out, indent=2))

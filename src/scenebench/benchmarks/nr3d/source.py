@@ -112,8 +112,9 @@ class _ReferIt3DSource:
     def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, **options: Any) -> ScoringJob:
         chosen = {m.sample_id for m in samples}
         return make_job(
-            self.benchmark, [u for u in self.utterances if u.sample_id in chosen], self.truth_inputs, predictions_path, protocol
-        )
+            self.benchmark, [u for u in self.utterances if u.sample_id in chosen], self.truth_inputs, predictions_path, protocol,
+            boxes=self.scenes,
+        )  # fmt: skip
 
 
 class Nr3dSource(_ReferIt3DSource):

@@ -4,14 +4,16 @@ from scenebench.declarations.types import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.nr3d"
 # official:<lineage>: ReferIt3D (the dataset authors' protocol), then Chat-Scene's copy (GPT4Scene, Inst3D-LMM, 3D-LLaVA)
-LINEAGES = ("original", "chatscene")
+# and M3DRef-CLIP's evaluator (boxes, IoU >= 0.9 as identity)
+LINEAGES = ("original", "chatscene", "m3drefclip")
 
 
 def _inputs(csv: str) -> tuple[Input, ...]:
     return (
         Input("annotations", "truth", "file", f"{csv} (ReferIt3D's utterance table).", ("--annotations", "-a")),
         Input("scans", "truth", "file", "Test scans: ReferIt3D's test_scans.txt (JSON list) or one id per line (default: every row).", optional_for=("score", "validate")),
-        Input("predictions", "predictions", "file", "Predictions: JSON list / JSONL of {sample_id | scan_id, target_id, ann_id; pred_id | pred}.", ("--predictions", "-p")),
+        Input("predictions", "predictions", "file", "Predictions: JSON list / JSONL of {sample_id | scan_id, target_id, ann_id; pred_id | pred | aabb}.", ("--predictions", "-p")),
+        Input("boxes", "truth", "folder", "Folder of <scan_id>_aligned_bbox.npy box tables (read by official:m3drefclip only).", optional_for=("score", "validate")),
     )  # fmt: skip
 
 
@@ -25,6 +27,7 @@ def _spec(name: str, csv: str, title: str) -> BenchmarkSpec:
         view=f"{P}.view:build_views",
         layout=f"{P}.layout:LAYOUT",
         synthetic=f"{P}.synthetic:write_{name}",
+        audit=f"{P}.audit:rows_{name}",
         data_folder=name,
         inputs=_inputs(csv),
         options=(

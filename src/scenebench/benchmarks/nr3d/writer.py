@@ -14,6 +14,12 @@ COLUMNS = ("assignmentid", "stimulus_id", "utterance", "correct_guess", "scan_id
            "mentions_target_class", "dataset")  # fmt: skip
 
 
+def corners(minmax: Sequence[float]) -> list[list[float]]:
+    """The 8 corners of a min-max box (an ``aabb`` answer of official:m3drefclip)."""
+    lo, hi = list(minmax[:3]), list(minmax[3:6])
+    return [[float((hi if i >> k & 1 else lo)[k]) for k in range(3)] for i in range(8)]
+
+
 def stimulus_id(scan_id: str, instance_type: str, target_id: int, distractor_ids: Sequence[int]) -> str:
     """ReferIt3D's ``<scan>-<type, spaces as _>-<n_objects>-<target>[-<distractor>...]``."""
     ids = "-".join(str(i) for i in (target_id, *distractor_ids))

@@ -33,7 +33,21 @@ object's descriptions. What differs:
 - ``official:ll3da`` (LL3DA's ``evaluate_densecap.py``): the same voting, gated at IoU **>** k; the
   training repo's text (whitespace tokens, references cut at 30 tokens) and placeholder.
 
-METEOR needs the METEOR 1.5 jar and is not reported by this benchmark yet.
+- ``official:leo`` (LEO's ``evaluator/cap_eval.py`` with ``pc_type=pred``): each object takes the
+  proposal with the largest IoU among the **first 50** in file order (LEO keeps 50 Mask3D masks),
+  kept when IoU **>=** k; caption ``('sos ' + caption + ' eos').replace('. ', ' . ')``, references
+  ``sos`` + all tokens + ``eos``, whitespace tokens, the ``sos eos`` placeholder; corpus BLEU-4, mean
+  CIDEr-D and ROUGE-L.
+- ``official:video3dllm`` (Video-3D-LLM's ``eval_scan2cap.py`` and preprocessing; Ross3D the same):
+  the same choice (first 50, max IoU, **>=** k); caption and every description get ``.`` and ``,``
+  split off and are lower-cased inside ``sos``/``eos`` (no tokenizer); an object without a proposal
+  answers the empty string and is scored against the references of the **last earlier object that
+  had one** (the released loop does not reassign its ``gt`` variable there).
+
+METEOR (``meteor=True``, ``--meteor``: Java and the METEOR 1.5 jar, :mod:`scenebench.metrics.text`;
+off by default, the jar loads its paraphrase table on every start): the jar's per-sample scores under
+``strict`` and ``official:benchmark`` (masked as the other metrics), else the corpus score from the
+summed jar statistics, each lineage feeding the jar its own caption and reference strings.
 """
 
 from __future__ import annotations
@@ -50,7 +64,16 @@ from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_fr
 from scenebench.metrics.grounding import iou_matrix_eps
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, Status, summarize_scores
-from scenebench.metrics.text import bleu_from_sums, bleu_stats, cider_d, rouge_l, tokenize
+from scenebench.metrics.text import (
+    bleu_from_sums,
+    bleu_stats,
+    cider_d,
+    meteor_from_sums,
+    meteor_stats,
+    meteor_unavailable_reason,
+    rouge_l,
+    tokenize,
+)
 from scenebench.protocol import parse_protocol
 from scenebench.results import Results
 
@@ -61,6 +84,7 @@ from .spec import LINEAGES
 THRESHOLDS = {"0.25": 0.25, "0.5": 0.5}
 MAX_REF_TOKENS = 30  # the training repo's CONF.TRAIN.MAX_DES_LEN
 PLACEHOLDER = ("sos", "eos")
+MAX_PROPOSALS = 50  # LEO and Video-3D-LLM keep the first 50 Mask3D masks as proposals
 RULES = {
     "strict": {
         "assignment": "per threshold, one-to-one: the most pairs with IoU >= k, then the largest IoU sum",
@@ -90,6 +114,20 @@ RULES = {
         "unmatched_object": "the placeholder 'sos eos'",
         "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
     },
+    "official:leo": {
+        "assignment": "per object, the largest-IoU proposal among the first 50 in file order",
+        "gate": "IoU >= k",
+        "text": "('sos ' + caption + ' eos').replace('. ', ' . '); references sos + all tokens + eos; whitespace tokens",
+        "unmatched_object": "the placeholder 'sos eos'",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
+    "official:video3dllm": {
+        "assignment": "per object, the largest-IoU proposal among the first 50 in file order",
+        "gate": "IoU >= k",
+        "text": "'.' and ',' split off and lower case inside sos/eos, caption and references; whitespace tokens",
+        "unmatched_object": "'sos eos' scored against the references of the last earlier object with a proposal",
+        "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
+    },
     "official:original": {
         "assignment": "each proposal to the object with the nearest centre; a later proposal overwrites an earlier one",
         "gate": "IoU > k",
@@ -113,12 +151,18 @@ def _bleu(*args: float | None) -> float | None:
     return None if v is None else 100 * v
 
 
-def metric_specs(protocol: str) -> list[MetricSpec]:
+def _meteor(p: float | None, r: float | None, frag: float | None) -> float | None:
+    v = meteor_from_sums(p, r, frag)
+    return None if v is None else 100 * v
+
+
+def metric_specs(protocol: str, meteor: bool = False) -> list[MetricSpec]:
     out: list[MetricSpec] = []
     for k in THRESHOLDS:
         t = k.replace(".", "")
+        per_sample = (("METEOR", "meteor"),) if meteor else ()
         if protocol in ("strict", "official:benchmark"):
-            for name, f in (("CIDEr", "cider"), ("BLEU-4", "bleu4"), ("ROUGE-L", "rouge")):
+            for name, f in (("CIDEr", "cider"), ("BLEU-4", "bleu4"), ("ROUGE-L", "rouge"), *per_sample):
                 out.append(
                     Mean(
                         f"{name}@{k}",
@@ -148,6 +192,14 @@ def metric_specs(protocol: str) -> list[MetricSpec]:
             )
             deps = (*(f"BLEU p{n}@{k}" for n in range(1, 5)), f"BLEU length ratio@{k}")
             out.append(Derived(f"BLEU-4@{k}", deps, _bleu, description="corpus BLEU-4 (x100)"))
+            if meteor:
+                out.append(Ratio(f"METEOR p@{k}", f"m{t}_met_tw", f"m{t}_met_tl", description="METEOR weighted precision (corpus sums)"))
+                out.append(Ratio(f"METEOR r@{k}", f"m{t}_met_rw", f"m{t}_met_rl", description="METEOR weighted recall (corpus sums)"))
+                out.append(
+                    Ratio(f"METEOR frag@{k}", f"m{t}_met_ch", f"m{t}_met_wm", description="METEOR chunks per matched word (corpus sums)")
+                )
+                mdeps = (f"METEOR p@{k}", f"METEOR r@{k}", f"METEOR frag@{k}")
+                out.append(Derived(f"METEOR@{k}", mdeps, _meteor, description="corpus METEOR 1.5 (the jar's EVAL line, x100)"))
     return out  # fmt: skip
 
 
@@ -230,11 +282,68 @@ def assign_best_voter(
     return out
 
 
+def assign_best_iou(iou: np.ndarray, k: float, max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
+    """(G,) per object the proposal with the largest IoU among the first ``max_proposals`` (the first
+    on equal IoUs), kept when that IoU is >= k; -1 for none (LEO, Video-3D-LLM: module doc)."""
+    top = iou[:max_proposals]
+    if len(top) == 0:
+        return np.full(iou.shape[1], -1, dtype=np.int64)
+    return np.where(top.max(0) >= k, top.argmax(0), -1).astype(np.int64)
+
+
+def _video3dllm(text: str) -> list[str]:
+    # Video-3D-LLM's eval_scan2cap.py: '.' and ',' split off, lower case, sos/eos, no tokenizer
+    return ("sos " + text.replace(".", " . ").replace(",", " , ").lower() + " eos").split()
+
+
+def references(protocol: str, objects: list[DescribedObject]) -> list[list[list[str]]]:
+    """Each object's reference token lists as the protocol prepares them."""
+    if protocol == "strict":
+        return [[tokenize(d) for d in o.descriptions] for o in objects]
+    if protocol in ("official:benchmark", "official:leo"):
+        return [[["sos", *t, "eos"] for t in o.tokens] for o in objects]
+    if protocol == "official:chatscene":
+        return [[tokenize(f"sos {d} eos") for d in o.descriptions] for o in objects]
+    if protocol == "official:video3dllm":
+        return [[_video3dllm(d) for d in o.descriptions] for o in objects]
+    return [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in objects]
+
+
+def texts(protocol: str, captions: list[str | None], refs: list[list[list[str]]]) -> tuple[list[list[str]], list[list[list[str]]]]:
+    """(hypothesis tokens, reference token lists) per object, in object order, of the caption chosen
+    for each object (None: no proposal) under ``protocol``."""
+    hyps: list[list[str]] = []
+    out = list(refs)
+    last = -1  # video3dllm: the last object with a proposal, whose references a later miss still holds
+    for i, cap in enumerate(captions):
+        if protocol == "strict":
+            hyps.append(tokenize(cap) if cap is not None else [])
+        elif protocol == "official:chatscene":
+            hyps.append(tokenize(f"sos {cap} eos") if cap is not None else list(PLACEHOLDER))
+        elif protocol == "official:leo":
+            hyps.append(("sos " + cap + " eos").replace(". ", " . ").split() if cap is not None else list(PLACEHOLDER))
+        elif protocol == "official:video3dllm":
+            # no proposal: the empty answer, scored against the references of the last sample that had one
+            # (model_scan2cap.py leaves its ``gt`` variable unassigned); the first objects keep their own
+            hyps.append(_video3dllm(cap if cap is not None else ""))
+            if cap is not None:
+                last = i
+            elif last >= 0:
+                out[i] = refs[last]
+        else:
+            hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
+    return hyps, out
+
+
 class Scan2CapScorer:
     benchmark = "scan2cap"
 
-    def __init__(self, objects: list[DescribedObject], boxes_dir: Path, preds: dict[str, tuple[np.ndarray, list[str]]], protocol: str):
+    def __init__(
+        self, objects: list[DescribedObject], boxes_dir: Path, preds: dict[str, tuple[np.ndarray, list[str]]], protocol: str,
+        meteor: bool = False,
+    ) -> None:  # fmt: skip
         self.objects, self.boxes_dir, self.preds, self.protocol = objects, boxes_dir, preds, canonical(protocol)
+        self.meteor = meteor
         self._values: dict[str, tuple[dict[str, float], dict[str, Any]]] | None = None
 
     def sample_ids(self) -> list[str]:
@@ -245,14 +354,7 @@ class Scan2CapScorer:
         strict = self.protocol == "strict"
         bench = self.protocol == "official:benchmark"
         gated: list[list[float]] = []  # official:benchmark: per scene, the IoU of each object's assigned proposal
-        if strict:
-            refs = [[tokenize(d) for d in o.descriptions] for o in self.objects]
-        elif bench:
-            refs = [[["sos", *t, "eos"] for t in o.tokens] for o in self.objects]
-        elif self.protocol == "official:chatscene":
-            refs = [[tokenize(f"sos {d} eos") for d in o.descriptions] for o in self.objects]
-        else:
-            refs = [[["sos", *t[:MAX_REF_TOKENS], "eos"] for t in o.tokens] for o in self.objects]
+        base_refs = references(self.protocol, self.objects)
         chosen: dict[str, list[int]] = {k: [] for k in THRESHOLDS}
         ious: list[float] = []
         shares: list[float] = []
@@ -276,6 +378,8 @@ class Scan2CapScorer:
                     a_k = a
                 elif self.protocol in ("official:chatscene", "official:ll3da"):
                     a_k = assign_best_voter(pred, ids, boxes, oids, t, inclusive=self.protocol == "official:chatscene")
+                elif self.protocol in ("official:leo", "official:video3dllm"):
+                    a_k = assign_best_iou(iou, t)
                 else:
                     a_k = assign_strict(iou, t) if strict else assign_original(pred, ids, boxes, oids, t)
                 chosen[k] += a_k.tolist()
@@ -285,23 +389,16 @@ class Scan2CapScorer:
         captions = {s: c for s, (_, c) in self.preds.items()}
         values: dict[str, dict[str, float]] = {o.sample_id: {} for o in self.objects}
         detail: dict[str, dict[str, Any]] = {o.sample_id: {"best_iou": ious[order[o.sample_id]]} for o in self.objects}
+        meteor_in: list[tuple[str, str, float, str, list[str]]] = []  # (sample, threshold tag, gate, caption, references)
         for k in THRESHOLDS:
             tag = k.replace(".", "")
-            hyps: list[list[str]] = []
-            matched: list[bool] = []
+            caps: list[str | None] = []
             for o in self.objects:
                 j = chosen[k][order[o.sample_id]]
-                cap = captions[o.scene_id][j] if j >= 0 else None
-                detail[o.sample_id][f"caption@{k}"] = cap
-                matched.append(cap is not None)
-                if strict:
-                    hyps.append(tokenize(cap) if cap is not None else [])
-                elif self.protocol == "official:chatscene":
-                    hyps.append(tokenize(f"sos {cap} eos") if cap is not None else list(PLACEHOLDER))
-                elif bench:
-                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
-                else:
-                    hyps.append(("sos " + cap + " eos").split(" ") if cap is not None else list(PLACEHOLDER))
+                caps.append(captions[o.scene_id][j] if j >= 0 else None)
+                detail[o.sample_id][f"caption@{k}"] = caps[-1]
+            matched = [c is not None for c in caps]
+            hyps, refs = texts(self.protocol, caps, base_refs)
             cider = cider_d(hyps, refs) if self.objects else []
             gate = [x for scene_iou in gated for x in scene_iou]
             for i, o in enumerate(self.objects):
@@ -313,8 +410,18 @@ class Scan2CapScorer:
                     b4 = bleu_from_sums(ps, st["hyp_len"], st["ref_len"]) if h else 0.0
                     v.update({f"cider_{tag}": on * cider[i], f"bleu4_{tag}": on * (b4 or 0.0), f"rouge_{tag}": on * rouge_l(h, r)})
                 else:
+                    on = 1.0
                     v.update({f"cider_{tag}": cider[i], f"rouge_{tag}": rouge_l(h, r)})
                     v.update({f"b{tag}_{name}": x for name, x in bleu_stats(h, r).items()})
+                meteor_in.append((o.sample_id, tag, on, " ".join(h), [" ".join(x) for x in r]))
+        if self.meteor and meteor_in:
+            # one jar run for both thresholds (it loads its paraphrase table on every start)
+            parts, scores, _ = meteor_stats([m[3] for m in meteor_in], [m[4] for m in meteor_in])
+            for (sid, tag, on, _, _), part, score in zip(meteor_in, parts, scores):
+                if strict or bench:  # per-sample scores, masked as the other metrics
+                    values[sid][f"meteor_{tag}"] = on * score
+                else:  # summable statistics: the corpus METEOR is computed from their sums, as the jar's EVAL line
+                    values[sid].update({f"m{tag}_{f}": x for f, x in part.items()})
         for o in self.objects:
             if strict or bench:
                 values[o.sample_id]["pred_share"] = shares[order[o.sample_id]]
@@ -333,21 +440,22 @@ class Scan2CapScorer:
 
 def make_job(
     objects: list[DescribedObject], inputs: dict[str, Any], boxes: Path, predictions: Path, protocol: str,
-    n_resamples: int = 1000, seed: int = 0, oracle_boxes: bool = False,
+    n_resamples: int = 1000, seed: int = 0, oracle_boxes: bool = False, meteor: bool = False,
 ) -> ScoringJob:  # fmt: skip
     protocol = canonical(protocol)
+    reason = meteor_unavailable_reason() if meteor else "not requested (--meteor)"
     inputs = {**inputs, "boxes_dir": str(boxes), "predictions": file_fingerprint(predictions)}
     inputs["boxes"] = {sid: file_fingerprint(box_path(boxes, sid)) for sid in by_scene(objects)}
     settings: dict[str, Any] = {
         "iou_thresholds": list(THRESHOLDS.values()),
         **RULES[protocol],
         "protocols": RULES,
-        "meteor": "not computed",
+        "meteor": reason or ("per-sample jar scores" if protocol in ("strict", "official:benchmark") else "corpus (summed jar statistics)"),
     }
     if oracle_boxes:
         settings["boxes"] = "ground truth (oracle-box setting): not comparable with m@kIoU of detected boxes"
-    scorer = Scan2CapScorer(objects, Path(boxes), read_predictions(predictions, objects), protocol)
-    specs = metric_specs(protocol)
+    scorer = Scan2CapScorer(objects, Path(boxes), read_predictions(predictions, objects), protocol, meteor=reason is None)
+    specs = metric_specs(protocol, meteor=reason is None)
 
     def summarize(records: list[SampleScore], run: Any) -> Results:
         s = summarize_scores(records, specs, n_resamples=n_resamples, seed=seed)
@@ -357,11 +465,13 @@ def make_job(
 
 
 def prepare_scoring(
-    *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0
-) -> ScoringJob:
+    *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0,
+    meteor: bool = False,
+) -> ScoringJob:  # fmt: skip
     checked = canonical(protocol)
     objects = load_objects(annotations)
-    return make_job(objects, {"annotations": file_fingerprint(annotations)}, Path(boxes), Path(predictions), checked, n_resamples, seed)
+    truth = {"annotations": file_fingerprint(annotations)}
+    return make_job(objects, truth, Path(boxes), Path(predictions), checked, n_resamples, seed, meteor=meteor)
 
 
 def validate_command(annotations: Path, boxes: Path, predictions: Path | None = None) -> None:

@@ -91,7 +91,9 @@ class Scan2CapSource:
         return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
 
     def truth(self, sample: ModelSample) -> Prediction:
-        return TextPrediction(sample.sample_id, text=self.by_id[sample.sample_id].descriptions[0])
+        # the first description as its token sequence ("... window ."): a Scan2Cap model emits tokens,
+        # and the lineages that score whitespace tokens compare them with the released token lists
+        return TextPrediction(sample.sample_id, text=" ".join(self.by_id[sample.sample_id].tokens[0]))
 
     def write_predictions(self, predictions: Mapping[str, Prediction], samples: Sequence[ModelSample], folder: Path) -> Path:
         out: dict[str, list[dict[str, Any]]] = {}
@@ -108,4 +110,5 @@ class Scan2CapSource:
     def scoring_job(self, predictions_path: Path, samples: Sequence[ModelSample], *, protocol: str, **options: Any) -> ScoringJob:
         chosen = {m.sample_id for m in samples}
         objs = [o for o in self.objects if o.sample_id in chosen]
-        return make_job(objs, self.truth_inputs, self.scenes, predictions_path, protocol, oracle_boxes=True)
+        meteor = bool(options.get("meteor", False))
+        return make_job(objs, self.truth_inputs, self.scenes, predictions_path, protocol, oracle_boxes=True, meteor=meteor)

@@ -4,8 +4,8 @@ from scenebench.declarations.types import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.scan2cap"
 # official:<lineage>: the training repo's scorer (lib/eval_helper.py) first, then the benchmark server's
-# (benchmark/eval.py), Chat-Scene's (GPT4Scene, Inst3D-LMM, 3D-LLaVA) and LL3DA's copies
-LINEAGES = ("original", "benchmark", "chatscene", "ll3da")
+# (benchmark/eval.py), Chat-Scene's (GPT4Scene, Inst3D-LMM, 3D-LLaVA), LL3DA's, LEO's and Video-3D-LLM's (Ross3D) copies
+LINEAGES = ("original", "benchmark", "chatscene", "ll3da", "leo", "video3dllm")
 
 SPEC = BenchmarkSpec(
     name="scan2cap",
@@ -35,6 +35,14 @@ SPEC = BenchmarkSpec(
     ),
     options=(
         Option("data", "Scan2Cap data folder (see docs/metrics/scan2cap_m_at_kiou.md).", None, "path", commands=("run",), required=True),
+        Option(
+            "meteor",
+            "Also METEOR@k (Java and the METEOR 1.5 jar of pycocoevalcap; adds about half a minute: the jar loads its paraphrase table).",
+            False,
+            "bool",
+            commands=("score", "run"),
+            to="score",
+        ),
     ),
     primary_metric="CIDEr@0.5",
     lineages=LINEAGES,

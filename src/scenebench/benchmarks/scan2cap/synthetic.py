@@ -1,10 +1,14 @@
 """Scan2Cap data from a generated folder: the generator's ScanRefer export (``<out>/scanrefer``) is
 already Scan2Cap's input (descriptions with ``token`` lists, ScanNet box tables); its val split and
 scenes are copied as files, without the descriptions of flat objects (a box of zero volume has IoU 0
-even with itself)."""
+even with itself). The ``token`` lists are rebuilt with punctuation as tokens of their own, as in
+ScanRefer's released files (``"window ."``, not ``"window."``): the lineages that split ``. `` or
+``.``/``,`` off a caption (LEO, Video-3D-LLM) match such references, not the export's whitespace
+split."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,12 @@ from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_json, read_json
 
 SOURCE, SCENES, VAL = "scanrefer", "scannet_data", "ScanRefer_filtered_val.json"
+WORD_OR_MARK = re.compile(r"[^\s.,;:!?]+|[.,;:!?]")
+
+
+def tokens(description: str) -> list[str]:
+    """ScanRefer-style tokens: words, and each punctuation mark a token of its own."""
+    return WORD_OR_MARK.findall(description)
 
 
 def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], rng: np.random.Generator) -> list[Path]:
@@ -27,7 +37,8 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
     flat = set()
     for scene in scenes:
         flat |= {(scene, int(t[7])) for t in load_npy(src / SCENES / f"{scene}_aligned_bbox.npy") if not (t[3:6] > 0).all()}
-    atomic_write_json(folder / VAL, [r for r in recs if (r["scene_id"], int(r["object_id"])) not in flat], indent=None)
+    kept = [{**r, "token": tokens(r["description"])} for r in recs if (r["scene_id"], int(r["object_id"])) not in flat]
+    atomic_write_json(folder / VAL, kept, indent=None)
     written = [folder / VAL]
     for scene in scenes:
         for kind in ("aligned_bbox", "aligned_vert", "ins_label"):
