@@ -29,6 +29,12 @@ import pytest
 # installed; the suite's generated data stays on primitives (speed, bytes) unless a test opts in.
 # Subprocesses the tests start inherit it.
 os.environ.setdefault("SCENEBENCH_ASSETS", "none")
+# pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment, which scenebench's
+# consoles take as the user's width (scenebench.consoles): the suite runs as in one process, at the
+# width a command off a terminal gets.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 
 class LocalLLM(NamedTuple):

@@ -66,7 +66,9 @@ def generate_data(root: Path, progress: bool) -> Path:
     from scenebench.synth.pipeline import GenerateSettings, run
 
     data = root / "data"
-    settings = GenerateSettings(seed=DEMO_SEED, houses=DEMO_HOUSES, test_every=2, min_rooms=2, max_rooms=3)
+    # three rooms a house: SURPRISE3D asks only about categories none of whose instances holds half
+    # their points (generator 11), and two-room houses rarely have one (seed 0 gave no train query)
+    settings = GenerateSettings(seed=DEMO_SEED, houses=DEMO_HOUSES, test_every=2, min_rooms=3, max_rooms=3)
     # The folder is the demo's own: data made by another scenebench version is regenerated, not refused.
     run(data, settings, progress=progress, overwrite=True)
     return data
