@@ -47,7 +47,10 @@ def test_demo_end_to_end_then_reuses_everything(shared_demo):
     assert s3d.labels_dir is not None and "labels" in s3d.inputs()
     assert "object" not in {o.label for o in s3d.scene(s3d.samples()[0].scene_id).objects}
     assert any(k.startswith("scene_graph:") for k in make_source("3dbench", data=str(root / "data" / "3dbench")).inputs())
-    assert first.scores[("surprise3d", "baseline:nearest")]["S3D A50"] > 0
+    # (generator 11 draws SURPRISE3D targets uniformly over eligible instances: the nearest-anchor rule no longer
+    # lands on the demo's 30 questions, so what is checked is that it answers every one from the labels)
+    nearest = first.results[("surprise3d", "baseline:nearest")].counts
+    assert nearest.n_scored == nearest.n_samples > 0
     # Chance is not the oracle.
     assert first.scores[("rio", "random")]["RIO R@10"] < 100.0
     assert first.report is not None and first.report.stat().st_size > 1000
