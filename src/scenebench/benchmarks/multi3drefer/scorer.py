@@ -35,6 +35,7 @@ import numpy as np
 
 from scenebench.geometry.boxes import iou_matrix_minmax
 from scenebench.io.files import file_fingerprint
+from scenebench.io.scannet import box_path
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps, set_f1, true_positives
 from scenebench.metrics.jobs import ScoringJob
@@ -42,7 +43,7 @@ from scenebench.metrics.records import SampleScore, Status, summarize_scores
 from scenebench.protocol import parse_protocol
 from scenebench.results import Results
 
-from .data import ZERO_TARGET, Query, box_path, by_scene, load_boxes, load_queries
+from .data import ZERO_TARGET, Query, by_scene, load_boxes, load_queries
 from .predictions import fingerprints, read_predictions
 from .spec import LINEAGES
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io.arrays import load_npy
+from scenebench.io import scannet
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps
@@ -98,20 +98,10 @@ def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
     return int(value.strip()) if value.strip().isdigit() else None
 
 
-def box_path(folder: str | Path, scan_id: str) -> Path:
-    return Path(folder) / f"{scan_id}_aligned_bbox.npy"
-
-
 def load_boxes(folder: str | Path, scan_id: str) -> tuple[np.ndarray, np.ndarray]:
     """A scan's object ids (K,) and min-max boxes (K, 6) from its ScanNet box table, checked."""
-    p = box_path(folder, scan_id)
-    t = load_npy(p)
-    if t.ndim != 2 or t.shape[1] != 8 or not np.issubdtype(t.dtype, np.number):
-        raise InputError(p, f"box table has shape {t.shape}", expected="(K, 8) numbers: cx cy cz dx dy dz nyu40id object_id")
-    bad = np.flatnonzero(~np.isfinite(t).all(1) | (t[:, 3:6] < 0).any(1))
-    if bad.size:
-        raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6].astype(np.float64))
+    t = scannet.load_boxes(folder, scan_id)  # checked there: shape, finite rows, sizes >= 0
+    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])
 
 
 def same_object(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -221,7 +211,7 @@ def make_job(
     if protocol == "official:m3drefclip":
         if boxes is None:
             raise InputError(None, "official:m3drefclip scores boxes: give the box tables (--boxes FOLDER of <scan_id>_aligned_bbox.npy)")
-        inputs["boxes"] = {s: file_fingerprint(box_path(boxes, s)) for s in sorted({u.scan_id for u in utterances})}
+        inputs["boxes"] = {s: file_fingerprint(scannet.box_path(boxes, s)) for s in sorted({u.scan_id for u in utterances})}
         inputs["boxes_dir"] = str(boxes)
     scorer = ReferIt3DScorer(benchmark, utterances, answers, protocol, None if boxes is None else Path(boxes), pred_boxes)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io.arrays import load_npy
+from scenebench.io import scannet
 from scenebench.io.files import check_path_id, read_json
 from scenebench.io.generated import require_finished
 
@@ -81,17 +81,7 @@ def by_scene(objects: list[DescribedObject]) -> dict[str, list[DescribedObject]]
     return dict(out)
 
 
-def box_path(folder: str | Path, scene_id: str) -> Path:
-    return Path(folder) / f"{scene_id}_aligned_bbox.npy"
-
-
 def load_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
     """A scene's object ids (K,) and min-max boxes (K, 6), checked."""
-    p = box_path(folder, scene_id)
-    t = load_npy(p)
-    if t.ndim != 2 or t.shape[1] != 8 or not np.issubdtype(t.dtype, np.number):
-        raise InputError(p, f"box table has shape {t.shape}", expected="(K, 8) numbers: cx cy cz dx dy dz nyu40id object_id")
-    bad = np.flatnonzero(~np.isfinite(t).all(1) | (t[:, 3:6] < 0).any(1))
-    if bad.size:
-        raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6].astype(np.float64))
+    t = scannet.load_boxes(folder, scene_id)  # checked there: shape, finite rows, sizes >= 0
+    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])
