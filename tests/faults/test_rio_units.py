@@ -74,13 +74,17 @@ _cli = run_cli
 def test_mixed_units_in_the_evaluated_split_are_refused_naming_the_scans(fuzz_ctx, tmp_path):
     root, idx = _copy(fuzz_ctx, tmp_path)
     val = next(s for s in idx if s["type"] == "validation")
+    for s in idx:  # every scene evaluated: the split holds several rescans whatever the context's size
+        s["type"] = "validation"
+    others = [r["reference"] for s in idx for r in s["scans"] if r is not val["scans"][0]]
+    assert others, "the fuzz context needs two rescans"
     mm_scan = val["scans"][0]
     _scale_scan(mm_scan, 1000.0)  # this rescan in millimetres, the others of its split in metres
     _write(root, idx)
     with pytest.raises(InputError) as ei:
         ThreeRScan(root, split="validation")
     msg = str(ei.value)
-    assert str(root / "3RScan.json") in msg and mm_scan["reference"] in msg and val["scans"][1]["reference"] in msg, msg
+    assert str(root / "3RScan.json") in msg and mm_scan["reference"] in msg and others[0] in msg, msg
     assert "--units mm or --units m" in msg
     preds = fuzz_ctx.root / "rio_predictions.jsonl"
     r = _cli(["score", "rio", "--data", root, "--predictions", preds, "--out", tmp_path / "run", "--bootstrap", "0"])
