@@ -113,6 +113,18 @@ def test_meteor_through_the_jar_corpus_from_summed_statistics(tmp_path):
     assert res.extra["text_metrics"]["meteor"] == "java" and res.extra["text_metrics"]["tokenizer"] == "ptb-py-2"
 
 
+@pytest.mark.skipif(T.meteor_unavailable_reason() is not None, reason=str(T.meteor_unavailable_reason()))
+def test_meteor_jar_started_once_per_process_and_restarted_when_it_died():
+    hyps, refs = ["a red chair", "the lamp"], [["a red chair near the table"], ["lamp", "the lamp on the desk"]]
+    first = T.meteor_stats(hyps, refs)
+    proc = next(iter(T._METEOR.values()))
+    assert T.meteor_stats(hyps, refs) == first and next(iter(T._METEOR.values())) is proc  # reused, same numbers
+    assert T.meteor_stats(["chair table"], [["chair lamp table"]])[1][0] == pytest.approx(0.4 / 1.425, abs=1e-12)
+    proc.proc.kill()  # the JVM died between two scorings (OOM killer, a user's kill)
+    proc.proc.wait()
+    assert T.meteor_stats(hyps, refs) == first and next(iter(T._METEOR.values())) is not proc
+
+
 def _rec(house, **values):
     return SampleScore(f"{house}-{len(values)}-{id(values)}", house, "scored", {k: float(v) for k, v in values.items()})
 

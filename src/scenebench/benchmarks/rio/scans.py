@@ -27,6 +27,7 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.io.files import check_path_id, is_finite_number, read_json
+from scenebench.io.ply import read_ply_vertices
 
 from .index import ObjectInfo, Rescan, _as_int
 from .writer import OBJ_NAME, PLY_NAME, SEMSEG_NAME
@@ -253,8 +254,6 @@ class ScanFiles:
         """``(xyz (N,3) float, rgb (N,3) uint8, objectId (N,) int)`` of a scan's labelled PLY, own frame."""
         if self._points_cache and self._points_cache[0] == scan_id:
             return self._points_cache[1]
-        from plyfile import PlyData
-
         p = self.scan_dir(scan_id) / PLY_NAME
         if not p.exists() and self.gt_root is not None and (self.gt_root / scan_id / PLY_NAME).exists():
             pts = obj_points(self.scan_dir(scan_id) / OBJ_NAME)  # labels are ground truth here: geometry only
@@ -263,8 +262,7 @@ class ScanFiles:
         if not p.exists():
             raise InputError(p, "labelled instance mesh is missing", expected=f"{PLY_NAME} in the scan folder")
         try:
-            ply = PlyData.read(str(p))
-            v = ply["vertex"].data
+            v = read_ply_vertices(p)
             xyz = np.stack([v["x"], v["y"], v["z"]], axis=1).astype(float)
             names = v.dtype.names or ()
             rgb = (
