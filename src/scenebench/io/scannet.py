@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,6 +51,14 @@ def scene_paths(folder: str | Path, scene_id: str) -> list[Path]:
     return [Path(folder) / f"{scene_id}_{kind}.npy" for kind in SCENE_FILES]
 
 
+def copy_scene(source: str | Path, dest: str | Path, scene_id: str) -> list[Path]:
+    """Copy one scene's three files (:data:`SCENE_FILES`) from folder ``source`` into ``dest``; the copies."""
+    out = scene_paths(dest, scene_id)
+    for src, dst in zip(scene_paths(source, scene_id), out):
+        shutil.copyfile(src, dst)
+    return out
+
+
 def write_scene(folder: Path, scene_id: str, boxes: np.ndarray, vert: np.ndarray, ins: np.ndarray) -> list[Path]:
     """One scene's box table ``(K, 8)``, points ``(N, 6)`` and per-point ``object_id + 1`` (0: none)."""
     out = scene_paths(folder, scene_id)
@@ -72,6 +81,25 @@ def load_boxes(folder: str | Path, scene_id: str) -> np.ndarray:
     if bad.size:
         raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
     return t.astype(np.float64)
+
+
+def load_minmax_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """A scene's object ids ``(K,)`` and min-max boxes ``(K, 6)`` from its checked box table."""
+    t = load_boxes(folder, scene_id)
+    half = t[:, 3:6] / 2.0
+    return t[:, 7].astype(np.int64), np.concatenate([t[:, :3] - half, t[:, :3] + half], axis=1)
+
+
+def minmax_of_corners(value: object, path: Path, *, where: str, field: str, expected: str = "[[x, y, z] x 8]") -> np.ndarray:
+    """The ``(6,)`` min-max box of one box given as 8 corners (the axis-aligned box of the corners, as
+    the released ``box3d_iou`` readers take it); anything else is an error naming ``field``."""
+    try:
+        corners = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        corners = np.zeros(0)
+    if corners.shape != (8, 3) or not np.isfinite(corners).all():
+        raise InputError(path, "not 8 corners of finite numbers", where=where, field=field, expected=expected)
+    return np.concatenate([corners.min(0), corners.max(0)])
 
 
 def load_vertices(folder: str | Path, scene_id: str) -> np.ndarray:

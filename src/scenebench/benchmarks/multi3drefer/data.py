@@ -18,11 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from scenebench.errors import InputError
-from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io import scannet
 from scenebench.io.files import check_path_id, read_json
 from scenebench.io.generated import require_finished
 
@@ -89,9 +85,3 @@ def by_scene(queries: list[Query]) -> dict[str, list[Query]]:
     for q in queries:
         out[q.scene_id].append(q)
     return dict(out)
-
-
-def load_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
-    """A scene's object ids (K,) and min-max boxes (K, 6) from its (K, 8) box table, checked."""
-    t = scannet.load_boxes(folder, scene_id)  # checked there: shape, finite rows, sizes >= 0
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])

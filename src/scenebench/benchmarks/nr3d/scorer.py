@@ -33,15 +33,13 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.geometry.boxes import center_size_to_minmax
 from scenebench.io import scannet
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps
-from scenebench.metrics.jobs import ScoringJob
-from scenebench.metrics.records import SampleScore, Status, summarize_scores
-from scenebench.protocol import parse_protocol
-from scenebench.results import Results
+from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
+from scenebench.metrics.records import SampleScore, Status
+from scenebench.protocol import resolve_protocol
 
 from .data import MAX_TOKENS, VIEW_WORDS, Utterance, load_scan_list, load_utterances
 from .predictions import read_predictions
@@ -78,12 +76,6 @@ RULES = {
 }
 
 
-def canonical(protocol: str) -> str:
-    """``strict`` or ``official:<lineage>`` (plain ``official`` is the first lineage)."""
-    base, lineage = parse_protocol(protocol, LINEAGES)
-    return base if lineage is None else f"official:{lineage}"
-
-
 def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
     """The object id of an answer: an id as given, the first ``<OBJnnn>`` of a text, or a bare id
     (``official:chatscene``: the first ``<OBJddd>``, else 0)."""
@@ -96,12 +88,6 @@ def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
     if m:
         return int(m.group(1))
     return int(value.strip()) if value.strip().isdigit() else None
-
-
-def load_boxes(folder: str | Path, scan_id: str) -> tuple[np.ndarray, np.ndarray]:
-    """A scan's object ids (K,) and min-max boxes (K, 6) from its ScanNet box table, checked."""
-    t = scannet.load_boxes(folder, scan_id)  # checked there: shape, finite rows, sizes >= 0
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])
 
 
 def same_object(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -131,13 +117,13 @@ class ReferIt3DScorer:
         self, benchmark: str, utterances: list[Utterance], preds: dict[str, int | str], protocol: str,
         boxes_dir: Path | None = None, pred_boxes: dict[str, np.ndarray] | None = None,
     ) -> None:  # fmt: skip
-        self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, canonical(protocol)
+        self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, resolve_protocol(protocol, LINEAGES)
         self.boxes_dir, self.pred_boxes = boxes_dir, pred_boxes or {}
 
     def _box_batch(self, scan: str, todo: list[Utterance]) -> list[SampleScore]:
         """official:m3drefclip: each answer's box against the target's box (module doc)."""
         assert self.boxes_dir is not None
-        ids, boxes = load_boxes(self.boxes_dir, scan)
+        ids, boxes = scannet.load_minmax_boxes(self.boxes_dir, scan)
         row = {int(o): k for k, o in enumerate(ids)}
         batch, pairs = [], []
         for u in todo:
@@ -202,7 +188,7 @@ def make_job(
     seed: int = 0,
     boxes: Path | None = None,
 ) -> ScoringJob:
-    protocol = canonical(protocol)
+    protocol = resolve_protocol(protocol, LINEAGES)
     inputs = {**inputs, "predictions": file_fingerprint(predictions)}
     settings: dict[str, Any] = {"easy": "n_objects <= 2", "view_words": sorted(VIEW_WORDS)}
     settings |= {**RULES[protocol], "protocols": RULES}
@@ -214,12 +200,9 @@ def make_job(
         inputs["boxes"] = {s: file_fingerprint(scannet.box_path(boxes, s)) for s in sorted({u.scan_id for u in utterances})}
         inputs["boxes_dir"] = str(boxes)
     scorer = ReferIt3DScorer(benchmark, utterances, answers, protocol, None if boxes is None else Path(boxes), pred_boxes)
-
-    def summarize(records: list[SampleScore], run: Any) -> Results:
-        s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
-        excluded = [r.sample_id for r in records if r.status == "excluded"]
-        return s.to_results(benchmark, protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
-
+    summarize = summarize_listing_excluded(
+        benchmark, protocol, SPECS, GROUPS, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
+    )
     return ScoringJob(benchmark, protocol, scorer, summarize, settings, inputs, label=f"scoring {benchmark}")
 
 
@@ -238,7 +221,7 @@ def _prepare(
     benchmark: str, annotations: Path, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int,
     boxes: Path | None,
 ) -> ScoringJob:  # fmt: skip
-    checked = canonical(protocol)
+    checked = resolve_protocol(protocol, LINEAGES)
     utterances, inputs = truth(Path(annotations), None if scans is None else Path(scans))
     return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed, None if boxes is None else Path(boxes))
 
@@ -271,6 +254,6 @@ def validate_command(annotations: Path, predictions: Path | None = None, scans: 
         out["predictions"] = len(read_predictions(predictions, utterances, pred_boxes))
         out["predictions_with_a_box"] = len(pred_boxes)
     if boxes is not None:
-        tables = {s: load_boxes(boxes, s)[0] for s in {u.scan_id for u in utterances}}
+        tables = {s: scannet.load_minmax_boxes(boxes, s)[0] for s in {u.scan_id for u in utterances}}
         out["targets_without_row"] = sum(u.target_id not in tables[u.scan_id] for u in utterances)
     print(json.dumps(out, indent=2))

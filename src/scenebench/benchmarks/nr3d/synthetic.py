@@ -11,19 +11,18 @@ anchor of another class. ``test_scans.txt`` lists the val scenes.
 
 from __future__ import annotations
 
-import shutil
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_json, read_json
+from scenebench.io.scannet import SCENES, copy_scene, load_boxes
 
 from .writer import row, write_csv
 
-SOURCE, SCENES = "scanrefer", "scannet_data"
+SOURCE = "scanrefer"
 LONG_TAIL = " and it is the one you would reach first if you walked in through the door and kept going straight ahead"
 
 
@@ -36,7 +35,7 @@ def _rows(src: Path, rng: np.random.Generator, dataset: str) -> tuple[list[dict[
         for r in recs:
             by_scene[r["scene_id"]][r["object_name"].replace("_", " ")].setdefault(int(r["object_id"]), []).append(r["description"])
         for scene, classes in by_scene.items():
-            table = load_npy(src / SCENES / f"{scene}_aligned_bbox.npy")
+            table = load_boxes(src / SCENES, scene)
             centre = {int(t[7]): t[:3] for t in table}
             for label, objs in sorted(classes.items()):
                 if len(objs) < 2:
@@ -84,9 +83,7 @@ def _write(folder: Path, root: Path, rng: np.random.Generator, dataset: str) -> 
     atomic_write_json(folder / "test_scans.txt", test, indent=None)
     written.append(folder / "test_scans.txt")
     for scene in every:
-        for kind in ("aligned_bbox", "aligned_vert", "ins_label"):
-            shutil.copyfile(src / SCENES / f"{scene}_{kind}.npy", folder / SCENES / f"{scene}_{kind}.npy")
-            written.append(folder / SCENES / f"{scene}_{kind}.npy")
+        written += copy_scene(src / SCENES, folder / SCENES, scene)
     return written
 
 
