@@ -17,6 +17,11 @@ distractor at most); view-dependent: a token of :data:`.data.VIEW_WORDS`. What d
   **>= 0.9**, so a same-class distractor of nearly the target's box counts as the target; a missing
   answer counts 0 overall and joins no type (group ``no prediction``: the released per-type masks
   are uninitialised there); needs the box tables (``--boxes``);
+- ``official:video3dllm`` (Video-3D-LLM's ``eval_nr3d.py``; Ross3D the same): box grounding, not
+  identity, under its own metric names: **Acc@0.25 / Acc@0.5** = the share of answered utterances
+  whose box (``aabb``, else the box-table box of the answered id) has IoU ``inter / (V1 + V2 - inter
+  + 1e-8)`` (float64) **>=** k with the target's box; every utterance with a record (its JSONL is the
+  test set: an utterance without one is ``excluded``), neither filter; no ``accuracy``;
 - ``strict``: utterances that name the target class, every length (a model hyper-parameter does not
   shrink the test set).
 
@@ -46,6 +51,14 @@ from .predictions import read_predictions
 from .spec import LINEAGES
 
 SPECS = [Mean("accuracy", "correct", scale=100, description="share of utterances whose predicted object is the target", unit="%")]
+# official:video3dllm: box grounding under its own names (spec 5.4: not the identity accuracy)
+IOU_THRESHOLDS = {"acc25": 0.25, "acc50": 0.5}
+BOX_SPECS = [
+    Mean("Acc@0.25", "acc25", scale=100, description="share of answered utterances whose box has IoU >= 0.25 with the target's", unit="%"),
+    Mean("Acc@0.5", "acc50", scale=100, description="share of answered utterances whose box has IoU >= 0.5 with the target's", unit="%"),
+]
+BOX_PROTOCOLS = ("official:m3drefclip", "official:video3dllm")
+NO_RECORD = "no prediction record (Video-3D-LLM scores the records of its JSONL)"
 GROUPS = ("difficulty", "view")
 OBJ = re.compile(r"<obj(\d+)>", re.IGNORECASE)
 OBJ3 = re.compile(r"<OBJ(\d{3})>")  # Chat-Scene's id_format
@@ -73,6 +86,11 @@ RULES = {
         "correct": f"IoU (float32, + float32 eps) of the answered box with the target's box >= {IDENTITY_IOU}",
         "type_denominator": f"utterances of the type with a prediction (a missing one is in group '{NO_PREDICTION}')",
     },
+    "official:video3dllm": {
+        "test_set": "every utterance with a prediction record (no class or length filter; no record: excluded)",
+        "text_answer": "first <OBJnnn> token, else a bare id; its box-table box unless the record gives aabb",
+        "correct": "Acc@k: IoU (float64, inter / (V1 + V2 - inter + 1e-8)) of the answered box with the target's box >= k, k = 0.25, 0.5",
+    },
 }
 
 
@@ -99,7 +117,7 @@ def same_object(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 def exclusion(u: Utterance, protocol: str) -> str | None:
     """Why the protocol leaves ``u`` out of the test set, or None."""
-    if protocol in ("official:chatscene", "official:m3drefclip"):
+    if protocol in ("official:chatscene", *BOX_PROTOCOLS):
         return None
     if not u.mentions_target_class:
         return NO_CLASS
@@ -121,7 +139,7 @@ class ReferIt3DScorer:
         self.boxes_dir, self.pred_boxes = boxes_dir, pred_boxes or {}
 
     def _box_batch(self, scan: str, todo: list[Utterance]) -> list[SampleScore]:
-        """official:m3drefclip: each answer's box against the target's box (module doc)."""
+        """official:m3drefclip and official:video3dllm: each answer's box against the target's box (module doc)."""
         assert self.boxes_dir is not None
         ids, boxes = scannet.load_minmax_boxes(self.boxes_dir, scan)
         row = {int(o): k for k, o in enumerate(ids)}
@@ -131,6 +149,9 @@ class ReferIt3DScorer:
             raw = self.preds.get(u.sample_id)
             if u.target_id not in row:
                 batch.append(SampleScore(u.sample_id, scan, "excluded", {}, groups_of(u), {**detail, "reason": NO_ROW}))
+                continue
+            if raw is None and self.protocol == "official:video3dllm":
+                batch.append(SampleScore(u.sample_id, scan, "excluded", {}, groups_of(u), {**detail, "reason": NO_RECORD}))
                 continue
             if raw is None:
                 none = {"difficulty": NO_PREDICTION, "view": NO_PREDICTION}
@@ -142,14 +163,24 @@ class ReferIt3DScorer:
                 box = boxes[row[pred]]
             detail.update({"pred_id": pred, "answer": raw if isinstance(raw, str) else None})
             status: Status = "invalid" if box is None else "scored"
-            batch.append(SampleScore(u.sample_id, scan, status, {"correct": 0.0}, groups_of(u), detail))
+            batch.append(SampleScore(u.sample_id, scan, status, dict.fromkeys(self.fields, 0.0), groups_of(u), detail))
             if box is not None:
                 pairs.append((len(batch) - 1, box, boxes[row[u.target_id]]))
         if pairs:
-            hit = same_object(np.array([p for _, p, _ in pairs]), np.array([t for _, _, t in pairs]))
-            for (i, _, _), h in zip(pairs, hit):
-                batch[i].values["correct"] = float(h)
+            pred_boxes, targets = np.array([p for _, p, _ in pairs]), np.array([t for _, _, t in pairs])
+            if self.protocol == "official:video3dllm":
+                iou = iou_matrix_eps(pred_boxes, targets, 1e-8).diagonal()
+                for (i, _, _), v in zip(pairs, iou):
+                    batch[i].values.update({f: float(v >= k) for f, k in IOU_THRESHOLDS.items()})
+                    batch[i].detail["iou"] = float(v)
+            else:
+                for (i, _, _), h in zip(pairs, same_object(pred_boxes, targets)):
+                    batch[i].values["correct"] = float(h)
         return batch
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(IOU_THRESHOLDS) if self.protocol == "official:video3dllm" else ("correct",)
 
     def sample_ids(self) -> list[str]:
         return [u.sample_id for u in self.utterances]
@@ -160,7 +191,7 @@ class ReferIt3DScorer:
             if u.sample_id not in skip:
                 by_scan.setdefault(u.scan_id, []).append(u)
         for scan, todo in by_scan.items():
-            if self.protocol == "official:m3drefclip":
+            if self.protocol in BOX_PROTOCOLS:
                 yield self._box_batch(scan, todo)
                 continue
             batch = []
@@ -194,14 +225,15 @@ def make_job(
     settings |= {**RULES[protocol], "protocols": RULES}
     pred_boxes: dict[str, np.ndarray] = {}
     answers = read_predictions(predictions, utterances, pred_boxes)
-    if protocol == "official:m3drefclip":
+    if protocol in BOX_PROTOCOLS:
         if boxes is None:
-            raise InputError(None, "official:m3drefclip scores boxes: give the box tables (--boxes FOLDER of <scan_id>_aligned_bbox.npy)")
+            raise InputError(None, f"{protocol} scores boxes: give the box tables (--boxes FOLDER of <scan_id>_aligned_bbox.npy)")
         inputs["boxes"] = {s: file_fingerprint(scannet.box_path(boxes, s)) for s in sorted({u.scan_id for u in utterances})}
         inputs["boxes_dir"] = str(boxes)
     scorer = ReferIt3DScorer(benchmark, utterances, answers, protocol, None if boxes is None else Path(boxes), pred_boxes)
+    specs = BOX_SPECS if protocol == "official:video3dllm" else SPECS
     summarize = summarize_listing_excluded(
-        benchmark, protocol, SPECS, GROUPS, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
+        benchmark, protocol, specs, GROUPS, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
     )
     return ScoringJob(benchmark, protocol, scorer, summarize, settings, inputs, label=f"scoring {benchmark}")
 
