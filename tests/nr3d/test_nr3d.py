@@ -450,3 +450,21 @@ def test_video3dllm_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path):
         differ += any((got[k] is None) != (want[k] is None) or (got[k] is not None and abs(got[k] - want[k]) > 1e-9) for k in want)
         apart += want[("Acc@0.25", "overall")] != want[("Acc@0.5", "overall")]
     assert differ == 0 and apart > 50  # the two thresholds part on many batches
+
+
+def test_sr3d_allocentric_sides_are_in_the_anchor_frame_and_view_dependent(tmp_path):
+    from scenebench.benchmarks.nr3d.synthetic import ALLOCENTRIC, allocentric
+
+    # anchor 0 at the origin faces the scene's middle at +y: front = +y, right = front x up = +x
+    centre = {0: np.zeros(3), 1: np.array([1.0, 0, 0]), 2: np.array([-1.0, 0, 0]), 3: np.array([1.0, 1, 0]), 4: np.array([0.1, -1, 0])}
+    middle = np.array([0.0, 5, 0])
+    assert allocentric(centre, 0, 1, [2], middle) == ["right"]
+    assert allocentric(centre, 0, 2, [1], middle) == ["left"]
+    # 3 is in front and right; 4 behind and 0.1 m right: right does not separate them (4 not 0.15 m to the left)
+    assert allocentric(centre, 0, 3, [4], middle) == ["front"]
+    assert allocentric(centre, 0, 4, [3], middle) == ["back"]
+    assert allocentric(centre, 0, 1, [3], middle) == []  # both right of the anchor: the side does not pick one
+    assert allocentric(centre, 0, 1, [2], np.array([0.05, 0, 0])) == []  # an anchor in the middle faces nowhere
+    texts = [ALLOCENTRIC[s].format(t="chair", a="bed") for s in ("left", "right", "front", "back")]
+    write_csv(tmp_path / "sr3d.csv", [row(S, 5, [6], t, dataset="sr3d") for t in texts])
+    assert all(u.view_dependent for u in load_utterances(tmp_path / "sr3d.csv"))
