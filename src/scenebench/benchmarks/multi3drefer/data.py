@@ -14,12 +14,11 @@ arXiv 2309.05251 (released evaluator: ``3dlg-hcvc/M3DRef-CLIP``, ``evaluate.py``
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from scenebench.errors import InputError
-from scenebench.io.files import check_path_id, read_json
+from scenebench.io.files import check_path_id, json_records
 from scenebench.io.generated import require_finished
 
 # zero / single / multiple targets, with / without distractors (other objects of the described class)
@@ -49,12 +48,9 @@ def load_queries(path: str | Path) -> list[Query]:
     released evaluator would silently keep the last one)."""
     p = Path(path)
     require_finished(p)
-    doc = read_json(p, what="Multi3DRefer language file")
-    if not isinstance(doc, list):
-        raise InputError(p, "is not a JSON list", expected="a list of {scene_id, ann_id, object_ids, eval_type, description}")
+    expected = "a list of {scene_id, ann_id, object_ids, eval_type, description}"
     out, seen = [], set()
-    for i, r in enumerate(doc):
-        where = f"record {i}"
+    for where, r in json_records(p, what="Multi3DRefer language file", expected=expected):
         if not isinstance(r, dict):
             raise InputError(p, "is not an object", where=where)
         if not isinstance(r.get("scene_id"), str):
@@ -78,10 +74,3 @@ def load_queries(path: str | Path) -> list[Query]:
             raise InputError(p, "not a string", where=where, field="object_name" if not isinstance(name, str) else "description")
         out.append(Query(f"{scene}:{ann}", scene, ann, objs, str(etype), name, text))
     return out
-
-
-def by_scene(queries: list[Query]) -> dict[str, list[Query]]:
-    out: dict[str, list[Query]] = defaultdict(list)
-    for q in queries:
-        out[q.scene_id].append(q)
-    return dict(out)

@@ -35,14 +35,14 @@ import numpy as np
 
 from scenebench.geometry.boxes import iou_matrix_minmax
 from scenebench.io.files import file_fingerprint
-from scenebench.io.scannet import box_path, load_minmax_boxes
+from scenebench.io.scannet import box_path, by_scene, load_minmax_boxes
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps, set_f1, true_positives
 from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
 from scenebench.metrics.records import SampleScore, Status
 from scenebench.protocol import resolve_protocol
 
-from .data import ZERO_TARGET, Query, by_scene, load_queries
+from .data import ZERO_TARGET, Query, load_queries
 from .predictions import fingerprints, read_predictions
 from .spec import LINEAGES
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.io.arrays import load_npy
-from scenebench.io.scannet import load_minmax_boxes
+from scenebench.io.scannet import by_scene, load_minmax_boxes
 from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
 
-from .data import by_scene, load_queries
+from .data import load_queries
 from .predictions import read_predictions
 
 

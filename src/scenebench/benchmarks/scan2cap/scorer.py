@@ -60,7 +60,7 @@ import numpy as np
 
 from scenebench.geometry.boxes import iou_matrix_minmax
 from scenebench.io.files import file_fingerprint
-from scenebench.io.scannet import box_path, load_minmax_boxes
+from scenebench.io.scannet import box_path, by_scene, load_minmax_boxes
 from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_from
 from scenebench.metrics.grounding import iou_matrix_eps
 from scenebench.metrics.jobs import ScoringJob
@@ -78,7 +78,7 @@ from scenebench.metrics.text import (
 from scenebench.protocol import resolve_protocol
 from scenebench.results import Results
 
-from .data import DescribedObject, by_scene, load_objects
+from .data import DescribedObject, load_objects
 from .predictions import read_predictions
 from .spec import LINEAGES
 

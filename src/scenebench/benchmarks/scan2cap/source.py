@@ -24,7 +24,7 @@ import numpy as np
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import minmax_to_center_size
 from scenebench.io.files import atomic_write_text, file_fingerprint
-from scenebench.io.scannet import SCENES, box_path, load_minmax_boxes
+from scenebench.io.scannet import SCENES, box_path, corners_of_minmax, load_minmax_boxes
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import Prediction, TextPrediction
@@ -34,7 +34,6 @@ from .data import DescribedObject, load_objects
 from .scorer import make_job
 
 VAL = "ScanRefer_filtered_val.json"
-CORNERS = np.array([[i >> k & 1 for k in range(3)] for i in range(8)])
 
 
 class Scan2CapSource:
@@ -92,8 +91,7 @@ class Scan2CapSource:
             p, o = predictions[m.sample_id], self.by_id[m.sample_id]
             box = self.gt_box(o.scene_id, o.object_id)
             if isinstance(p, TextPrediction) and box is not None:
-                corners = np.where(CORNERS == 1, box[3:], box[:3]).tolist()
-                out.setdefault(o.scene_id, []).append({"caption": " ".join(p.text.split()), "box": corners})
+                out.setdefault(o.scene_id, []).append({"caption": " ".join(p.text.split()), "box": corners_of_minmax(box)})
         path = Path(folder) / self.predictions_name
         atomic_write_text(path, json.dumps(out))
         return path

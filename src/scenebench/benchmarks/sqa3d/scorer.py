@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.io.files import file_fingerprint
+from scenebench.io.scannet import by_scene
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.answers import (
     NORMALIZER_VERSION,
@@ -40,7 +41,7 @@ from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
 from scenebench.metrics.records import SampleScore
 from scenebench.protocol import parse_protocol
 
-from .data import Question, by_scene, load_questions, type_first_token, type_prefix
+from .data import Question, load_questions, type_first_token, type_prefix
 from .predictions import read_predictions
 
 LINEAGES = ("original", "leo", "chatscene", "video3dllm")
