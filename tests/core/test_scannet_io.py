@@ -10,9 +10,12 @@ from scenebench.errors import InputError
 from scenebench.io.scannet import (
     align_points,
     boxes_from_points,
+    copy_scene,
     load_boxes,
     load_instance_labels,
+    load_minmax_boxes,
     load_vertices,
+    minmax_of_corners,
     nyu40class,
     read_axis_alignment,
     write_axis_alignment,
@@ -65,3 +68,24 @@ def test_nyu40_class_is_the_longest_class_name_a_raw_label_ends_with():
         "curtain",
         "otherprop",
     ]
+
+
+def test_minmax_boxes_corners_copies_and_the_scene_view(tmp_path):
+    from scenebench.models.sources.base import scannet_scene
+
+    # object 7: centre (1, 2, 3), size (2, 4, 6) -> min (0, 0, 0), max (2, 4, 6)
+    pts = np.array([[0, 0, 0, 255, 0, 0], [2, 4, 6, 0, 0, 255], [9, 9, 9, 0, 0, 0]], np.float32)
+    write_scene(tmp_path / "a", "scene0000_00", [[1, 2, 3, 2, 4, 6, 5, 7]], pts, np.array([8, 8, 0]))
+    ids, boxes = load_minmax_boxes(tmp_path / "a", "scene0000_00")
+    assert ids.tolist() == [7] and boxes.tolist() == [[0, 0, 0, 2, 4, 6]]
+    (tmp_path / "b").mkdir()
+    copies = copy_scene(tmp_path / "a", tmp_path / "b", "scene0000_00")
+    assert [p.name for p in copies] == [f"scene0000_00_{k}.npy" for k in ("aligned_bbox", "aligned_vert", "ins_label")]
+    view = scannet_scene(tmp_path / "b", "scene0000_00", {7: "chair"})
+    assert view.get("colors")[0].tolist() == [1.0, 0.0, 0.0] and view.get("instance_ids").tolist() == [7, 7, -1]
+    [obj] = view.get("objects")
+    assert obj.label == "chair" and obj.box == [1.0, 2.0, 3.0, 2.0, 4.0, 6.0]
+    corners = [[x, y, z] for x in (0, 2) for y in (0, 4) for z in (0, 6)]
+    assert minmax_of_corners(corners, tmp_path / "p.json", where="record 0", field="bbox").tolist() == [0, 0, 0, 2, 4, 6]
+    with pytest.raises(InputError, match=r"p\.json.*record 3.*bbox.*8 corners"):
+        minmax_of_corners(corners[:7], tmp_path / "p.json", where="record 3", field="bbox")

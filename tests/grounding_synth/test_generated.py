@@ -31,4 +31,8 @@ def test_generated_data_scores_the_maximum_for_the_oracle_under_every_protocol(t
         for protocol in ("strict", *(f"official:{x}" for x in get_spec(bench).lineages)):
             out = tmp_path / f"{bench}-{protocol.replace(':', '-')}"
             res = scenebench.run(bench, "oracle", out=out, data=str(tmp_path / "gen" / bench), protocol=protocol)
-            assert res.metrics["overall"][metric] == pytest.approx(best), (bench, protocol)
+            # Video-3D-LLM scores Nr3D / Sr3D boxes under its own names (Acc@k), not identity accuracy
+            shown = "Acc@0.5" if protocol == "official:video3dllm" and bench in ("nr3d", "sr3d") else metric
+            assert res.metrics["overall"][shown] == pytest.approx(best), (bench, protocol)
+            if bench == "sr3d" and protocol == "strict":  # the template relations include view-dependent ones
+                assert set(res.metrics["by_view"]) == {"view_dependent", "view_independent"}

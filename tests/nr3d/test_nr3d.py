@@ -142,12 +142,13 @@ def test_oracle_run_scores_100_and_the_report_draws_the_target(tmp_path, capsys)
     pts = np.concatenate([table[:, :3], table[:, :3] + 0.4])
     np.save(data / "scannet_data" / f"{S}_aligned_vert.npy", np.concatenate([pts, np.full_like(pts, 99.0)], 1).astype(np.float32))
     np.save(data / "scannet_data" / f"{S}_ins_label.npy", np.tile(np.arange(5, 9), 2).astype(np.uint32))
-    for protocol in ("strict", "official", "official:chatscene", "official:m3drefclip"):
+    for protocol in ("strict", "official", "official:chatscene", "official:m3drefclip", "official:video3dllm"):
         out = tmp_path / protocol.replace(":", "-")
         args = ["run", "sr3d", "--data", str(data), "--model", "oracle", "--protocol", protocol, "--out", str(out), "--no-progress"]
         cli.main(args)
         res = json.loads((out / "results.json").read_text())
-        assert res["metrics"]["overall"]["accuracy"] == 100.0 and res["counts"]["n_scored"] == 2
+        headline = "Acc@0.5" if protocol == "official:video3dllm" else "accuracy"  # Video-3D-LLM: box IoU, its own name
+        assert res["metrics"]["overall"][headline] == 100.0 and res["counts"]["n_scored"] == 2
     capsys.readouterr()
     cli.main(["report", str(tmp_path / "strict"), "--html", str(tmp_path / "r.html")])
     assert "the chair left of the desk" in (tmp_path / "r.html").read_text()
@@ -337,3 +338,133 @@ def test_audit_probes_learn_the_train_rank_prior(tmp_path):
     assert got["overall"]["blind"] == pytest.approx(50.0) and got["hard"]["blind"] == 0.0
     assert got["overall"]["chance"] == pytest.approx(100 * (1 / 2 + 1 / 3) / 2) and got["overall"]["n"] == 2
     assert got["overall"]["oracle"] == 100.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Video-3D-LLM (spec §5.3, eval_nr3d.py:24-48): Acc@0.25 / Acc@0.5 of the answered box by IoU.
+
+
+def test_video3dllm_scores_the_box_by_iou_at_0_25_and_0_5(tmp_path):
+    from scenebench.benchmarks.nr3d.writer import corners
+
+    # target 5 spans x [0, 1]; distractor 6 spans x [0, 0.6]: IoU 0.6, the wrong object but a box at IoU >= 0.5
+    _table(tmp_path / "boxes", {5: [0, 0, 0, 1, 1, 1.0], 6: [0, 0, 0, 0.6, 1, 1.0], 7: [3, 0, 0, 4, 1, 1.0]})
+    rows = [row(S, 5, [6, 7], "the chair by the door"), row(S, 5, [6, 7], "the chair on the left"),
+            row(S, 6, [5, 7], "the one by the door", mentions=False), row(S, 7, [5, 6], "the chair behind the desk")]  # fmt: skip
+    write_csv(tmp_path / "nr3d.csv", rows)
+    preds = [
+        {"sample_id": f"{S}:5:0", "pred_id": 6},  # IoU 0.6: Acc@0.25 and Acc@0.5 right, identity wrong (and < 0.9)
+        {"sample_id": f"{S}:5:1", "aabb": corners([0, 0, 0, 0.3, 1, 1.0])},  # IoU 0.3: right at 0.25 only
+        {"sample_id": f"{S}:6:0", "pred": "<OBJ007>"},  # names no class, counted here; IoU 0 with object 6
+    ]  # 7:0 has no record: not in Video-3D-LLM's JSONL, excluded (M3DRef-CLIP counts it 0)
+    (tmp_path / "p.json").write_text(json.dumps(preds))
+    kw = {"annotations": tmp_path / "nr3d.csv", "predictions": tmp_path / "p.json", "bootstrap": 0}
+    v = scenebench.score("nr3d", protocol="official:video3dllm", boxes=tmp_path / "boxes", out=tmp_path / "v", **kw)
+    assert v.metrics["overall"]["Acc@0.25"] == pytest.approx(100 * 2 / 3) and v.metrics["overall"]["Acc@0.5"] == pytest.approx(100 / 3)
+    assert "accuracy" not in v.metrics["overall"] and v.counts.n_excluded == 1
+    dep = v.metrics["by_view"]["view_dependent"]  # "on the left" (5:1), IoU 0.3
+    assert dep["Acc@0.25"] == 100.0 and dep["Acc@0.5"] == 0.0
+    m3d = scenebench.score("nr3d", protocol="official:m3drefclip", boxes=tmp_path / "boxes", out=tmp_path / "m", **kw)
+    assert m3d.metrics["overall"]["accuracy"] == 0.0 and m3d.counts.n_excluded == 0  # IoU 0.6 and 0.3 < 0.9; 7:0 missing, 0
+    strict = scenebench.score("nr3d", out=tmp_path / "s", **kw)
+    assert strict.metrics["overall"]["accuracy"] == 0.0
+    with pytest.raises(InputError, match="official:video3dllm.*--boxes"):
+        scenebench.score("nr3d", protocol="official:video3dllm", out=tmp_path / "x", **kw)
+
+
+def plain_video3dllm(rows, answers, table):
+    """The answered rows only (its JSONL); a box (given, or the answered id's row) is right at k when
+    inter / (V1 + V2 - inter + 1e-8) >= k; per subset the mean over its answered rows."""
+    out = {}
+    for k, name in ((0.25, "Acc@0.25"), (0.5, "Acc@0.5")):
+        hits = {"overall": [], "easy": [], "hard": [], "view_dependent": []}
+        for r, a in zip(rows, answers):
+            if a is None:
+                continue
+            if isinstance(a, dict):
+                box = a["box"]
+            else:
+                chosen = a if isinstance(a, int) else (int(a[4:7]) if isinstance(a, str) and a.startswith("<OBJ") else None)
+                box = table.get(chosen)
+            ok = False
+            if box is not None:
+                t = table[r["target_id"]]
+                inter = 1.0
+                for d in range(3):
+                    inter *= max(0.0, min(box[d + 3], t[d + 3]) - max(box[d], t[d]))
+                va = (box[3] - box[0]) * (box[4] - box[1]) * (box[5] - box[2])
+                vt = (t[3] - t[0]) * (t[4] - t[1]) * (t[5] - t[2])
+                ok = inter / (va + vt - inter + 1e-8) >= k
+            hits["overall"].append(ok)
+            hits["easy" if int(r["stimulus_id"].split("-")[2]) <= 2 else "hard"].append(ok)
+            if set(r["utterance"].split()) & {"left", "right", "front", "facing"}:
+                hits["view_dependent"].append(ok)
+        out |= {(name, g): (100 * sum(v) / len(v) if v else None) for g, v in hits.items()}
+    return out
+
+
+def test_video3dllm_equals_its_plain_reference_on_200_fuzzed_batches(tmp_path):
+    rng = np.random.default_rng(11)
+    differ = apart = 0
+    for b in range(200):
+        # ten objects, some smaller than the unit box
+        table = {}
+        for o in range(10):
+            lo = rng.integers(0, 3, 3) * 0.5
+            table[o] = np.concatenate([lo, lo + 1 - rng.integers(0, 4, 3) * 0.1])
+        rows, answers, preds, boxes = [], [], {}, {}
+        for _ in range(rng.integers(1, 10)):
+            n = int(rng.integers(2, 5))
+            ids = rng.permutation(10)[:n].tolist()
+            words = ["the", "chair", *rng.choice(["left", "near", "front", "by", "facing"], 2).tolist()]
+            rows.append(row(S, ids[0], ids[1:], " ".join(words), tokens=words, mentions=bool(rng.random() < 0.8)))
+            t = table[ids[0]]
+            # IoU = the product of the three shrink factors: at, above and below 0.25 and 0.5
+            shrink = (
+                rng.choice([0.2, 0.25, 0.3, 0.45, 0.5, 0.6, 1.0], 3)
+                if rng.random() < 0.3
+                else [rng.choice([0.2, 0.25, 0.3, 0.5, 0.6]), 1, 1]
+            )
+            box = np.concatenate([t[:3], t[:3] + (t[3:] - t[:3]) * shrink])
+            answers.append([ids[0], ids[1], f"<OBJ{ids[1]:03d}>", None, "the chair", {"box": box}][int(rng.integers(0, 6))])
+        folder = tmp_path / f"b{b}"
+        _table(folder, table)
+        utterances = load_utterances(write_csv(folder / "nr3d.csv", rows))
+        for u, a in zip(utterances, answers):
+            if isinstance(a, dict):
+                preds[u.sample_id], boxes[u.sample_id] = "", np.asarray(a["box"], float)
+            elif a is not None:
+                preds[u.sample_id] = a
+        from scenebench.benchmarks.nr3d.scorer import BOX_SPECS
+
+        scorer = ReferIt3DScorer("nr3d", utterances, preds, "official:video3dllm", folder, boxes)
+        s = summarize_scores(
+            [r for batch in scorer.iter_scores(set()) for r in batch], BOX_SPECS, groups=("difficulty", "view"), n_resamples=0
+        )
+        got = {}
+        for name in ("Acc@0.25", "Acc@0.5"):
+            got[(name, "overall")] = s.metrics["overall"].get(name)
+            got |= {(name, g): s.metrics["by_difficulty"].get(g, {}).get(name) for g in ("easy", "hard")}
+            got[(name, "view_dependent")] = s.metrics["by_view"].get("view_dependent", {}).get(name)
+        want = plain_video3dllm(rows, answers, table)
+        differ += any((got[k] is None) != (want[k] is None) or (got[k] is not None and abs(got[k] - want[k]) > 1e-9) for k in want)
+        apart += want[("Acc@0.25", "overall")] != want[("Acc@0.5", "overall")]
+    assert differ == 0 and apart > 50  # the two thresholds part on many batches
+
+
+def test_sr3d_allocentric_sides_are_in_the_anchor_frame_and_view_dependent(tmp_path):
+    from scenebench.benchmarks.nr3d.synthetic import ALLOCENTRIC, allocentric
+
+    # anchor 0 at the origin faces the scene's middle at +y: front = +y, right = front x up = +x
+    centre = {0: np.zeros(3), 1: np.array([1.0, 0, 0]), 2: np.array([-1.0, 0, 0]), 3: np.array([1.0, 1, 0]), 4: np.array([0.1, -1, 0])}
+    middle = np.array([0.0, 5, 0])
+    assert allocentric(centre, 0, 1, [2], middle) == ["right"]
+    assert allocentric(centre, 0, 2, [1], middle) == ["left"]
+    # 3 is in front and right; 4 behind and 0.1 m right: right does not separate them (4 not 0.15 m to the left)
+    assert allocentric(centre, 0, 3, [4], middle) == ["front"]
+    assert allocentric(centre, 0, 4, [3], middle) == ["back"]
+    assert allocentric(centre, 0, 1, [3], middle) == []  # both right of the anchor: the side does not pick one
+    assert allocentric(centre, 0, 1, [2], np.array([0.05, 0, 0])) == []  # an anchor in the middle faces nowhere
+    texts = [ALLOCENTRIC[s].format(t="chair", a="bed") for s in ("left", "right", "front", "back")]
+    write_csv(tmp_path / "sr3d.csv", [row(S, 5, [6], t, dataset="sr3d") for t in texts])
+    assert all(u.view_dependent for u in load_utterances(tmp_path / "sr3d.csv"))

@@ -437,3 +437,25 @@ def test_meteor_on_the_spec_corpus_corpus_and_per_sample(corpus, tmp_path):
     b = scenebench.score("scan2cap", protocol="official:benchmark", meteor=True, out=tmp_path / "b", **kw)
     assert b.metrics["overall"]["METEOR@0.5"] == pytest.approx(100 * (0.45920 + 0.35854) / 3, abs=1e-3)
     assert b.settings["meteor"] == "per-sample jar scores"
+
+
+def test_audit_probes_caption_from_the_train_text_alone(tmp_path):
+    from scenebench.benchmarks.scan2cap.audit import rows
+
+    data = tmp_path / "scan2cap"
+    write_table(data / "scannet_data", S, [unit(0), unit(10)])
+    val = [{"scene_id": S, "object_id": "0", "object_name": "chair", "ann_id": "0", "description": "the chair by the table"},
+           {"scene_id": S, "object_id": "1", "object_name": "lamp", "ann_id": "0", "description": "the lamp on the desk"}]  # fmt: skip
+    (data / "ScanRefer_filtered_val.json").write_text(json.dumps(val))
+    train = [{**val[0], "scene_id": "scene0001_00"}, {**val[0], "scene_id": "scene0002_00"}, {**val[1], "scene_id": "scene0001_00"}]
+    (data / "ScanRefer_filtered_train.json").write_text(json.dumps(train))
+    got = {r["metric"]: r for r in rows(data, tmp_path / "out", seed=0, split="validation", progress=False)}
+    rouge = got["ROUGE-L@0.5"]
+    # blind: the train mode "the chair by the table" for both; the lamp's LCS is "the the": P = R = 2/5, F = 0.4
+    assert rouge["blind"] == pytest.approx(100 * (1.0 + 0.4) / 2)
+    assert rouge["labels"] == pytest.approx(100.0) and rouge["oracle"] == pytest.approx(100.0)  # one caption per class suffices here
+    assert rouge["chance"] == rouge["random"] and rouge["n"] == 2
+    assert got["CIDEr@0.5 % of oracle"]["oracle"] == 100.0  # CIDEr-D has no fixed maximum: read against the oracle's
+    assert (tmp_path / "out" / "scan2cap" / "blind" / "pred.json").is_file()
+    (data / "ScanRefer_filtered_train.json").unlink()
+    assert rows(data, tmp_path / "out2", seed=0, split="validation", progress=False)[0]["blind"] is None  # no train text: no blind probe

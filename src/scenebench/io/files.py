@@ -456,6 +456,18 @@ def iter_jsonl_decoded(path: str | Path, decode: Callable[[bytes], Any], *, allo
         raise InputError(p, "file holds no records", expected="one JSON object per line")
 
 
+def json_records(path: str | Path, *, what: str, expected: str) -> list[tuple[str, Any]]:
+    """``(where, record)`` of a JSONL file (``line N``) or of a JSON list (``record I``): the two
+    layouts prediction files come in; a JSON document that is no list is an error naming ``expected``."""
+    p = Path(path)
+    if p.suffix == ".jsonl":
+        return [(f"line {n}", r) for n, r in iter_jsonl(p, allow_empty=True)]
+    doc = read_json(p, what=what)
+    if not isinstance(doc, list):
+        raise InputError(p, "is not a JSON list", expected=expected)
+    return [(f"record {i}", r) for i, r in enumerate(doc)]
+
+
 def read_jsonl_line(path: str | Path, lineno: int) -> dict[str, Any]:
     """Line ``lineno`` of a JSONL file, read by the standard-library path (error messages only)."""
     p = Path(path)

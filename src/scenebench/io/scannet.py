@@ -19,14 +19,24 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+import shutil
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_bytes, atomic_write_text
+
+
+class _InScene(Protocol):
+    @property
+    def scene_id(self) -> str: ...
+
+
+T = TypeVar("T", bound=_InScene)
 
 SCENES = "scannet_data"
 TSV = "scannetv2-labels.combined.tsv"
@@ -45,9 +55,25 @@ def write_npy(path: Path, arr: np.ndarray) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
+def by_scene(items: Iterable[T]) -> dict[str, list[T]]:
+    """``items`` (records with a ``scene_id``) grouped by scene, scenes and records in input order."""
+    out: dict[str, list[T]] = {}
+    for item in items:
+        out.setdefault(item.scene_id, []).append(item)
+    return out
+
+
 def scene_paths(folder: str | Path, scene_id: str) -> list[Path]:
     """The box table, points and instance labels of one scene, in :data:`SCENE_FILES` order."""
     return [Path(folder) / f"{scene_id}_{kind}.npy" for kind in SCENE_FILES]
+
+
+def copy_scene(source: str | Path, dest: str | Path, scene_id: str) -> list[Path]:
+    """Copy one scene's three files (:data:`SCENE_FILES`) from folder ``source`` into ``dest``; the copies."""
+    out = scene_paths(dest, scene_id)
+    for src, dst in zip(scene_paths(source, scene_id), out):
+        shutil.copyfile(src, dst)
+    return out
 
 
 def write_scene(folder: Path, scene_id: str, boxes: np.ndarray, vert: np.ndarray, ins: np.ndarray) -> list[Path]:
@@ -72,6 +98,33 @@ def load_boxes(folder: str | Path, scene_id: str) -> np.ndarray:
     if bad.size:
         raise InputError(p, "non-finite number or negative size", where=f"row {int(bad[0])}", expected="finite rows, sizes >= 0")
     return t.astype(np.float64)
+
+
+def load_minmax_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """A scene's object ids ``(K,)`` and min-max boxes ``(K, 6)`` from its checked box table."""
+    t = load_boxes(folder, scene_id)
+    half = t[:, 3:6] / 2.0
+    return t[:, 7].astype(np.int64), np.concatenate([t[:, :3] - half, t[:, :3] + half], axis=1)
+
+
+def corners_of_minmax(minmax: Sequence[float] | np.ndarray) -> list[list[float]]:
+    """The 8 corners ``min + (max - min) * {0, 1}^3`` of a min-max box, x the fastest bit (the order
+    M3DRef-CLIP and Scan2Cap's ``pred.json`` write them); the inverse of :func:`minmax_of_corners`."""
+    b = [float(v) for v in np.asarray(minmax, dtype=float).reshape(-1)[:6]]
+    lo, hi = b[:3], b[3:6]
+    return [[(hi if i >> k & 1 else lo)[k] for k in range(3)] for i in range(8)]
+
+
+def minmax_of_corners(value: object, path: Path, *, where: str, field: str, expected: str = "[[x, y, z] x 8]") -> np.ndarray:
+    """The ``(6,)`` min-max box of one box given as 8 corners (the axis-aligned box of the corners, as
+    the released ``box3d_iou`` readers take it); anything else is an error naming ``field``."""
+    try:
+        corners = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        corners = np.zeros(0)
+    if corners.shape != (8, 3) or not np.isfinite(corners).all():
+        raise InputError(path, "not 8 corners of finite numbers", where=where, field=field, expected=expected)
+    return np.concatenate([corners.min(0), corners.max(0)])
 
 
 def load_vertices(folder: str | Path, scene_id: str) -> np.ndarray:

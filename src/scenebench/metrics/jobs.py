@@ -7,11 +7,12 @@ scorer builds its job without importing the runtime; the driver
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scenebench.metrics.records import SampleScore, Scorer
+from scenebench.metrics.aggregate import MetricSpec
+from scenebench.metrics.records import SampleScore, Scorer, summarize_scores
 from scenebench.results import Results
 
 # Turns the complete records (a list of ``SampleScore``) and the run folder into the run's results.
@@ -52,3 +53,25 @@ class ScoringJob:
     hooks: JobHooks = field(default_factory=JobHooks)
     score_key: Mapping[str, Any] = field(default_factory=dict)
     digests: Mapping[str, Any] | None = None  # what the fingerprint covers, when not input_digests(inputs)
+
+
+def summarize_listing_excluded(
+    benchmark: str,
+    protocol: str,
+    specs: Sequence[MetricSpec],
+    groups: Sequence[str],
+    *,
+    settings: Mapping[str, Any],
+    inputs: Mapping[str, Any],
+    n_resamples: int,
+    seed: int,
+) -> Summarize:
+    """The usual summary of a per-sample scorer: ``specs`` overall and per group (scene-clustered
+    CIs), the ``excluded`` samples counted and listed in ``extra.excluded_ids``."""
+
+    def summarize(records: list[SampleScore], run: Any) -> Results:
+        s = summarize_scores(records, specs, groups=groups, n_resamples=n_resamples, seed=seed)
+        excluded = [r.sample_id for r in records if r.status == "excluded"]
+        return s.to_results(benchmark, protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
+
+    return summarize

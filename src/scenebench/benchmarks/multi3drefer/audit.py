@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from .data import load_boxes, load_queries
-from .source import SCENES, TRAIN, VAL
+from scenebench.io.scannet import SCENES, load_minmax_boxes
+
+from .data import load_queries
+from .source import TRAIN, VAL
 from .writer import corners
 
 TYPES = ("zt_w_d", "zt_wo_d", "st_w_d", "st_wo_d", "mt")
@@ -44,7 +46,7 @@ def rows(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> lis
         export = root.parent / "scanrefer" / f"ScanRefer_filtered_{part}.json"
         if export.is_file():
             named.update({(r["scene_id"], int(r["object_id"])): r["object_name"] for r in read_json(export)})
-    tables = {s: load_boxes(root / SCENES, s) for s in {q.scene_id for q in queries}}
+    tables = {s: load_minmax_boxes(root / SCENES, s) for s in {q.scene_id for q in queries}}
     answers: dict[str, list[dict[str, Any]]] = {p: [] for p in ("blind", "labels", "random", "oracle")}
     for q in queries:
         ids, boxes = tables[q.scene_id]

@@ -14,16 +14,11 @@ arXiv 2309.05251 (released evaluator: ``3dlg-hcvc/M3DRef-CLIP``, ``evaluate.py``
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from scenebench.errors import InputError
-from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io import scannet
-from scenebench.io.files import check_path_id, read_json
+from scenebench.io.files import check_path_id, json_records
 from scenebench.io.generated import require_finished
 
 # zero / single / multiple targets, with / without distractors (other objects of the described class)
@@ -53,12 +48,9 @@ def load_queries(path: str | Path) -> list[Query]:
     released evaluator would silently keep the last one)."""
     p = Path(path)
     require_finished(p)
-    doc = read_json(p, what="Multi3DRefer language file")
-    if not isinstance(doc, list):
-        raise InputError(p, "is not a JSON list", expected="a list of {scene_id, ann_id, object_ids, eval_type, description}")
+    expected = "a list of {scene_id, ann_id, object_ids, eval_type, description}"
     out, seen = [], set()
-    for i, r in enumerate(doc):
-        where = f"record {i}"
+    for where, r in json_records(p, what="Multi3DRefer language file", expected=expected):
         if not isinstance(r, dict):
             raise InputError(p, "is not an object", where=where)
         if not isinstance(r.get("scene_id"), str):
@@ -82,16 +74,3 @@ def load_queries(path: str | Path) -> list[Query]:
             raise InputError(p, "not a string", where=where, field="object_name" if not isinstance(name, str) else "description")
         out.append(Query(f"{scene}:{ann}", scene, ann, objs, str(etype), name, text))
     return out
-
-
-def by_scene(queries: list[Query]) -> dict[str, list[Query]]:
-    out: dict[str, list[Query]] = defaultdict(list)
-    for q in queries:
-        out[q.scene_id].append(q)
-    return dict(out)
-
-
-def load_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
-    """A scene's object ids (K,) and min-max boxes (K, 6) from its (K, 8) box table, checked."""
-    t = scannet.load_boxes(folder, scene_id)  # checked there: shape, finite rows, sizes >= 0
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])

@@ -14,28 +14,17 @@ sample id.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import file_fingerprint, iter_jsonl, read_json
+from scenebench.io.files import file_fingerprint, json_records
 
 from .data import Query
 
 EXPECTED = "[] or [[[x, y, z] x 8], ...]"
-
-
-def _rows(p: Path, what: str) -> Iterator[tuple[str, Any]]:
-    if p.suffix == ".jsonl":
-        yield from ((f"line {n}", r) for n, r in iter_jsonl(p, allow_empty=True))
-        return
-    doc = read_json(p, what=what)
-    if not isinstance(doc, list):
-        raise InputError(p, "is not a JSON list", expected="a list of {ann_id, aabb} records")
-    yield from ((f"record {i}", r) for i, r in enumerate(doc))
 
 
 def boxes_of(value: object, p: Path, where: str) -> np.ndarray:
@@ -74,7 +63,7 @@ def read_predictions(path: str | Path, queries: list[Query]) -> dict[str, np.nda
     out: dict[str, np.ndarray] = {}
     for f in prediction_files(p, queries):
         scene = f.stem if p.is_dir() else None
-        for where, r in _rows(f, "Multi3DRefer predictions"):
+        for where, r in json_records(f, what="Multi3DRefer predictions", expected="a list of {ann_id, aabb} records"):
             if not isinstance(r, dict):
                 raise InputError(f, "is not an object", where=where)
             if scene is None and not isinstance(r.get("scene_id"), str):

@@ -35,15 +35,14 @@ import numpy as np
 
 from scenebench.geometry.boxes import iou_matrix_minmax
 from scenebench.io.files import file_fingerprint
-from scenebench.io.scannet import box_path
+from scenebench.io.scannet import box_path, by_scene, load_minmax_boxes
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps, set_f1, true_positives
-from scenebench.metrics.jobs import ScoringJob
-from scenebench.metrics.records import SampleScore, Status, summarize_scores
-from scenebench.protocol import parse_protocol
-from scenebench.results import Results
+from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
+from scenebench.metrics.records import SampleScore, Status
+from scenebench.protocol import resolve_protocol
 
-from .data import ZERO_TARGET, Query, by_scene, load_boxes, load_queries
+from .data import ZERO_TARGET, Query, load_queries
 from .predictions import fingerprints, read_predictions
 from .spec import LINEAGES
 
@@ -85,12 +84,6 @@ RULES = {
 }
 
 
-def canonical(protocol: str) -> str:
-    """``strict`` or ``official:<lineage>`` (plain ``official`` is the first lineage)."""
-    base, lineage = parse_protocol(protocol, LINEAGES)
-    return base if lineage is None else f"official:{lineage}"
-
-
 def query_f1(pred: np.ndarray, gt: np.ndarray, zero_target: bool, protocol: str) -> tuple[list[float], list[float]]:
     """(F1 per threshold, best IoU of each GT box) of one query's (P, 6) and (G, 6) min-max boxes."""
     if protocol == "official:video3dllm":
@@ -121,7 +114,7 @@ class Multi3DReferScorer:
     benchmark = "multi3drefer"
 
     def __init__(self, queries: list[Query], boxes_dir: Path, preds: dict[str, np.ndarray], protocol: str) -> None:
-        self.queries, self.boxes_dir, self.preds, self.protocol = queries, boxes_dir, preds, canonical(protocol)
+        self.queries, self.boxes_dir, self.preds, self.protocol = queries, boxes_dir, preds, resolve_protocol(protocol, LINEAGES)
 
     def sample_ids(self) -> list[str]:
         return [q.sample_id for q in self.queries]
@@ -129,7 +122,7 @@ class Multi3DReferScorer:
     def iter_scores(self, skip: set[str]) -> Iterator[list[SampleScore]]:
         official = self.protocol != "strict"
         for scene_id, todo in by_scene([q for q in self.queries if q.sample_id not in skip]).items():
-            ids, boxes = load_boxes(self.boxes_dir, scene_id)
+            ids, boxes = load_minmax_boxes(self.boxes_dir, scene_id)
             batch = []
             for q in todo:
                 rows = np.flatnonzero(np.isin(ids, q.object_ids))  # table order, as np.in1d gives it
@@ -159,14 +152,12 @@ def make_job(
     """The scoring job over ``queries`` (``score`` and ``run``); ``inputs`` holds the truth's file records."""
     inputs = {**inputs, "boxes_dir": str(boxes), "predictions": fingerprints(predictions, queries)}
     inputs["boxes"] = {sid: file_fingerprint(box_path(boxes, sid)) for sid in by_scene(queries)}
-    protocol = canonical(protocol)
+    protocol = resolve_protocol(protocol, LINEAGES)
     settings = {"iou_thresholds": list(THRESHOLDS), "comparison": ">=", **RULES[protocol], "protocols": RULES}
     scorer = Multi3DReferScorer(queries, Path(boxes), read_predictions(predictions, queries), protocol)
-
-    def summarize(records: list[SampleScore], run: Any) -> Results:
-        s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
-        excluded = [r.sample_id for r in records if r.status == "excluded"]
-        return s.to_results("multi3drefer", protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
+    summarize = summarize_listing_excluded(
+        "multi3drefer", protocol, SPECS, GROUPS, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
+    )
 
     return ScoringJob("multi3drefer", protocol, scorer, summarize, settings, inputs, label="scoring multi3drefer")
 
@@ -174,7 +165,7 @@ def make_job(
 def prepare_scoring(
     *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0
 ) -> ScoringJob:
-    checked = canonical(protocol)
+    checked = resolve_protocol(protocol, LINEAGES)
     queries = load_queries(annotations)
     return make_job(queries, {"annotations": file_fingerprint(annotations)}, Path(boxes), Path(predictions), checked, n_resamples, seed)
 
@@ -189,7 +180,7 @@ def validate_command(annotations: Path, boxes: Path, predictions: Path | None = 
     out["by_eval_type"] = {t: sum(q.eval_type == t for q in queries) for t in sorted({q.eval_type for q in queries})}
     missing_rows = 0
     for scene_id, qs in scenes.items():
-        ids, _ = load_boxes(boxes, scene_id)
+        ids, _ = load_minmax_boxes(boxes, scene_id)
         missing_rows += sum(not np.isin(np.asarray(q.object_ids, dtype=np.int64), ids).all() for q in qs)
     out["queries_with_a_target_without_row"] = missing_rows
     out["eval_type_disagreeing_with_object_ids"] = sum((q.eval_type in ZERO_TARGET) == bool(q.object_ids) for q in queries)

@@ -10,9 +10,8 @@ instance ids and ``objects`` labelled with the names the language file gives its
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +19,17 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax, minmax_to_center_size
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.io.scannet import SCENES, box_path, load_minmax_boxes
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import BoxesPrediction, LabelledBox, Prediction, TextPrediction
-from scenebench.models.sources.base import instance_objects
+from scenebench.models.sources.base import scannet_scene
 
-from .data import Query, load_boxes, load_queries
+from .data import Query, load_queries
 from .scorer import make_job
 from .writer import corners
 
-SCENES = "scannet_data"
 VAL, TRAIN = "multi3drefer_val.json", "multi3drefer_train.json"
 
 
@@ -58,7 +56,7 @@ class Multi3DReferSource:
         scenes = sorted({q.scene_id for q in self.queries})
         return {
             **self.truth_inputs,
-            "scenes": {f"{s}_aligned_bbox.npy": file_fingerprint(self.scenes / f"{s}_aligned_bbox.npy") for s in scenes},
+            "scenes": {f"{s}_aligned_bbox.npy": file_fingerprint(box_path(self.scenes, s)) for s in scenes},
         }
 
     def _sample(self, q: Query) -> ModelSample:
@@ -71,22 +69,12 @@ class Multi3DReferSource:
         return [(self._sample(q), TextPrediction(q.sample_id, text=q.object_name)) for q in self.train_queries]
 
     def scene(self, scene_id: str) -> SceneView:
-        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
-        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
-        labels = {o: n for (sc, o), n in self.names.items() if sc == scene_id}
-        fields: dict[str, Callable[[], Any]] = {
-            "points": lambda: vert()[:, :3],
-            "colors": lambda: vert()[:, 3:6] / 255.0,
-            "instance_ids": ids,
-            "up_axis": lambda: 2,
-        }
-        return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
+        return scannet_scene(self.scenes, scene_id, {o: n for (sc, o), n in self.names.items() if sc == scene_id})
 
     def truth(self, sample: ModelSample) -> Prediction:
         q = self.by_id[sample.sample_id]
         if q.scene_id not in self._boxes:  # truth is asked per sample: read each scene's table once
-            self._boxes = {q.scene_id: load_boxes(self.scenes, q.scene_id)}
+            self._boxes = {q.scene_id: load_minmax_boxes(self.scenes, q.scene_id)}
         ids, boxes = self._boxes[q.scene_id]
         rows = np.flatnonzero(np.isin(ids, q.object_ids))
         cs = minmax_to_center_size(boxes[rows]).tolist()

@@ -14,17 +14,16 @@ A class with a flat instance (a box of zero volume, IoU 0 even with itself) is n
 
 from __future__ import annotations
 
-import shutil
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_json, read_json
+from scenebench.io.scannet import SCENES, copy_scene, load_boxes
 
-SOURCE, SCENES = "scanrefer", "scannet_data"
+SOURCE = "scanrefer"
 
 
 def _two_closest(ids: list[int], anchors: list[tuple[int, str]], centre: dict[int, np.ndarray]) -> tuple[list[int], str] | None:
@@ -53,11 +52,8 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
             by_scene[r["scene_id"]][r["object_name"]].setdefault(int(r["object_id"]), []).append(r["description"])
         out: list[dict[str, Any]] = []
         for scene, classes in by_scene.items():
-            for kind in ("aligned_bbox", "aligned_vert", "ins_label"):
-                shutil.copyfile(src / SCENES / f"{scene}_{kind}.npy", folder / SCENES / f"{scene}_{kind}.npy")
-                written.append(folder / SCENES / f"{scene}_{kind}.npy")
-
-            table = load_npy(src / SCENES / f"{scene}_aligned_bbox.npy")
+            written += copy_scene(src / SCENES, folder / SCENES, scene)
+            table = load_boxes(src / SCENES, scene)
             flat = {int(t[7]) for t in table if not (t[3:6] > 0).all()}
             made: list[tuple[list[int], str, str, str]] = []  # (object_ids, eval_type, description, class)
             centre = {int(t[7]): t[:3] for t in table}

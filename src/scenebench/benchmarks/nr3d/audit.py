@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from .data import Utterance, load_scan_list, load_utterances
-from .source import SCENES
 
 
 def _rows(name: str, root: Path, out: Path, seed: int) -> list[dict[str, Any]]:
     import numpy as np
 
-    from scenebench.io.arrays import load_npy
+    from scenebench.io.scannet import SCENES, load_boxes
     from scenebench.metrics.records import summarize_scores
     from scenebench.runtime.runner import seeded_rng
 
@@ -43,7 +42,7 @@ def _rows(name: str, root: Path, out: Path, seed: int) -> list[dict[str, Any]]:
 
     ranks = Counter(instances(u).index(u.target_id) for u in train)
     prior = ranks.most_common(1)[0][0] if ranks else 0
-    tables = {s: load_npy(root / SCENES / f"{s}_aligned_bbox.npy")[:, 7].astype(int) for s in {u.scan_id for u in test}}
+    tables = {s: load_boxes(root / SCENES, s)[:, 7].astype(int) for s in {u.scan_id for u in test}}
     answers: dict[str, dict[str, int | str]] = {p: {} for p in ("blind", "labels", "random", "oracle")}
     for u in test:
         inst = instances(u)

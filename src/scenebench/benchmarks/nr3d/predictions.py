@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import iter_jsonl, read_json
+from scenebench.io.files import json_records
+from scenebench.io.scannet import minmax_of_corners
 
 from .data import Utterance
 
@@ -32,26 +33,14 @@ def _id(value: object) -> int | None:
 
 def _box(value: object, p: Path, where: str) -> np.ndarray:
     """(6,) min-max box of 8 corners, or of a list holding one 8-corner box."""
-    try:
-        corners = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        corners = np.zeros(0)
-    if corners.shape == (1, 8, 3):
-        corners = corners[0]
-    if corners.shape != (8, 3) or not np.isfinite(corners).all():
-        raise InputError(p, "not 8 corners of finite numbers", where=where, field="aabb", expected="[[x, y, z] x 8] or [[[x, y, z] x 8]]")
-    return np.concatenate([corners.min(0), corners.max(0)])
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 8:
+        value = value[0]  # M3DRef-CLIP's per-query layout: a list holding the one box
+    return minmax_of_corners(value, p, where=where, field="aabb", expected="[[x, y, z] x 8] or [[[x, y, z] x 8]]")
 
 
 def read_predictions(path: str | Path, utterances: list[Utterance], boxes: dict[str, np.ndarray] | None = None) -> dict[str, int | str]:
     p = Path(path)
-    if p.suffix == ".jsonl":
-        rows = [(f"line {n}", r) for n, r in iter_jsonl(p, allow_empty=True)]
-    else:
-        doc = read_json(p, what="Nr3D/Sr3D predictions")
-        if not isinstance(doc, list):
-            raise InputError(p, "is not a JSON list", expected="a list of {sample_id | scan_id, target_id, ann_id; pred_id | pred}")
-        rows = [(f"record {i}", r) for i, r in enumerate(doc)]
+    rows = json_records(p, what="Nr3D/Sr3D predictions", expected="a list of {sample_id | scan_id, target_id, ann_id; pred_id | pred}")
     known = {u.sample_id for u in utterances}
     out: dict[str, int | str] = {}
     for where, r in rows:

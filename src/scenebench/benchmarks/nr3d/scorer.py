@@ -17,6 +17,11 @@ distractor at most); view-dependent: a token of :data:`.data.VIEW_WORDS`. What d
   **>= 0.9**, so a same-class distractor of nearly the target's box counts as the target; a missing
   answer counts 0 overall and joins no type (group ``no prediction``: the released per-type masks
   are uninitialised there); needs the box tables (``--boxes``);
+- ``official:video3dllm`` (Video-3D-LLM's ``eval_nr3d.py``; Ross3D the same): box grounding, not
+  identity, under its own metric names: **Acc@0.25 / Acc@0.5** = the share of answered utterances
+  whose box (``aabb``, else the box-table box of the answered id) has IoU ``inter / (V1 + V2 - inter
+  + 1e-8)`` (float64) **>=** k with the target's box; every utterance with a record (its JSONL is the
+  test set: an utterance without one is ``excluded``), neither filter; no ``accuracy``;
 - ``strict``: utterances that name the target class, every length (a model hyper-parameter does not
   shrink the test set).
 
@@ -33,21 +38,27 @@ from typing import Any
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.geometry.boxes import center_size_to_minmax
 from scenebench.io import scannet
 from scenebench.io.files import file_fingerprint
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.grounding import FLOAT32_EPS, iou_matrix_eps
-from scenebench.metrics.jobs import ScoringJob
-from scenebench.metrics.records import SampleScore, Status, summarize_scores
-from scenebench.protocol import parse_protocol
-from scenebench.results import Results
+from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
+from scenebench.metrics.records import SampleScore, Status
+from scenebench.protocol import resolve_protocol
 
 from .data import MAX_TOKENS, VIEW_WORDS, Utterance, load_scan_list, load_utterances
 from .predictions import read_predictions
 from .spec import LINEAGES
 
 SPECS = [Mean("accuracy", "correct", scale=100, description="share of utterances whose predicted object is the target", unit="%")]
+# official:video3dllm: box grounding under its own names (spec 5.4: not the identity accuracy)
+IOU_THRESHOLDS = {"acc25": 0.25, "acc50": 0.5}
+BOX_SPECS = [
+    Mean("Acc@0.25", "acc25", scale=100, description="share of answered utterances whose box has IoU >= 0.25 with the target's", unit="%"),
+    Mean("Acc@0.5", "acc50", scale=100, description="share of answered utterances whose box has IoU >= 0.5 with the target's", unit="%"),
+]
+BOX_PROTOCOLS = ("official:m3drefclip", "official:video3dllm")
+NO_RECORD = "no prediction record (Video-3D-LLM scores the records of its JSONL)"
 GROUPS = ("difficulty", "view")
 OBJ = re.compile(r"<obj(\d+)>", re.IGNORECASE)
 OBJ3 = re.compile(r"<OBJ(\d{3})>")  # Chat-Scene's id_format
@@ -75,13 +86,12 @@ RULES = {
         "correct": f"IoU (float32, + float32 eps) of the answered box with the target's box >= {IDENTITY_IOU}",
         "type_denominator": f"utterances of the type with a prediction (a missing one is in group '{NO_PREDICTION}')",
     },
+    "official:video3dllm": {
+        "test_set": "every utterance with a prediction record (no class or length filter; no record: excluded)",
+        "text_answer": "first <OBJnnn> token, else a bare id; its box-table box unless the record gives aabb",
+        "correct": "Acc@k: IoU (float64, inter / (V1 + V2 - inter + 1e-8)) of the answered box with the target's box >= k, k = 0.25, 0.5",
+    },
 }
-
-
-def canonical(protocol: str) -> str:
-    """``strict`` or ``official:<lineage>`` (plain ``official`` is the first lineage)."""
-    base, lineage = parse_protocol(protocol, LINEAGES)
-    return base if lineage is None else f"official:{lineage}"
 
 
 def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
@@ -98,12 +108,6 @@ def parse_answer(value: int | str, protocol: str = "strict") -> int | None:
     return int(value.strip()) if value.strip().isdigit() else None
 
 
-def load_boxes(folder: str | Path, scan_id: str) -> tuple[np.ndarray, np.ndarray]:
-    """A scan's object ids (K,) and min-max boxes (K, 6) from its ScanNet box table, checked."""
-    t = scannet.load_boxes(folder, scan_id)  # checked there: shape, finite rows, sizes >= 0
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])
-
-
 def same_object(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
     """(N,) M3DRef-CLIP's identity test of paired (N, 6) min-max boxes: float32 IoU with + float32 eps >= 0.9."""
     if len(pred) == 0:
@@ -113,7 +117,7 @@ def same_object(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 def exclusion(u: Utterance, protocol: str) -> str | None:
     """Why the protocol leaves ``u`` out of the test set, or None."""
-    if protocol in ("official:chatscene", "official:m3drefclip"):
+    if protocol in ("official:chatscene", *BOX_PROTOCOLS):
         return None
     if not u.mentions_target_class:
         return NO_CLASS
@@ -131,13 +135,13 @@ class ReferIt3DScorer:
         self, benchmark: str, utterances: list[Utterance], preds: dict[str, int | str], protocol: str,
         boxes_dir: Path | None = None, pred_boxes: dict[str, np.ndarray] | None = None,
     ) -> None:  # fmt: skip
-        self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, canonical(protocol)
+        self.benchmark, self.utterances, self.preds, self.protocol = benchmark, utterances, preds, resolve_protocol(protocol, LINEAGES)
         self.boxes_dir, self.pred_boxes = boxes_dir, pred_boxes or {}
 
     def _box_batch(self, scan: str, todo: list[Utterance]) -> list[SampleScore]:
-        """official:m3drefclip: each answer's box against the target's box (module doc)."""
+        """official:m3drefclip and official:video3dllm: each answer's box against the target's box (module doc)."""
         assert self.boxes_dir is not None
-        ids, boxes = load_boxes(self.boxes_dir, scan)
+        ids, boxes = scannet.load_minmax_boxes(self.boxes_dir, scan)
         row = {int(o): k for k, o in enumerate(ids)}
         batch, pairs = [], []
         for u in todo:
@@ -145,6 +149,9 @@ class ReferIt3DScorer:
             raw = self.preds.get(u.sample_id)
             if u.target_id not in row:
                 batch.append(SampleScore(u.sample_id, scan, "excluded", {}, groups_of(u), {**detail, "reason": NO_ROW}))
+                continue
+            if raw is None and self.protocol == "official:video3dllm":
+                batch.append(SampleScore(u.sample_id, scan, "excluded", {}, groups_of(u), {**detail, "reason": NO_RECORD}))
                 continue
             if raw is None:
                 none = {"difficulty": NO_PREDICTION, "view": NO_PREDICTION}
@@ -156,14 +163,24 @@ class ReferIt3DScorer:
                 box = boxes[row[pred]]
             detail.update({"pred_id": pred, "answer": raw if isinstance(raw, str) else None})
             status: Status = "invalid" if box is None else "scored"
-            batch.append(SampleScore(u.sample_id, scan, status, {"correct": 0.0}, groups_of(u), detail))
+            batch.append(SampleScore(u.sample_id, scan, status, dict.fromkeys(self.fields, 0.0), groups_of(u), detail))
             if box is not None:
                 pairs.append((len(batch) - 1, box, boxes[row[u.target_id]]))
         if pairs:
-            hit = same_object(np.array([p for _, p, _ in pairs]), np.array([t for _, _, t in pairs]))
-            for (i, _, _), h in zip(pairs, hit):
-                batch[i].values["correct"] = float(h)
+            pred_boxes, targets = np.array([p for _, p, _ in pairs]), np.array([t for _, _, t in pairs])
+            if self.protocol == "official:video3dllm":
+                iou = iou_matrix_eps(pred_boxes, targets, 1e-8).diagonal()
+                for (i, _, _), v in zip(pairs, iou):
+                    batch[i].values.update({f: float(v >= k) for f, k in IOU_THRESHOLDS.items()})
+                    batch[i].detail["iou"] = float(v)
+            else:
+                for (i, _, _), h in zip(pairs, same_object(pred_boxes, targets)):
+                    batch[i].values["correct"] = float(h)
         return batch
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(IOU_THRESHOLDS) if self.protocol == "official:video3dllm" else ("correct",)
 
     def sample_ids(self) -> list[str]:
         return [u.sample_id for u in self.utterances]
@@ -174,7 +191,7 @@ class ReferIt3DScorer:
             if u.sample_id not in skip:
                 by_scan.setdefault(u.scan_id, []).append(u)
         for scan, todo in by_scan.items():
-            if self.protocol == "official:m3drefclip":
+            if self.protocol in BOX_PROTOCOLS:
                 yield self._box_batch(scan, todo)
                 continue
             batch = []
@@ -202,24 +219,22 @@ def make_job(
     seed: int = 0,
     boxes: Path | None = None,
 ) -> ScoringJob:
-    protocol = canonical(protocol)
+    protocol = resolve_protocol(protocol, LINEAGES)
     inputs = {**inputs, "predictions": file_fingerprint(predictions)}
     settings: dict[str, Any] = {"easy": "n_objects <= 2", "view_words": sorted(VIEW_WORDS)}
     settings |= {**RULES[protocol], "protocols": RULES}
     pred_boxes: dict[str, np.ndarray] = {}
     answers = read_predictions(predictions, utterances, pred_boxes)
-    if protocol == "official:m3drefclip":
+    if protocol in BOX_PROTOCOLS:
         if boxes is None:
-            raise InputError(None, "official:m3drefclip scores boxes: give the box tables (--boxes FOLDER of <scan_id>_aligned_bbox.npy)")
+            raise InputError(None, f"{protocol} scores boxes: give the box tables (--boxes FOLDER of <scan_id>_aligned_bbox.npy)")
         inputs["boxes"] = {s: file_fingerprint(scannet.box_path(boxes, s)) for s in sorted({u.scan_id for u in utterances})}
         inputs["boxes_dir"] = str(boxes)
     scorer = ReferIt3DScorer(benchmark, utterances, answers, protocol, None if boxes is None else Path(boxes), pred_boxes)
-
-    def summarize(records: list[SampleScore], run: Any) -> Results:
-        s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
-        excluded = [r.sample_id for r in records if r.status == "excluded"]
-        return s.to_results(benchmark, protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
-
+    specs = BOX_SPECS if protocol == "official:video3dllm" else SPECS
+    summarize = summarize_listing_excluded(
+        benchmark, protocol, specs, GROUPS, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
+    )
     return ScoringJob(benchmark, protocol, scorer, summarize, settings, inputs, label=f"scoring {benchmark}")
 
 
@@ -238,7 +253,7 @@ def _prepare(
     benchmark: str, annotations: Path, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int,
     boxes: Path | None,
 ) -> ScoringJob:  # fmt: skip
-    checked = canonical(protocol)
+    checked = resolve_protocol(protocol, LINEAGES)
     utterances, inputs = truth(Path(annotations), None if scans is None else Path(scans))
     return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed, None if boxes is None else Path(boxes))
 
@@ -271,6 +286,6 @@ def validate_command(annotations: Path, predictions: Path | None = None, scans: 
         out["predictions"] = len(read_predictions(predictions, utterances, pred_boxes))
         out["predictions_with_a_box"] = len(pred_boxes)
     if boxes is not None:
-        tables = {s: load_boxes(boxes, s)[0] for s in {u.scan_id for u in utterances}}
+        tables = {s: scannet.load_minmax_boxes(boxes, s)[0] for s in {u.scan_id for u in utterances}}
         out["targets_without_row"] = sum(u.target_id not in tables[u.scan_id] for u in utterances)
     print(json.dumps(out, indent=2))

@@ -11,24 +11,20 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from scenebench.errors import InputError
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.io.scannet import SCENES, box_path, load_boxes
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import OptionPrediction, Prediction, TextPrediction
-from scenebench.models.sources.base import instance_objects
+from scenebench.models.sources.base import scannet_scene
 
 from .data import Utterance
 from .scorer import make_job, truth
-
-SCENES = "scannet_data"
 
 
 class _ReferIt3DSource:
@@ -56,14 +52,11 @@ class _ReferIt3DSource:
 
     def inputs(self) -> dict[str, Any]:
         scans = sorted({u.scan_id for u in self.utterances})
-        return {**self.truth_inputs, "scenes": {s: file_fingerprint(self.scenes / f"{s}_aligned_bbox.npy") for s in scans}}
+        return {**self.truth_inputs, "scenes": {s: file_fingerprint(box_path(self.scenes, s)) for s in scans}}
 
     @functools.cache  # noqa: B019 - one source per run; the object ids of a scan are read once
     def object_ids(self, scan_id: str) -> tuple[int, ...]:
-        table = load_npy(self.scenes / f"{scan_id}_aligned_bbox.npy")
-        if table.ndim != 2 or table.shape[1] != 8:
-            raise InputError(self.scenes / f"{scan_id}_aligned_bbox.npy", f"box table has shape {table.shape}", expected="(K, 8)")
-        return tuple(int(v) for v in table[:, 7])
+        return tuple(int(v) for v in load_boxes(self.scenes, scan_id)[:, 7])
 
     def _options(self, scan_id: str) -> tuple[str, ...]:
         return tuple(f"object {o}: {self.labels.get((scan_id, o), 'object')}" for o in self.object_ids(scan_id))
@@ -78,17 +71,7 @@ class _ReferIt3DSource:
         return []
 
     def scene(self, scene_id: str) -> SceneView:
-        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
-        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
-        labels = {o: n for (sc, o), n in self.labels.items() if sc == scene_id}
-        fields: dict[str, Callable[[], Any]] = {
-            "points": lambda: vert()[:, :3],
-            "colors": lambda: vert()[:, 3:6] / 255.0,
-            "instance_ids": ids,
-            "up_axis": lambda: 2,
-        }
-        return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
+        return scannet_scene(self.scenes, scene_id, {o: n for (sc, o), n in self.labels.items() if sc == scene_id})
 
     def truth(self, sample: ModelSample) -> Prediction:
         u: Utterance = self.by_id[sample.sample_id]

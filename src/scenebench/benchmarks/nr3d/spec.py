@@ -4,8 +4,8 @@ from scenebench.declarations.types import BenchmarkSpec, Headline, Input, Option
 
 P = "scenebench.benchmarks.nr3d"
 # official:<lineage>: ReferIt3D (the dataset authors' protocol), then Chat-Scene's copy (GPT4Scene, Inst3D-LMM, 3D-LLaVA)
-# and M3DRef-CLIP's evaluator (boxes, IoU >= 0.9 as identity)
-LINEAGES = ("original", "chatscene", "m3drefclip")
+# M3DRef-CLIP's evaluator (boxes, IoU >= 0.9 as identity) and Video-3D-LLM's (Ross3D: Acc@0.25 / Acc@0.5 of the box)
+LINEAGES = ("original", "chatscene", "m3drefclip", "video3dllm")
 
 
 def _inputs(csv: str) -> tuple[Input, ...]:
@@ -13,7 +13,7 @@ def _inputs(csv: str) -> tuple[Input, ...]:
         Input("annotations", "truth", "file", f"{csv} (ReferIt3D's utterance table).", ("--annotations", "-a")),
         Input("scans", "truth", "file", "Test scans: ReferIt3D's test_scans.txt (JSON list) or one id per line (default: every row).", optional_for=("score", "validate")),
         Input("predictions", "predictions", "file", "Predictions: JSON list / JSONL of {sample_id | scan_id, target_id, ann_id; pred_id | pred | aabb}.", ("--predictions", "-p")),
-        Input("boxes", "truth", "folder", "Folder of <scan_id>_aligned_bbox.npy box tables (read by official:m3drefclip only).", optional_for=("score", "validate")),
+        Input("boxes", "truth", "folder", "Folder of <scan_id>_aligned_bbox.npy box tables (read by official:m3drefclip and official:video3dllm only).", optional_for=("score", "validate")),
     )  # fmt: skip
 
 

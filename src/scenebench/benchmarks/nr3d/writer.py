@@ -9,15 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.io.files import atomic_write_text
+from scenebench.io.scannet import corners_of_minmax
 
 COLUMNS = ("assignmentid", "stimulus_id", "utterance", "correct_guess", "scan_id", "instance_type", "target_id", "tokens",
            "mentions_target_class", "dataset")  # fmt: skip
 
 
-def corners(minmax: Sequence[float]) -> list[list[float]]:
-    """The 8 corners of a min-max box (an ``aabb`` answer of official:m3drefclip)."""
-    lo, hi = list(minmax[:3]), list(minmax[3:6])
-    return [[float((hi if i >> k & 1 else lo)[k]) for k in range(3)] for i in range(8)]
+corners = corners_of_minmax  # an ``aabb`` answer of official:m3drefclip / official:video3dllm
 
 
 def stimulus_id(scan_id: str, instance_type: str, target_id: int, distractor_ids: Sequence[int]) -> str:

@@ -17,12 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from scenebench.errors import InputError
-from scenebench.geometry.boxes import center_size_to_minmax
-from scenebench.io import scannet
-from scenebench.io.files import check_path_id, read_json
+from scenebench.io.files import check_path_id, json_records
 from scenebench.io.generated import require_finished
 
 
@@ -46,13 +42,10 @@ def load_objects(path: str | Path) -> list[DescribedObject]:
     """The described objects in order of their first description."""
     p = Path(path)
     require_finished(p)
-    doc = read_json(p, what="Scan2Cap descriptions")
-    if not isinstance(doc, list):
-        raise InputError(p, "is not a JSON list", expected="a list of {scene_id, object_id, object_name, ann_id, description, token}")
+    expected = "a list of {scene_id, object_id, object_name, ann_id, description, token}"
     groups: dict[tuple[str, int], list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
     names: dict[tuple[str, int], str] = {}
-    for i, r in enumerate(doc):
-        where = f"record {i}"
+    for where, r in json_records(p, what="Scan2Cap descriptions", expected=expected):
         if not isinstance(r, dict):
             raise InputError(p, "is not an object", where=where)
         for f in ("scene_id", "description"):
@@ -72,16 +65,3 @@ def load_objects(path: str | Path) -> list[DescribedObject]:
     return [
         DescribedObject(f"{s}:{o}", s, o, names[(s, o)], tuple(d for d, _ in g), tuple(t for _, t in g)) for (s, o), g in groups.items()
     ]
-
-
-def by_scene(objects: list[DescribedObject]) -> dict[str, list[DescribedObject]]:
-    out: dict[str, list[DescribedObject]] = defaultdict(list)
-    for o in objects:
-        out[o.scene_id].append(o)
-    return dict(out)
-
-
-def load_boxes(folder: str | Path, scene_id: str) -> tuple[np.ndarray, np.ndarray]:
-    """A scene's object ids (K,) and min-max boxes (K, 6), checked."""
-    t = scannet.load_boxes(folder, scene_id)  # checked there: shape, finite rows, sizes >= 0
-    return t[:, 7].astype(np.int64), center_size_to_minmax(t[:, :6])

@@ -15,6 +15,7 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.io.files import read_json
+from scenebench.io.scannet import minmax_of_corners
 
 from .data import DescribedObject
 
@@ -47,13 +48,7 @@ def read_predictions(path: str | Path, objects: list[DescribedObject]) -> dict[s
             where = f"scene {scene}, proposal {i}"
             if not isinstance(r, dict) or not isinstance(r.get("caption"), str):
                 raise InputError(p, "missing or not a string", where=where, field="caption")
-            try:
-                corners = np.asarray(r.get("box"), dtype=np.float64)
-            except (TypeError, ValueError):
-                corners = np.zeros(0)
-            if corners.shape != (8, 3) or not np.isfinite(corners).all():
-                raise InputError(p, "not 8 corners of finite numbers", where=where, field="box", expected="[[x, y, z] x 8]")
-            boxes.append(np.concatenate([corners.min(0), corners.max(0)]))
+            boxes.append(minmax_of_corners(r.get("box"), p, where=where, field="box"))
             captions.append(strip_wrapping(r["caption"]))
         out[scene] = (np.asarray(boxes, dtype=np.float64).reshape(-1, 6), captions)
     return out

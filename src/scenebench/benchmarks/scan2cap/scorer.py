@@ -60,7 +60,7 @@ import numpy as np
 
 from scenebench.geometry.boxes import iou_matrix_minmax
 from scenebench.io.files import file_fingerprint
-from scenebench.io.scannet import box_path
+from scenebench.io.scannet import box_path, by_scene, load_minmax_boxes
 from scenebench.metrics.aggregate import Derived, Mean, MetricSpec, Ratio, f1_from
 from scenebench.metrics.grounding import iou_matrix_eps
 from scenebench.metrics.jobs import ScoringJob
@@ -75,10 +75,10 @@ from scenebench.metrics.text import (
     rouge_l,
     tokenize,
 )
-from scenebench.protocol import parse_protocol
+from scenebench.protocol import resolve_protocol
 from scenebench.results import Results
 
-from .data import DescribedObject, by_scene, load_boxes, load_objects
+from .data import DescribedObject, load_objects
 from .predictions import read_predictions
 from .spec import LINEAGES
 
@@ -137,11 +137,6 @@ RULES = {
         "aggregation": "corpus BLEU-4; mean CIDEr-D and ROUGE-L over all described objects",
     },
 }
-
-
-def canonical(protocol: str) -> str:
-    base, lineage = parse_protocol(protocol, LINEAGES)
-    return base if lineage is None else f"official:{lineage}"
 
 
 def _bleu(*args: float | None) -> float | None:
@@ -343,7 +338,7 @@ class Scan2CapScorer:
         self, objects: list[DescribedObject], boxes_dir: Path, preds: dict[str, tuple[np.ndarray, list[str]]], protocol: str,
         meteor: bool = False,
     ) -> None:  # fmt: skip
-        self.objects, self.boxes_dir, self.preds, self.protocol = objects, boxes_dir, preds, canonical(protocol)
+        self.objects, self.boxes_dir, self.preds, self.protocol = objects, boxes_dir, preds, resolve_protocol(protocol, LINEAGES)
         self.meteor = meteor
         self._values: dict[str, tuple[dict[str, float], dict[str, Any]]] | None = None
 
@@ -360,7 +355,7 @@ class Scan2CapScorer:
         ious: list[float] = []
         shares: list[float] = []
         for scene, objs in by_scene(self.objects).items():
-            ids, boxes = load_boxes(self.boxes_dir, scene)
+            ids, boxes = load_minmax_boxes(self.boxes_dir, scene)
             pred, _ = self.preds.get(scene, (np.zeros((0, 6)), []))
             oids = np.array([o.object_id for o in objs])
             rows = np.array([int(np.flatnonzero(ids == i)[0]) if (ids == i).any() else -1 for i in oids], dtype=np.int64)
@@ -443,7 +438,7 @@ def make_job(
     objects: list[DescribedObject], inputs: dict[str, Any], boxes: Path, predictions: Path, protocol: str,
     n_resamples: int = 1000, seed: int = 0, oracle_boxes: bool = False, meteor: bool = False,
 ) -> ScoringJob:  # fmt: skip
-    protocol = canonical(protocol)
+    protocol = resolve_protocol(protocol, LINEAGES)
     reason = meteor_unavailable_reason() if meteor else "not requested (--meteor)"
     inputs = {**inputs, "boxes_dir": str(boxes), "predictions": file_fingerprint(predictions)}
     inputs["boxes"] = {sid: file_fingerprint(box_path(boxes, sid)) for sid in by_scene(objects)}
@@ -469,7 +464,7 @@ def prepare_scoring(
     *, annotations: Path, boxes: Path, predictions: Path, protocol: str = "strict", n_resamples: int = 1000, seed: int = 0,
     meteor: bool = False,
 ) -> ScoringJob:  # fmt: skip
-    checked = canonical(protocol)
+    checked = resolve_protocol(protocol, LINEAGES)
     objects = load_objects(annotations)
     truth = {"annotations": file_fingerprint(annotations)}
     return make_job(objects, truth, Path(boxes), Path(predictions), checked, n_resamples, seed, meteor=meteor)
@@ -483,7 +478,9 @@ def validate_command(annotations: Path, boxes: Path, predictions: Path | None = 
     scenes = by_scene(objects)
     out: dict[str, Any] = {"objects": len(objects), "descriptions": sum(len(o.descriptions) for o in objects), "scenes": len(scenes)}
     out["references_longer_than_30_tokens"] = sum(len(t) > MAX_REF_TOKENS for o in objects for t in o.tokens)
-    out["objects_without_row"] = sum(int(not np.isin(o.object_id, load_boxes(boxes, s)[0])) for s, objs in scenes.items() for o in objs)
+    out["objects_without_row"] = sum(
+        int(not np.isin(o.object_id, load_minmax_boxes(boxes, s)[0])) for s, objs in scenes.items() for o in objs
+    )
     if predictions is not None:
         preds = read_predictions(predictions, objects)
         out["proposals"] = sum(len(c) for _, c in preds.values())

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +23,17 @@ import numpy as np
 
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import minmax_to_center_size
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_text, file_fingerprint
+from scenebench.io.scannet import SCENES, box_path, corners_of_minmax, load_minmax_boxes
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import Prediction, TextPrediction
-from scenebench.models.sources.base import instance_objects
+from scenebench.models.sources.base import scannet_scene
 
-from .data import DescribedObject, load_boxes, load_objects
+from .data import DescribedObject, load_objects
 from .scorer import make_job
 
-SCENES = "scannet_data"
 VAL = "ScanRefer_filtered_val.json"
-CORNERS = np.array([[i >> k & 1 for k in range(3)] for i in range(8)])
 
 
 class Scan2CapSource:
@@ -57,12 +55,12 @@ class Scan2CapSource:
     def inputs(self) -> dict[str, Any]:
         return {
             **self.truth_inputs,
-            "scenes": {s: file_fingerprint(self.scenes / f"{s}_aligned_bbox.npy") for s in sorted({o.scene_id for o in self.objects})},
+            "scenes": {s: file_fingerprint(box_path(self.scenes, s)) for s in sorted({o.scene_id for o in self.objects})},
         }
 
     @functools.cache  # noqa: B019 - one source per run: each scene's table is read once
     def gt_box(self, scene_id: str, object_id: int) -> np.ndarray | None:
-        ids, boxes = load_boxes(self.scenes, scene_id)
+        ids, boxes = load_minmax_boxes(self.scenes, scene_id)
         rows = np.flatnonzero(ids == object_id)
         return boxes[rows[0]] if len(rows) else None
 
@@ -78,17 +76,9 @@ class Scan2CapSource:
         return []
 
     def scene(self, scene_id: str) -> SceneView:
-        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
-        vert = functools.cache(lambda: load_npy(scenes / f"{scene_id}_aligned_vert.npy"))
-        ids = functools.cache(lambda: load_npy(scenes / f"{scene_id}_ins_label.npy").astype(np.int64) - 1)
-        labels = {o.object_id: o.object_name.replace("_", " ") for o in self.objects if o.scene_id == scene_id}
-        fields: dict[str, Callable[[], Any]] = {
-            "points": lambda: vert()[:, :3],
-            "colors": lambda: vert()[:, 3:6] / 255.0,
-            "instance_ids": ids,
-            "up_axis": lambda: 2,
-        }
-        return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
+        return scannet_scene(
+            self.scenes, scene_id, {o.object_id: o.object_name.replace("_", " ") for o in self.objects if o.scene_id == scene_id}
+        )
 
     def truth(self, sample: ModelSample) -> Prediction:
         # the first description as its token sequence ("... window ."): a Scan2Cap model emits tokens,
@@ -101,8 +91,7 @@ class Scan2CapSource:
             p, o = predictions[m.sample_id], self.by_id[m.sample_id]
             box = self.gt_box(o.scene_id, o.object_id)
             if isinstance(p, TextPrediction) and box is not None:
-                corners = np.where(CORNERS == 1, box[3:], box[:3]).tolist()
-                out.setdefault(o.scene_id, []).append({"caption": " ".join(p.text.split()), "box": corners})
+                out.setdefault(o.scene_id, []).append({"caption": " ".join(p.text.split()), "box": corners_of_minmax(box)})
         path = Path(folder) / self.predictions_name
         atomic_write_text(path, json.dumps(out))
         return path

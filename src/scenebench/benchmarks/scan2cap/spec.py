@@ -16,6 +16,7 @@ SPEC = BenchmarkSpec(
     view=f"{P}.view:build_views",
     layout=f"{P}.layout:LAYOUT",
     synthetic=f"{P}.synthetic:write_synthetic",
+    audit=f"{P}.audit:rows",
     inputs=(
         Input(
             "annotations",

@@ -9,16 +9,15 @@ split."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scenebench.io.arrays import load_npy
 from scenebench.io.files import atomic_write_json, read_json
+from scenebench.io.scannet import SCENES, copy_scene, load_boxes
 
-SOURCE, SCENES, VAL = "scanrefer", "scannet_data", "ScanRefer_filtered_val.json"
+SOURCE, VAL = "scanrefer", "ScanRefer_filtered_val.json"
 WORD_OR_MARK = re.compile(r"[^\s.,;:!?]+|[.,;:!?]")
 
 
@@ -36,12 +35,10 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
     scenes = sorted({r["scene_id"] for r in recs})
     flat = set()
     for scene in scenes:
-        flat |= {(scene, int(t[7])) for t in load_npy(src / SCENES / f"{scene}_aligned_bbox.npy") if not (t[3:6] > 0).all()}
+        flat |= {(scene, int(t[7])) for t in load_boxes(src / SCENES, scene) if not (t[3:6] > 0).all()}
     kept = [{**r, "token": tokens(r["description"])} for r in recs if (r["scene_id"], int(r["object_id"])) not in flat]
     atomic_write_json(folder / VAL, kept, indent=None)
     written = [folder / VAL]
     for scene in scenes:
-        for kind in ("aligned_bbox", "aligned_vert", "ins_label"):
-            shutil.copyfile(src / SCENES / f"{scene}_{kind}.npy", folder / SCENES / f"{scene}_{kind}.npy")
-            written.append(folder / SCENES / f"{scene}_{kind}.npy")
+        written += copy_scene(src / SCENES, folder / SCENES, scene)
     return written

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.io.arrays import load_npy
+from scenebench.io.scannet import by_scene, load_minmax_boxes
 from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
 
-from .data import by_scene, load_boxes, load_objects
+from .data import load_objects
 from .predictions import read_predictions
 
 
@@ -24,7 +25,7 @@ def build_views(run: LoadedRun, sample_ids: list[str], opts: ViewOptions) -> Vie
     boxes_dir = Path(inputs.get("boxes_dir", ""))
     for scene_id, todo in by_scene([o for o in objects if o.sample_id in want]).items():
         entry = (inputs.get("boxes") or {}).get(scene_id)
-        ids, boxes = load_boxes(checked_input(entry, f"box table of {scene_id}").parent, scene_id)
+        ids, boxes = load_minmax_boxes(checked_input(entry, f"box table of {scene_id}").parent, scene_id)
         vert_path = boxes_dir / f"{scene_id}_aligned_vert.npy"  # drawn only, never scored
         pts = load_npy(vert_path) if vert_path.is_file() else np.pad((boxes[:, :3] + boxes[:, 3:]) / 2, ((0, 0), (0, 3)))
         key = f"scan2cap:{scene_id}:{str((entry or {}).get('sha256', ''))[:12]}"

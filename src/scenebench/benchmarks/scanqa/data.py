@@ -16,7 +16,6 @@ order ``Where`` -> Place, ``How many`` -> Number, ``What color``/``What is the c
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,10 +93,3 @@ def load_questions(path: str | Path, *, need_answers: bool = True) -> list[Quest
             raise InputError(p, "not a list of strings", where=where, field="object_names")
         out.append(Question(qid, r["scene_id"], r["question"], tuple(answers), tuple(ids), tuple(names)))
     return out
-
-
-def by_scene(questions: list[Question]) -> dict[str, list[Question]]:
-    out: dict[str, list[Question]] = defaultdict(list)
-    for q in questions:
-        out[q.scene_id].append(q)
-    return dict(out)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.io.files import file_fingerprint
+from scenebench.io.scannet import by_scene
 from scenebench.metrics import text as T
 from scenebench.metrics.aggregate import Mean, MetricSpec
 from scenebench.metrics.answers import (
@@ -51,7 +52,7 @@ from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.protocol import parse_protocol
 from scenebench.results import Results
 
-from .data import Question, by_scene, load_questions
+from .data import Question, load_questions
 from .predictions import read_predictions
 
 LINEAGES = ("original", "leo", "chatscene", "video3dllm", "ll3da")

@@ -11,19 +11,18 @@ The oracle answers each question's first reference; the prediction file is the E
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from scenebench.errors import InputError
 from scenebench.io.files import atomic_write_text, file_fingerprint
-from scenebench.io.scannet import SCENES, load_instance_labels, load_vertices
+from scenebench.io.scannet import SCENES
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import Prediction, RankedTextPrediction, TextPrediction
-from scenebench.models.sources.base import instance_objects
+from scenebench.models.sources.base import scannet_scene
 
 from .data import load_questions
 from .scorer import make_job
@@ -66,17 +65,7 @@ class ScanQASource:
         return [(self._sample(q), TextPrediction(q.question_id, text=q.answers[0])) for q in self.train_questions]
 
     def scene(self, scene_id: str) -> SceneView:
-        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
-        vert = functools.cache(lambda: load_vertices(scenes, scene_id))
-        ids = functools.cache(lambda: load_instance_labels(scenes, scene_id))
-        labels = {o: n for (sc, o), n in self.names.items() if sc == scene_id}
-        fields: dict[str, Callable[[], Any]] = {
-            "points": lambda: vert()[:, :3],
-            "colors": lambda: vert()[:, 3:6] / 255.0,
-            "instance_ids": ids,
-            "up_axis": lambda: 2,
-        }
-        return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
+        return scannet_scene(self.scenes, scene_id, {o: n for (sc, o), n in self.names.items() if sc == scene_id})
 
     def truth(self, sample: ModelSample) -> Prediction:
         return RankedTextPrediction(sample.sample_id, answers=[self.by_id[sample.sample_id].answers[0]])

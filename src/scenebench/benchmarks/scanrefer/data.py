@@ -45,7 +45,7 @@ MAX_NUM_OBJ = 128  # the released loader keeps the first 128 rows of a box table
 FIELDS = ("scene_id", "object_id", "object_name", "ann_id", "description")
 
 
-__all__ = ["CLASSES", "OTHERS", "Sample", "box_path", "by_scene", "load_annotations", "load_boxes", "read_raw2label"]
+__all__ = ["CLASSES", "OTHERS", "Sample", "box_path", "load_annotations", "load_boxes", "read_raw2label"]
 
 
 @dataclass(frozen=True)
@@ -139,10 +139,3 @@ def load_annotations(path: str | Path, raw2label: dict[str, int]) -> list[Sample
         classes[scene].setdefault(obj, label)  # the first record of an object names its class, as released
     counts = {s: np.bincount(list(c.values()), minlength=len(CLASSES)) for s, c in classes.items()}
     return [Sample(f"{s}:{o}:{a}", s, o, a, n, d, bool(counts[s][lab] == 1)) for s, o, a, n, d, lab in recs]
-
-
-def by_scene(samples: list[Sample]) -> dict[str, list[Sample]]:
-    out: dict[str, list[Sample]] = defaultdict(list)
-    for s in samples:
-        out[s.scene_id].append(s)
-    return dict(out)

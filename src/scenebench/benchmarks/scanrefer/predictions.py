@@ -12,20 +12,15 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.errors import InputError
-from scenebench.io.files import iter_jsonl, read_json
+from scenebench.io.files import json_records
+from scenebench.io.scannet import minmax_of_corners
 
 from .data import Sample
 
 
 def read_predictions(path: str | Path, samples: list[Sample]) -> dict[str, np.ndarray]:
     p = Path(path)
-    if p.suffix == ".jsonl":
-        rows = [(f"line {n}", r) for n, r in iter_jsonl(p, allow_empty=True)]
-    else:
-        doc = read_json(p, what="ScanRefer predictions")
-        if not isinstance(doc, list):
-            raise InputError(p, "is not a JSON list", expected="a list of {scene_id, object_id, ann_id, bbox}")
-        rows = [(f"record {i}", r) for i, r in enumerate(doc)]
+    rows = json_records(p, what="ScanRefer predictions", expected="a list of {scene_id, object_id, ann_id, bbox}")
     known = {s.sample_id for s in samples}
     out: dict[str, np.ndarray] = {}
     for where, r in rows:
@@ -39,11 +34,5 @@ def read_predictions(path: str | Path, samples: list[Sample]) -> dict[str, np.nd
             raise InputError(p, f"{sid} (scene_id:object_id:ann_id) is no sample of the annotations", where=where)
         if sid in out:
             raise InputError(p, f"a second box for {sid}", where=where, field="ann_id")
-        try:
-            corners = np.asarray(r.get("bbox"), dtype=np.float64)
-        except (TypeError, ValueError):
-            corners = np.zeros(0)
-        if corners.shape != (8, 3) or not np.isfinite(corners).all():
-            raise InputError(p, "not 8 corners of finite numbers", where=where, field="bbox", expected="[[x, y, z] x 8]")
-        out[sid] = np.concatenate([corners.min(0), corners.max(0)])
+        out[sid] = minmax_of_corners(r.get("bbox"), p, where=where, field="bbox")
     return out

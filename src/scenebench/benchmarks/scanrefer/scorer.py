@@ -24,13 +24,14 @@ import numpy as np
 
 from scenebench.geometry.boxes import center_size_to_minmax, iou_minmax, volume_minmax
 from scenebench.io.files import file_fingerprint
+from scenebench.io.scannet import by_scene
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.metrics.records import SampleScore, summarize_scores
 from scenebench.protocol import check_protocol
 from scenebench.results import Results
 
-from .data import MAX_NUM_OBJ, Sample, box_path, by_scene, load_annotations, load_boxes, read_raw2label
+from .data import MAX_NUM_OBJ, Sample, box_path, load_annotations, load_boxes, read_raw2label
 from .predictions import read_predictions
 
 SPECS = [

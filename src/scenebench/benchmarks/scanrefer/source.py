@@ -10,9 +10,8 @@ that declare ground-truth perception.
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +20,11 @@ import numpy as np
 from scenebench.errors import InputError
 from scenebench.geometry.boxes import center_size_to_minmax
 from scenebench.io.files import atomic_write_text, file_fingerprint
-from scenebench.io.scannet import SCENE_FILES, SCENES, TSV, load_boxes, load_instance_labels, load_vertices
+from scenebench.io.scannet import SCENE_FILES, SCENES, TSV, load_boxes
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import BoxPrediction, Prediction, TextPrediction
-from scenebench.models.sources.base import instance_objects
+from scenebench.models.sources.base import scannet_scene
 
 from .scorer import make_job, truth_files
 
@@ -66,18 +65,7 @@ class ScanReferSource:
         return [(self._sample(s), TextPrediction(s.sample_id, text=s.object_name)) for s in self.train_samples]
 
     def scene(self, scene_id: str) -> SceneView:
-        # The loaders close over the scene's paths, never over the source (whose truth() holds the answers).
-        scenes = self.scenes
-        vert = functools.cache(lambda: load_vertices(scenes, scene_id))
-        ids = functools.cache(lambda: load_instance_labels(scenes, scene_id))
-        labels = {o: n.replace("_", " ") for (sc, o), n in self.names.items() if sc == scene_id}
-        fields: dict[str, Callable[[], Any]] = {
-            "points": lambda: vert()[:, :3],
-            "colors": lambda: vert()[:, 3:6] / 255.0,
-            "instance_ids": ids,
-            "up_axis": lambda: 2,
-        }
-        return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids(), labels)})
+        return scannet_scene(self.scenes, scene_id, {o: n.replace("_", " ") for (sc, o), n in self.names.items() if sc == scene_id})
 
     def truth(self, sample: ModelSample) -> Prediction:
         s = self.by_id[sample.sample_id]

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.io.arrays import load_npy
+from scenebench.io.scannet import by_scene
 from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
 
-from .data import by_scene, load_annotations, load_boxes, read_raw2label
+from .data import load_annotations, load_boxes, read_raw2label
 from .predictions import read_predictions
 from .scorer import gt_boxes
 

@@ -23,7 +23,6 @@ test file) does not matter. Question types, two rules that agree on the released
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,10 +124,3 @@ def load_questions(questions: str | Path, annotations: str | Path) -> list[Quest
             ap, f"{len(extra)} annotation(s) have no question in {qp.name} (first: question_id {extra[0]})", field="question_id"
         )
     return out
-
-
-def by_scene(questions: list[Question]) -> dict[str, list[Question]]:
-    out: dict[str, list[Question]] = defaultdict(list)
-    for q in questions:
-        out[q.scene_id].append(q)
-    return dict(out)

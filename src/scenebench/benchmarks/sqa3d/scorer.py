@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from scenebench.io.files import file_fingerprint
+from scenebench.io.scannet import by_scene
 from scenebench.metrics.aggregate import Mean
 from scenebench.metrics.answers import (
     NORMALIZER_VERSION,
@@ -36,12 +37,11 @@ from scenebench.metrics.answers import (
     match_leo,
     normalize,
 )
-from scenebench.metrics.jobs import ScoringJob
-from scenebench.metrics.records import SampleScore, summarize_scores
+from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
+from scenebench.metrics.records import SampleScore
 from scenebench.protocol import parse_protocol
-from scenebench.results import Results
 
-from .data import Question, by_scene, load_questions, type_first_token, type_prefix
+from .data import Question, load_questions, type_first_token, type_prefix
 from .predictions import read_predictions
 
 LINEAGES = ("original", "leo", "chatscene", "video3dllm")
@@ -196,11 +196,9 @@ def make_job(
     scorer = SQA3DScorer(questions, read_predictions(predictions, questions), protocol)
     inputs = {**truth_inputs, "predictions": file_fingerprint(predictions)}
     settings = {"lineage": lineage, "rules": rules.notes, "normalizer": NORMALIZER_VERSION}
-
-    def summarize(records: list[SampleScore], run: Any) -> Results:
-        s = summarize_scores(records, SPECS, groups=GROUPS, n_resamples=n_resamples, seed=seed)
-        excluded = [r.sample_id for r in records if r.status == "excluded"]
-        return s.to_results("sqa3d", protocol, settings=settings, inputs=inputs, extra={"excluded_ids": excluded})
+    summarize = summarize_listing_excluded(
+        "sqa3d", protocol, SPECS, GROUPS, settings=settings, inputs=inputs, n_resamples=n_resamples, seed=seed
+    )
 
     return ScoringJob("sqa3d", protocol, scorer, summarize, settings, inputs, label="scoring sqa3d")
 

@@ -11,19 +11,18 @@ points, colours and instance ids. The oracle answers each question's first refer
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from scenebench.errors import InputError
 from scenebench.io.files import atomic_write_text, file_fingerprint
-from scenebench.io.scannet import SCENES, load_instance_labels, load_vertices
+from scenebench.io.scannet import SCENES
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneView
 from scenebench.models.predictions import Prediction, TextPrediction
-from scenebench.models.sources.base import instance_objects
+from scenebench.models.sources.base import scannet_scene
 
 from .data import Question, load_questions
 from .scorer import make_job
@@ -71,16 +70,7 @@ class SQA3DSource:
         return [(self._sample(q), TextPrediction(q.question_id, text=q.answers[0])) for q in self.train_questions]
 
     def scene(self, scene_id: str) -> SceneView:
-        scenes = self.scenes  # the loaders close over paths, never over the source (whose truth() holds the answers)
-        vert = functools.cache(lambda: load_vertices(scenes, scene_id))
-        ids = functools.cache(lambda: load_instance_labels(scenes, scene_id))
-        fields: dict[str, Callable[[], Any]] = {
-            "points": lambda: vert()[:, :3],
-            "colors": lambda: vert()[:, 3:6] / 255.0,
-            "instance_ids": ids,
-            "up_axis": lambda: 2,
-        }
-        return SceneView(scene_id, {**fields, "objects": lambda: instance_objects(vert()[:, :3], ids())})
+        return scannet_scene(self.scenes, scene_id, {})
 
     def truth(self, sample: ModelSample) -> Prediction:
         return TextPrediction(sample.sample_id, text=self.by_id[sample.sample_id].answers[0])

@@ -7,7 +7,8 @@ of receiving point clouds over the network.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from scenebench.declarations.catalog import table
 from scenebench.errors import ScenebenchError
+from scenebench.io.scannet import load_instance_labels, load_vertices
 from scenebench.metrics.jobs import ScoringJob
 from scenebench.models.base import ModelSample, SceneObject, SceneView
 from scenebench.models.predictions import Prediction
@@ -81,3 +83,21 @@ def instance_objects(coords: np.ndarray, instance_ids: np.ndarray, labels: Mappi
         SceneObject(int(i), labels.get(int(i), "object"), [*map(float, c), *map(float, s)], g)
         for i, c, s, g in zip(uniq.tolist(), centre, size, groups)
     ]
+
+
+def scannet_scene(folder: str | Path, scene_id: str, labels: Mapping[int, str]) -> SceneView:
+    """A ScanNet-layout scene (``<folder>/<scene_id>_aligned_vert.npy`` and ``_ins_label.npy``) as a
+    model sees it: points, colours 0-1, instance ids, z up, and ``objects`` labelled with ``labels``
+    (object id -> name; others "object"). Arrays are read on first use, once. The loaders close over
+    paths and the labels, never over a run source (whose ``truth()`` holds the answers)."""
+    scenes, names = Path(folder), dict(labels)
+    vert = functools.cache(lambda: load_vertices(scenes, scene_id))
+    ids = functools.cache(lambda: load_instance_labels(scenes, scene_id))
+    fields: dict[str, Callable[[], Any]] = {
+        "points": lambda: vert()[:, :3],
+        "colors": lambda: vert()[:, 3:6] / 255.0,
+        "instance_ids": ids,
+        "up_axis": lambda: 2,
+        "objects": lambda: instance_objects(vert()[:, :3], ids(), names),
+    }
+    return SceneView(scene_id, fields)
