@@ -13,6 +13,8 @@ import pytest
 from scenebench.metrics import text as T
 
 pytest.importorskip("pycocoevalcap", reason="pycocoevalcap (test extra) is not installed")
+# one worker runs the module: its reference (two JVMs: the PTB tokenizer and METEOR) is built once
+pytestmark = pytest.mark.xdist_group("coco-reference")
 if shutil.which("java") is None:
     pytest.skip(
         "Java is not installed: the pycocoevalcap reference needs it (scripts/setup.sh installs default-jre-headless)",
