@@ -26,8 +26,15 @@ DECIMATE_CELL = 0.01  # metres: finer detail than 1 cm is below what 2 cm object
 DECIMATE_ABOVE = 4000  # faces: lighter models are kept as they are
 TOLERANCE = 0.3  # each fitted axis within x/÷ 1.3 of the sampled size after the uniform scale
 # beds on their footprint (the category's height is the mattress, models carry headboards); floor lamps
-# on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade)
-FIT_AXES: dict[str, tuple[int, ...]] = {"bed": (0, 2), "floorlamp": (0, 1)}
+# on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade), and so
+# a spray bottle (its nozzle's reach); cutlery and bread on their footprint (a blade's 3 mm and a
+# loaf's rise are the model's own: the primitives' boxes are thicker, and no model fitted them)
+FIT_AXES: dict[str, tuple[int, ...]] = {
+    "bed": (0, 2),
+    "floorlamp": (0, 1),
+    "spraybottle": (0, 1),
+    **dict.fromkeys(("fork", "knife", "butterknife", "spoon", "bread"), (0, 2)),
+}
 # SweetHome3D names the parts of a door or window that swing or slide "sweethome3d_opening_on_..."
 # and the glass they carry "sweethome3d_window_pane_on_...": a doorway is an open frame, so they go
 OPEN_PARTS: dict[str, tuple[str, ...]] = {"doorway": ("sweethome3d_opening_on_", "sweethome3d_window_pane_on_")}
