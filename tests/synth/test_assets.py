@@ -15,7 +15,15 @@ import pytest
 from scenebench.errors import InputError
 from scenebench.synth.assets.archive import clean_member
 from scenebench.synth.assets.furnish import Furnisher, colour_name, fit_scale, model_surfaces
-from scenebench.synth.assets.library import licence_ok, load_assets, parse_properties, read_jsonl, read_sh3f, reviewed_mapping
+from scenebench.synth.assets.library import (
+    DEBIAN_FOLDER,
+    licence_ok,
+    load_assets,
+    parse_properties,
+    read_jsonl,
+    read_sh3f,
+    reviewed_mapping,
+)
 from scenebench.synth.meshes import Mesh, box
 
 # a 2 x 1 x 4 box (x, y, z) whose top (y = 1) is red and the rest white; the catalog says 50 x 100 x 40 cm
@@ -525,3 +533,20 @@ def test_doorways_from_models_keep_the_openings_boxes_and_ids(tmp_path):
         assert lo == pytest.approx(p.aabb[0], abs=1e-9) and hi == pytest.approx(p.aabb[1], abs=1e-9)
         if o.asset:
             assert (sm.face_instance == o.index).sum() == 12
+
+
+@pytest.mark.skipif(not any(DEBIAN_FOLDER.glob("*.sh3f")), reason="the sweethome3d-furniture package is not installed")
+def test_the_reviewed_door_models_of_the_debian_libraries_are_open_frames():
+    f = Furnisher(load_assets([DEBIAN_FOLDER]))
+    doors = f.by_category["doorway"]
+    assert len(doors) == 7 and len(f.by_category["window"]) == 7
+    for m in doors:
+        mesh = f.normalised(m)
+        w, h = f.dims(m)[:2]
+        centre = mesh.vertices[mesh.faces].mean(1)
+        # no face in the middle of the opening (half its width, its middle half in height): no leaf, no panel
+        inside = (np.abs(centre[:, 0]) < w / 4) & (centre[:, 1] > h / 4) & (centre[:, 1] < 3 * h / 4)
+        assert not inside.any(), m.key
+        # the frame alone keeps the catalog's bounds, so stretching it to an opening fills the opening
+        lo, hi = mesh.vertices.min(0), mesh.vertices.max(0)
+        assert hi - lo == pytest.approx(f.dims(m), rel=1e-6), m.key
