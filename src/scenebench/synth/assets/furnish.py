@@ -27,13 +27,14 @@ DECIMATE_ABOVE = 4000  # faces: lighter models are kept as they are
 TOLERANCE = 0.3  # each fitted axis within x/÷ 1.3 of the sampled size after the uniform scale
 # beds on their footprint (the category's height is the mattress, models carry headboards); floor lamps
 # on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade), and so
-# a spray bottle (its nozzle's reach); cutlery and bread on their footprint (a blade's 3 mm and a
-# loaf's rise are the model's own: the primitives' boxes are thicker, and no model fitted them)
+# a spray bottle (its nozzle's reach); cutlery, bread and a book on their footprint (a blade's 3 mm,
+# a loaf's rise and an open book's 2 cm are the model's own: the primitives' boxes are thicker, and
+# no model fitted them)
 FIT_AXES: dict[str, tuple[int, ...]] = {
     "bed": (0, 2),
     "floorlamp": (0, 1),
     "spraybottle": (0, 1),
-    **dict.fromkeys(("fork", "knife", "butterknife", "spoon", "bread"), (0, 2)),
+    **dict.fromkeys(("fork", "knife", "butterknife", "spoon", "bread", "book"), (0, 2)),
 }
 # SweetHome3D names the parts of a door or window that swing or slide "sweethome3d_opening_on_..."
 # and the glass they carry "sweethome3d_window_pane_on_...": a doorway is an open frame, so they go
