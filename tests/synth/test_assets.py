@@ -15,7 +15,15 @@ import pytest
 from scenebench.errors import InputError
 from scenebench.synth.assets.archive import clean_member
 from scenebench.synth.assets.furnish import Furnisher, colour_name, fit_scale, model_surfaces
-from scenebench.synth.assets.library import licence_ok, load_assets, parse_properties, read_jsonl, read_sh3f, reviewed_mapping
+from scenebench.synth.assets.library import (
+    DEBIAN_FOLDER,
+    licence_ok,
+    load_assets,
+    parse_properties,
+    read_jsonl,
+    read_sh3f,
+    reviewed_mapping,
+)
 from scenebench.synth.meshes import Mesh, box
 
 # a 2 x 1 x 4 box (x, y, z) whose top (y = 1) is red and the rest white; the catalog says 50 x 100 x 40 cm
@@ -451,3 +459,94 @@ def test_the_fingerprint_tells_runs_with_and_without_textures_apart(tiny_sh3f, m
     assert {k: v for k, v in fields[True].items() if k != "asset_textures"} == {
         k: v for k, v in fields[False].items() if k != "asset_textures"
     }
+
+
+def _box_lines(lo, hi, first):
+    """The 8 corners and 6 quads of an axis-aligned box, vertex numbers from ``first``."""
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    vs = [(x0, y0, z0), (x1, y0, z0), (x1, y0, z1), (x0, y0, z1), (x0, y1, z0), (x1, y1, z0), (x1, y1, z1), (x0, y1, z1)]
+    quads = [(1, 2, 3, 4), (1, 5, 6, 2), (2, 6, 7, 3), (3, 7, 8, 4), (4, 8, 5, 1), (5, 8, 7, 6)]
+    return [f"v {x} {y} {z}" for x, y, z in vs], [f"f {' '.join(str(first + k - 1) for k in q)}" for q in quads]
+
+
+# a door 1 x 2 x 0.3 (model units): a frame (one box here) and, named as SweetHome3D names what swings,
+# a leaf reaching 0.2 further out in z; the catalog says 100 x 200 x 20 cm
+DOOR_ID = "Scopia#door"  # mapped as a doorway
+FRAME_V, FRAME_F = _box_lines((0, 0, 0), (1, 2, 0.1), 1)
+LEAF_V, LEAF_F = _box_lines((0.1, 0, 0.1), (0.9, 1.9, 0.3), 9)
+DOOR_OBJ = "\n".join(FRAME_V + LEAF_V + ["o frame"] + FRAME_F + ["o sweethome3d_opening_on_hinge_1_leaf"] + LEAF_F) + "\n"
+DOOR_PROPS = """id#1={door}
+name#1=Door
+model#1=/tiny/door.obj
+width#1=100
+depth#1=20
+height#1=200
+creator#1=A. Maker
+doorOrWindow#1=true
+id#2={chair}
+name#2=A chair flagged as a door
+model#2=/tiny/door.obj
+width#2=50
+depth#2=40
+height#2=100
+creator#2=A. Maker
+doorOrWindow#2=true
+"""
+
+
+def _door_library(tmp_path):
+    props = "name=Doors\nversion=1\nlicense=CC-BY 3.0\n" + DOOR_PROPS.format(door=DOOR_ID, chair="{mapped}")
+    return make_sh3f(tmp_path / "doors.sh3f", props, {"tiny/door.obj": DOOR_OBJ})
+
+
+def test_a_door_keeps_its_frame_and_fills_the_opening_exactly(tmp_path):
+    s = load_assets([_door_library(tmp_path)])
+    # a door or window model is taken only as a doorway or window, and furniture never from one
+    assert [(m.key, m.category) for m in s.models] == [(DOOR_ID, "doorway")]
+    f = Furnisher(s)
+    frame = f.normalised(s.models[0])
+    assert len(frame.faces) == 12  # the frame's 6 quads; the leaf's are left out, and so are its corners
+    assert frame.vertices.min(0) == pytest.approx([-0.5, 0.0, -0.1]) and frame.vertices.max(0) == pytest.approx([0.5, 2.0, 0.1])
+    # a 1.0 x 2.1 opening in a 0.14 frame: proportions 0.476 vs the model's 0.5 fit; stretched to it exactly
+    c = f.choose_opening("doorway", (1.0, 2.1, 0.14), np.random.default_rng(0))
+    assert c is not None and c.fills and c.size == (1.0, 2.1, 0.14)
+    m = f.mesh(c)
+    assert m.vertices.min(0) == pytest.approx([-0.5, 0.0, -0.07]) and m.vertices.max(0) == pytest.approx([0.5, 2.1, 0.07])
+    # an archway 3 m wide is 2.9x the model's proportions (1.43 vs 0.5): beyond 1.3 x 1.3, so a primitive frame
+    assert f.choose_opening("doorway", (3.0, 2.1, 0.14), np.random.default_rng(0)) is None
+    assert f.choose_opening("window", (1.0, 1.2, 0.14), np.random.default_rng(0)) is None  # no window model
+
+
+def test_doorways_from_models_keep_the_openings_boxes_and_ids(tmp_path):
+    from scenebench.synth.house import build_house
+
+    lib = str(_door_library(tmp_path))
+    prim = {o.index: o for o in build_house(6, 1, min_rooms=3, max_rooms=3).objects if o.category == "doorway"}
+    h = build_house(6, 1, min_rooms=3, max_rooms=3, assets=(lib,))
+    doors = [o for o in h.objects if o.category == "doorway"]
+    assert len(doors) == len(prim) and any(o.asset == DOOR_ID for o in doors)
+    sm = h.scene_mesh()
+    for o in doors:
+        p = prim[o.index]  # structure comes first: the same index, opening, position and yaw as primitives
+        assert o.size == p.size and o.position == pytest.approx(p.position) and o.yaw == p.yaw
+        lo, hi = o.aabb
+        assert lo == pytest.approx(p.aabb[0], abs=1e-9) and hi == pytest.approx(p.aabb[1], abs=1e-9)
+        if o.asset:
+            assert (sm.face_instance == o.index).sum() == 12
+
+
+@pytest.mark.skipif(not any(DEBIAN_FOLDER.glob("*.sh3f")), reason="the sweethome3d-furniture package is not installed")
+def test_the_reviewed_door_models_of_the_debian_libraries_are_open_frames():
+    f = Furnisher(load_assets([DEBIAN_FOLDER]))
+    doors = f.by_category["doorway"]
+    assert len(doors) == 7 and len(f.by_category["window"]) == 7
+    for m in doors:
+        mesh = f.normalised(m)
+        w, h = f.dims(m)[:2]
+        centre = mesh.vertices[mesh.faces].mean(1)
+        # no face in the middle of the opening (half its width, its middle half in height): no leaf, no panel
+        inside = (np.abs(centre[:, 0]) < w / 4) & (centre[:, 1] > h / 4) & (centre[:, 1] < 3 * h / 4)
+        assert not inside.any(), m.key
+        # the frame alone keeps the catalog's bounds, so stretching it to an opening fills the opening
+        lo, hi = mesh.vertices.min(0), mesh.vertices.max(0)
+        assert hi - lo == pytest.approx(f.dims(m), rel=1e-6), m.key

@@ -428,14 +428,14 @@ class Placer:
         self._chosen.setdefault((cat, fitted), choice)
         return fitted
 
-    def _make(self, cat: str, room: int, size, pos, yaw, support: int = 0) -> PlacedObject:
+    def _make(self, cat: str, room: int, size, pos, yaw, support: int = 0, choice=None) -> PlacedObject:
         c = CATEGORIES[cat]
         color = str(c.colors[int(self.rng.integers(len(c.colors)))])
         if (room, cat, size) in self._sets:
             color = self._sets[(room, cat, size)]
         elif cat in MATCHING_SETS:
             self._sets[(room, cat, size)] = color
-        choice = self._chosen.get((cat, tuple(size)))
+        choice = choice or self._chosen.get((cat, tuple(size)))
         if choice is not None:  # a library model: its own colour name and support surfaces
             local = self.furnisher.mesh(choice)
             color = self.furnisher.colour(choice.model)
@@ -645,7 +645,9 @@ class Placer:
                 yaw = 0.0 if run.axis == 0 else np.pi / 2
                 cat = "doorway" if kind == "door" else "window"
                 size = (round(s1 - s0, 3), round(y1 - y0, 3), WALL_T + 0.04)
-                self.objects.append(self._make(cat, room, size, (x, y0, z), yaw))
+                # a door or window model fills the opening exactly, as the primitive frame does
+                choice = self.furnisher.choose_opening(cat, size, self.asset_rng) if self.furnisher is not None else None
+                self.objects.append(self._make(cat, room, size, (x, y0, z), yaw, choice=choice))
 
     def furnish(self) -> list[PlacedObject]:
         self.place_structure()

@@ -5,6 +5,10 @@ bottom centre at the origin) and then, for a sampled category size, scaled by th
 best matches the fitted axes (the geometric mean of the per-axis ratios); the model is a candidate
 only when every fitted axis is then within ``TOLERANCE`` of the sample (no squashing). A bed is fitted
 on its footprint only, since the category's height is the mattress and the models carry headboards.
+Doors and windows are the exception: like SweetHome3D itself, it stretches them to fill their wall
+opening exactly (width and height, within the same tolerance of the model's proportions) and to the
+frame's depth, which is the wall's and not the model's; a doorway is open, so a door model's leaf
+is left out and its frame kept.
 """
 
 from __future__ import annotations
@@ -22,8 +26,19 @@ DECIMATE_CELL = 0.01  # metres: finer detail than 1 cm is below what 2 cm object
 DECIMATE_ABOVE = 4000  # faces: lighter models are kept as they are
 TOLERANCE = 0.3  # each fitted axis within x/÷ 1.3 of the sampled size after the uniform scale
 # beds on their footprint (the category's height is the mattress, models carry headboards); floor lamps
-# on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade)
-FIT_AXES: dict[str, tuple[int, ...]] = {"bed": (0, 2), "floorlamp": (0, 1)}
+# on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade), and so
+# a spray bottle (its nozzle's reach); cutlery, bread and a book on their footprint (a blade's 3 mm,
+# a loaf's rise and an open book's 2 cm are the model's own: the primitives' boxes are thicker, and
+# no model fitted them)
+FIT_AXES: dict[str, tuple[int, ...]] = {
+    "bed": (0, 2),
+    "floorlamp": (0, 1),
+    "spraybottle": (0, 1),
+    **dict.fromkeys(("fork", "knife", "butterknife", "spoon", "bread", "book"), (0, 2)),
+}
+# SweetHome3D names the parts of a door or window that swing or slide "sweethome3d_opening_on_..."
+# and the glass they carry "sweethome3d_window_pane_on_...": a doorway is an open frame, so they go
+OPEN_PARTS: dict[str, tuple[str, ...]] = {"doorway": ("sweethome3d_opening_on_", "sweethome3d_window_pane_on_")}
 _YAW = {"+z": 0.0, "-z": np.pi, "+x": -np.pi / 2, "-x": np.pi / 2}
 _PALETTE_NAMES = tuple(PALETTE)
 _PALETTE_RGB = np.array([PALETTE[n] for n in _PALETTE_NAMES], np.float32)
@@ -34,6 +49,7 @@ class Choice:
     model: AssetModel
     scale: float
     size: tuple[float, float, float]  # the fitted model's real (w, h, d)
+    fills: bool = False  # stretched to fill ``size`` exactly: a door or window in its wall opening
 
 
 def _bottom_centre(v: np.ndarray) -> np.ndarray:
@@ -160,7 +176,7 @@ class Furnisher:
             def read(p: str) -> bytes | None:
                 return src.read(p, where=where) if src.has(p) else None
 
-            mesh = parse_obj(src.read(m.mesh, where=where), m.mesh.lstrip("/"), read)
+            mesh = parse_obj(src.read(m.mesh, where=where), m.mesh.lstrip("/"), read, OPEN_PARTS.get(m.category, ()))
             v = mesh.vertices
             if m.up == "+z":
                 v = np.stack([v[:, 0], v[:, 2], -v[:, 1]], 1)
@@ -197,12 +213,28 @@ class Furnisher:
         m, k = fits[int(rng.integers(len(fits)))]
         return self.resized(m, k)
 
+    def choose_opening(self, cat: str, size, rng: np.random.Generator) -> Choice | None:
+        """A door or window model for a wall opening of ``size`` (w, h, frame depth): one drawn
+        uniformly among those whose front (width : height) fits the opening's within the tolerance,
+        to be stretched to ``size`` exactly; None when none fits (an archway over a whole wall)."""
+        models = self.by_category.get(cat)
+        if not models:
+            return None
+        fits = [m for m in models if fit_scale(self.dims(m), size, (0, 1)) is not None]
+        if not fits:
+            return None
+        m = fits[int(rng.integers(len(fits)))]
+        return Choice(m, 1.0, (float(size[0]), float(size[1]), float(size[2])), fills=True)
+
     def resized(self, m: AssetModel, k: float) -> Choice:
         dims = self.dims(m) * k
         return Choice(m, k, (float(dims[0]), float(dims[1]), float(dims[2])))
 
     def mesh(self, c: Choice) -> Mesh:
         base = self.normalised(c.model)
+        if c.fills:  # per axis, to the opening: the box is the opening's whatever the model's bounds
+            ext = np.maximum(base.vertices.max(0) - base.vertices.min(0), 1e-9)
+            return Mesh(base.vertices * (np.asarray(c.size) / ext), base.faces, base.colors)
         return Mesh(base.vertices * c.scale, base.faces, base.colors)
 
     def colour(self, m: AssetModel) -> str:

@@ -39,6 +39,7 @@ CATALOG = "PluginFurnitureCatalog.properties"
 DEBIAN_FOLDER = Path("/usr/share/sweethome3d/furniture")  # the sweethome3d-furniture package
 FRONTS = ("+z", "-z", "+x", "-x")
 UPS = ("+y", "+z")
+OPENINGS = ("doorway", "window")  # categories filled by SweetHome3D door and window models (stretched to the opening)
 _FORBIDDEN = re.compile(
     r"(\bND\b|no[-_ ]?deriv|noderivatives|non[-_ ]?redistribut|not for redistribution|all rights reserved|proprietary)", re.I
 )
@@ -177,8 +178,8 @@ def read_sh3f(path: Path, lib_index: int, mapping: dict[str, tuple[str, str, flo
     for n in numbers:
         g = {k.split("#", 1)[0]: v for k, v in props.items() if k.endswith(f"#{n}") and k.split("#", 1)[1] == str(n)}
         key = g.get("id", "")
-        if key not in mapping or g.get("doorOrWindow") == "true":
-            continue
+        if key not in mapping or (g.get("doorOrWindow") == "true") != (mapping[key][0] in OPENINGS):
+            continue  # doors and windows fill wall openings only, and furniture never does
         where = f"model #{n} ({key})"
         licence = g.get("license", lib_licence)
         if not licence_ok(licence):

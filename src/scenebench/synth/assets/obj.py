@@ -3,7 +3,8 @@
 Polygons are fanned into triangles; each face takes its material's diffuse colour ``Kd``. When the
 material has a diffuse texture (``map_Kd``) and Pillow is installed, the face's colour is the texture
 sampled at the face's mean UV (cheap: one lookup per face) times ``Kd``; without Pillow the texture's
-``Kd`` alone is used. Normals, groups and smoothing are ignored.
+``Kd`` alone is used. Normals and smoothing are ignored; groups and objects (``g``/``o``) only where
+parts are left out by name (a door's opening leaf, ``skip_parts``).
 """
 
 from __future__ import annotations
@@ -76,8 +77,10 @@ def _decode_texture(data: bytes) -> np.ndarray | None:
         return None
 
 
-def parse_obj(data: bytes, name: str, read: Callable[[str], bytes | None]) -> Mesh:
-    """The mesh of OBJ ``name`` (``read(path)`` returns a sibling file's bytes, or None)."""
+def parse_obj(data: bytes, name: str, read: Callable[[str], bytes | None], skip_parts: tuple[str, ...] = ()) -> Mesh:
+    """The mesh of OBJ ``name`` (``read(path)`` returns a sibling file's bytes, or None). Faces of a
+    part (the last ``g`` or ``o`` name before them) whose name starts with one of ``skip_parts`` are
+    left out, and so are the vertices only they used."""
     text = data.decode("utf-8", errors="replace")
     lines = text.splitlines()
     v_lines = [ln for ln in lines if ln.startswith("v ")]
@@ -92,9 +95,14 @@ def parse_obj(data: bytes, name: str, read: Callable[[str], bytes | None]) -> Me
     mat_names: list[str] = []
     mat_index: dict[str, int] = {}
     cur = -1
+    skipping = False
     nv, nt = len(verts), len(uvs)
     for ln in lines:
-        if ln.startswith("f "):
+        if skip_parts and (ln.startswith("g ") or ln.startswith("o ")):
+            skipping = ln[2:].strip().startswith(skip_parts)
+        elif skipping and ln.startswith("f "):
+            continue
+        elif ln.startswith("f "):
             toks = ln.split()[1:]
             if len(toks) < 3:
                 continue
@@ -149,4 +157,7 @@ def parse_obj(data: bytes, name: str, read: Callable[[str], bytes | None]) -> Me
         px = np.minimum((uv[:, 0] * w).astype(int), w - 1)
         py = np.minimum(((1.0 - uv[:, 1]) * h).astype(int), h - 1)
         colors[sel] = np.clip(img[py, px] * kd[j], 0.0, 1.0)
+    if skip_parts:  # the bounds are those of the parts kept
+        used, faces = np.unique(faces, return_inverse=True)
+        return Mesh(verts[used], faces.reshape(-1, 3), colors.astype(np.float32))
     return Mesh(verts, faces, colors.astype(np.float32))
