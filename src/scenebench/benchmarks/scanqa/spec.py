@@ -10,6 +10,7 @@ SPEC = BenchmarkSpec(
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.validate:validate_command",
     source=f"{P}.source:ScanQASource",
+    synthetic=f"{P}.synthetic:write_synthetic",
     inputs=(
         Input(
             "annotations",
@@ -42,5 +43,6 @@ SPEC = BenchmarkSpec(
     ),
     primary_metric="EM@1",
     headline=(Headline(("overall", "EM@1"), "ScanQA EM@1", "ScanQA top-1 exact match (%)"),),
+    data_folder="scanqa",
     lineages=("original", "leo", "chatscene", "video3dllm", "ll3da"),
 )

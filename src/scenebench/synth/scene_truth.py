@@ -1,0 +1,106 @@
+"""The scene truth of a generated folder's ScanNet-shaped scenes, for the writers of question-answering
+data (``BenchmarkSpec.synthetic`` hooks that run after the ScanRefer export).
+
+Read from files and house summaries only, never from a rebuilt house:
+
+- ``<root>/scanrefer/scannet_data/<scene>_aligned_bbox.npy``: the described objects' boxes (z up,
+  metres; box row ``object_id`` k is segment group k of the scene's ScanNet++ annotation);
+- ``<root>/surprise3d/scannetpp/<scene>/scans/segments_anno.json``: every group's label and written
+  instance id, structure included (one ``floor`` group per room);
+- ``<root>/scanrefer/scannet_data/<scene>_{aligned_vert,ins_label}.npy``: floor points per room;
+- the house summaries' ``surprise3d_objects``: each written id's colour name and what it stands on.
+
+A scene is in the ``val`` split when its house is a test house (ScanRefer's rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenebench.io.arrays import load_npy
+from scenebench.io.files import read_json
+
+EXPORT, SCENES = "scanrefer", "scannet_data"
+OBJECTS_KEY = "surprise3d_objects"  # the surprise3d stage's per-house object truth
+CELL = 0.25  # metres: the floor grid of agent positions
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    k: int  # ScanNet object id (box-table row k, instance label k + 1)
+    label: str  # ScanNet++ label (the ScanRefer export's object_name with spaces)
+    centre: np.ndarray  # (3,) box centre, z up
+    size: np.ndarray  # (3,) box extents
+    color: str  # colour name of the generator's palette ("" when unknown)
+    on: int | None  # object id of the object it stands on (None: floor, wall or unknown)
+
+
+@dataclass
+class Room:
+    cells: set[tuple[int, int]]  # floor cells (i, j) = floor((x, y) / CELL)
+    floor_z: float
+    objects: list[int] = field(default_factory=list)  # object ids whose centre is over this room's floor
+
+
+@dataclass
+class Scene:
+    scene_id: str
+    split: str  # "train" or "val"
+    objects: dict[int, SceneObject]
+    rooms: list[Room]
+
+    def count(self, label: str) -> int:
+        return sum(o.label == label for o in self.objects.values())
+
+
+def cell(x: float, y: float) -> tuple[int, int]:
+    return int(np.floor(x / CELL)), int(np.floor(y / CELL))
+
+
+def _rooms(src: Path, scene_id: str, labels: list[str], objects: dict[int, SceneObject]) -> list[Room]:
+    vert = load_npy(src / SCENES / f"{scene_id}_aligned_vert.npy")
+    ins = load_npy(src / SCENES / f"{scene_id}_ins_label.npy").astype(np.int64)
+    rooms: list[Room] = []
+    for k, lab in enumerate(labels):
+        if lab != "floor":
+            continue
+        pts = vert[ins == k + 1, :3]
+        if len(pts) < 20:
+            continue
+        cells = {cell(float(x), float(y)) for x, y in pts[:, :2]}
+        rooms.append(Room(cells, float(np.median(pts[:, 2]))))
+    for o in objects.values():
+        c = cell(float(o.centre[0]), float(o.centre[1]))
+        for r in rooms:
+            if c in r.cells:
+                r.objects.append(o.k)
+                break
+    return rooms
+
+
+def load_scenes(root: Path, summaries: list[dict[str, Any]]) -> list[Scene]:
+    """The generated scenes the ScanRefer export wrote, in summary order (empty without the export)."""
+    src = root / EXPORT
+    out: list[Scene] = []
+    for sm in summaries:
+        truth = sm.get(OBJECTS_KEY, {})
+        for sid in sm.get("surprise3d_scenes", [sm["scene_id"]]):
+            anno = root / "surprise3d" / "scannetpp" / sid / "scans" / "segments_anno.json"
+            if not (src / SCENES / f"{sid}_aligned_bbox.npy").is_file() or not anno.is_file():
+                continue
+            groups = read_json(anno)["segGroups"]
+            labels = [str(g["label"]) for g in groups]
+            k_of = {int(g["id"]): k for k, g in enumerate(groups)}
+            objects: dict[int, SceneObject] = {}
+            for row in load_npy(src / SCENES / f"{sid}_aligned_bbox.npy"):
+                k = int(row[7])
+                t = truth.get(str(int(groups[k]["id"])), {})
+                on = k_of.get(int(t.get("on", 0))) if t.get("on") else None
+                objects[k] = SceneObject(k, labels[k], np.asarray(row[:3], float), np.asarray(row[3:6], float), str(t.get("color", "")), on)
+            objects = {k: o if o.on in objects else SceneObject(o.k, o.label, o.centre, o.size, o.color, None) for k, o in objects.items()}
+            out.append(Scene(sid, "val" if sm["split"] == "test" else "train", objects, _rooms(src, sid, labels, objects)))
+    return out
