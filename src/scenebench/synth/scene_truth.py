@@ -27,6 +27,7 @@ from scenebench.io.files import read_json
 EXPORT, SCENES = "scanrefer", "scannet_data"
 OBJECTS_KEY = "surprise3d_objects"  # the surprise3d stage's per-house object truth
 CELL = 0.25  # metres: the floor grid of agent positions
+ROOM_REACH = 1.0  # metres: an object farther from every floor cell is in no room
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,15 @@ class Scene:
         return sum(o.label == label for o in self.objects.values())
 
 
+def plural(label: str) -> str:
+    """An English plural good enough for the generator's class names."""
+    if label.endswith(("s", "x", "ch", "sh")):
+        return label + "es"
+    if label.endswith("y") and label[-2:-1] not in "aeiou":
+        return label[:-1] + "ies"
+    return label + "s"
+
+
 def cell(x: float, y: float) -> tuple[int, int]:
     return int(np.floor(x / CELL)), int(np.floor(y / CELL))
 
@@ -73,12 +83,14 @@ def _rooms(src: Path, scene_id: str, labels: list[str], objects: dict[int, Scene
             continue
         cells = {cell(float(x), float(y)) for x, y in pts[:, :2]}
         rooms.append(Room(cells, float(np.median(pts[:, 2]))))
+    # an object belongs to the room of the floor cell nearest its centre (the floor under furniture
+    # holds no points: the sensor never saw it), when one lies within ROOM_REACH
+    grids = [np.array(sorted(r.cells), float) for r in rooms]
     for o in objects.values():
-        c = cell(float(o.centre[0]), float(o.centre[1]))
-        for r in rooms:
-            if c in r.cells:
-                r.objects.append(o.k)
-                break
+        c = np.array(cell(float(o.centre[0]), float(o.centre[1])), float)
+        d = [float(np.min(np.linalg.norm(g - c, axis=1))) * CELL if len(g) else np.inf for g in grids]
+        if d and min(d) <= ROOM_REACH:
+            rooms[int(np.argmin(d))].objects.append(o.k)
     return rooms
 
 

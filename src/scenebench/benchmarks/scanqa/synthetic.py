@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from scenebench.io.files import atomic_write_json
-from scenebench.metrics.answers import NUMBER_WORDS, chatscene_trim, clean_answer, normalize
-from scenebench.synth.scene_truth import EXPORT, SCENES, Scene, load_scenes
+from scenebench.metrics.answers import NUMBER_WORDS, cleaned_fixed_point, normalize
+from scenebench.synth.scene_truth import EXPORT, SCENES, Scene, load_scenes, plural
 
 from .data import qclass1
 
@@ -46,33 +46,13 @@ NEAR_GAP = 0.3  # metres: the nearest object is nearer than the second by at lea
 WHICH_GAP = 0.75  # metres: of two objects, the closer is closer by at least this
 
 
-def canonical(phrase: str) -> str:
-    """``phrase`` as every lineage cleans it (LEO's clean_answer after Chat-Scene's trim), iterated to
-    a fixed point: the oracle's answer, equal to itself under every lineage's rules."""
-    s = phrase
-    for _ in range(4):
-        t = clean_answer(chatscene_trim(s))
-        if t == s:
-            break
-        s = t
-    return s
-
-
 def references(first: str, *paraphrases: str) -> list[str]:
     """The canonical first answer, then up to two distinct paraphrases."""
-    out = [canonical(first)]
+    out = [cleaned_fixed_point(first)]
     for p in paraphrases:
         if p not in out and len(out) < 3:
             out.append(p)
     return out
-
-
-def plural(label: str) -> str:
-    if label.endswith(("s", "x", "ch", "sh")):
-        return label + "es"
-    if label.endswith("y") and label[-2:-1] not in "aeiou":
-        return label[:-1] + "ies"
-    return label + "s"
 
 
 def _nearest(scene: Scene, k: int) -> int | None:
@@ -184,7 +164,13 @@ def questions(scenes: list[Scene], rng: np.random.Generator) -> dict[str, list[d
                     continue
                 sid = tagged[id(c)]
                 recs.append(
-                    {"scene_id": sid, "question": question, "answers": refs, "object_ids": ids, "object_names": [names[sid][k].label for k in ids]}
+                    {
+                        "scene_id": sid,
+                        "question": question,
+                        "answers": refs,
+                        "object_ids": ids,
+                        "object_names": [names[sid][k].label for k in ids],
+                    }
                 )
         recs = [recs[int(i)] for i in rng.permutation(len(recs))]
         count: dict[str, int] = defaultdict(int)
