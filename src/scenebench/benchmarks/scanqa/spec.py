@@ -11,6 +11,8 @@ SPEC = BenchmarkSpec(
     validate=f"{P}.validate:validate_command",
     source=f"{P}.source:ScanQASource",
     synthetic=f"{P}.synthetic:write_synthetic",
+    audit=f"{P}.audit:rows",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input(
             "annotations",

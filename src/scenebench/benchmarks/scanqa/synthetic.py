@@ -104,8 +104,8 @@ def _candidates(scene: Scene, absent: list[str], rng: np.random.Generator) -> di
     for label in sorted({o.label for o in objs.values()}):
         c = scene.count(label)
         if c <= 20:
-            ids = sorted(o.k for o in objs.values() if o.label == label)
-            out["Number"].append((f"How many {plural(label)} are there?", references(NUMBER_WORDS[c], str(c)), ids))
+            # no object ids: how many it lists would be the answer (a metadata leak)
+            out["Number"].append((f"How many {plural(label)} are there?", references(NUMBER_WORDS[c], str(c)), []))
     for label in absent:
         out["Number"].append((f"How many {plural(label)} are there?", references("zero", "0", "none"), []))
     names = sorted(unique)

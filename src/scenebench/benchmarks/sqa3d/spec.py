@@ -11,6 +11,8 @@ SPEC = BenchmarkSpec(
     validate=f"{P}.scorer:validate_command",
     source=f"{P}.source:SQA3DSource",
     synthetic=f"{P}.synthetic:write_synthetic",
+    audit=f"{P}.audit:rows",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input("questions", "truth", "file", "v1_balanced_questions_<split>_scannetv2.json.", ("--questions", "-q")),
         Input("annotations", "truth", "file", "v1_balanced_sqa_annotations_<split>_scannetv2.json.", ("--annotations", "-a")),
