@@ -290,12 +290,14 @@ class AnswerItem:
     form: str
     answer: str
     context: tuple[str, ...]
+    options: tuple[str, ...] = ()  # its own options when the question names them ("the sofa or the bed?")
 
 
 def answer_choice_items(train: Sequence[AnswerItem], test: Sequence[AnswerItem]) -> tuple[list[ChoiceItem], list[ChoiceItem]]:
     """Short-answer questions as multiple choice for :func:`fit_choice_probe`: the options of a
     question are every answer of its ``form`` in either split (sorted), each option's features its
-    words and its whole text; chance is then 1 / #options of the form."""
+    words and its whole text; chance is then 1 / #options of the form. A question that names its
+    options (``AnswerItem.options``, holding the answer) chooses among those."""
     options: dict[str, list[str]] = {}
     for it in (*train, *test):
         options.setdefault(it.form, [])
@@ -305,7 +307,7 @@ def answer_choice_items(train: Sequence[AnswerItem], test: Sequence[AnswerItem])
         options[form].sort()
 
     def item(it: AnswerItem) -> ChoiceItem:
-        opts = options[it.form]
+        opts = sorted(set(it.options)) if it.answer in it.options else options[it.form]
         feats = tuple((f"a:{a}", *(f"w:{w}" for w in a.split())) for a in opts)
         return ChoiceItem(it.key, it.groups, it.context, feats, opts.index(it.answer))
 

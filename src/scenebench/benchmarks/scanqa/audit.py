@@ -4,8 +4,8 @@ Rows (``audit``), strict EM@1 overall and per ``qclass1`` type of the val split:
 
 - ``blind``: the question only -- the commonest train answer (normalised) of the same question text,
   else of the same question type: the class priors of the generator ("What color is the fridge?");
-- ``random``: the expected EM@1 of a random train answer of the question's type (exact, no draw):
-  the chance column;
+- ``random``: the expected EM@1 of a random train answer of the question's type (exact, no draw),
+  or 50 for a question naming its two options ("the b or the c?"): the chance column;
 - ``oracle``: the first reference (100).
 
 The blind and oracle answers are written as EvalAI prediction files (``--out``) and scored by the
@@ -19,6 +19,7 @@ object ids it lists); chance = 1 / #answers of the type.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from typing import Any
 from .data import QUESTION_TYPES, Question, load_questions
 
 VAL, TRAIN = "ScanQA_v1.0_val.json", "ScanQA_v1.0_train.json"
+_NAMED = re.compile(r": the (.+) or the (.+)\?$")
 
 
 def _splits(root: Path) -> tuple[list[Question], list[Question]]:
@@ -62,6 +64,10 @@ def random_chance(train: list[Question], test: list[Question]) -> dict[str, floa
     out = {}
     for q in test:
         pool, refs = by_type.get(q.question_type, []), {normalize(r) for r in q.answers}
+        named = _NAMED.search(q.question)
+        if named:  # the question names its two options: a coin toss between them
+            out[q.question_id] = 50.0
+            continue
         out[q.question_id] = 100.0 * sum(a in refs for a in pool) / len(pool) if pool else 0.0
     return out
 
@@ -111,7 +117,9 @@ def _items(questions: list[Question], view: str) -> list[Any]:
         else:  # ids and file order: what a file could give away besides the question
             k = q.question_id.rpartition("-")[2]
             context = (f"scene:{q.scene_id}", f"k:{k}", f"pos:{10 * i // max(1, len(questions))}", f"ids:{len(q.object_ids)}")
-        out.append(AnswerItem(q.question_id, ("overall", q.question_type), q.question_type, normalize(q.answers[0]), context))
+        named = _NAMED.search(q.question)  # "Which is closer to the a: the b or the c?" chooses between b and c
+        options = tuple(normalize(x) for x in named.groups()) if named else ()
+        out.append(AnswerItem(q.question_id, ("overall", q.question_type), q.question_type, normalize(q.answers[0]), context, options))
     return out
 
 

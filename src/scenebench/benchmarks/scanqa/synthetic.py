@@ -37,6 +37,7 @@ import numpy as np
 
 from scenebench.io.files import atomic_write_json
 from scenebench.metrics.answers import NUMBER_WORDS, cleaned_fixed_point, normalize
+from scenebench.synth.categories import CATEGORIES
 from scenebench.synth.scene_truth import EXPORT, SCENES, Scene, load_scenes, plural
 
 from .data import qclass1
@@ -44,6 +45,8 @@ from .data import qclass1
 PER_SCENE_TYPE = 8  # questions of one type per scene at most (a house scene has ~50 objects)
 NEAR_GAP = 0.3  # metres: the nearest object is nearer than the second by at least this
 WHICH_GAP = 0.75  # metres: of two objects, the closer is closer by at least this
+MIN_SUPPORTS = 3  # "on <support>" only for classes the generator puts on at least this many kinds of support (else guessed blind)
+MIN_COLORS = 3  # colour questions only about classes the generator paints in at least this many colours (else guessed blind)
 
 
 def references(first: str, *paraphrases: str) -> list[str]:
@@ -77,15 +80,15 @@ def _candidates(scene: Scene, absent: list[str], rng: np.random.Generator) -> di
     out: dict[str, list[Candidate]] = defaultdict(list)
     for label, k in sorted(unique.items()):
         o = objs[k]
-        if o.on is not None:
+        if o.on is not None and len(CATEGORIES[label].supports if label in CATEGORIES else ()) >= MIN_SUPPORTS:
             s = objs[o.on].label
             out["Place"].append((f"Where is the {label}?", references(f"on the {s}", f"On the {s}.", f"on top of the {s}"), [k, o.on]))
-        else:
+        elif o.on is None:
             n = _nearest(scene, k)
             if n is not None:
                 a = objs[n].label
                 out["Place"].append((f"Where is the {label}?", references(f"next to the {a}", f"Beside the {a}.", f"next to {a}"), [k, n]))
-        if o.color:
+        if o.color and len(CATEGORIES[label].colors if label in CATEGORIES else ()) >= MIN_COLORS:
             ask = f"What color is the {label}?" if rng.random() < 0.5 else f"What is the color of the {label}?"
             out["Color"].append((ask, references(o.color, f"{o.color.capitalize()}.", f"the {o.color} {label}."), [k]))
         n = _nearest(scene, k)

@@ -37,13 +37,23 @@ import numpy as np
 
 from scenebench.io.files import atomic_write_json
 from scenebench.metrics.answers import NUMBER_WORDS, cleaned_fixed_point, normalize
+from scenebench.synth.categories import CATEGORIES
 from scenebench.synth.scene_truth import CELL, EXPORT, SCENES, Room, Scene, load_scenes, plural
 
 SPLITS = (("train", "train"), ("val", "test"))  # scene split -> SQA3D split
 POSES_PER_ROOM = 4
 POSE_TRIES = 16  # free cells tried per room (a pose needs two nameable objects in two sectors)
 PER_POSE_KIND = 3  # candidates of one kind kept per situation before balancing
-CLOSED = ("which", "is", "isnt", "can", "should")  # kinds whose answers are a small closed set
+# kinds whose answers are a small closed set, balanced exactly (per situation wording, below)
+CLOSED = {
+    "which": ("forward", "left", "right", "backward"),
+    "is": ("yes", "no"),
+    "isnt": ("yes", "no"),
+    "can": ("yes", "no"),
+    "should": ("left", "right"),
+    "how": ("zero", "one"),
+}
+MIN_COLORS = 3  # colour questions only about classes the generator paints in at least this many colours
 CLEAR_ANGLE = 15.0  # degrees from a sector boundary
 MIN_DIST = 0.5  # metres
 FOOTPRINT_MARGIN = 0.3  # metres around an object's box kept free of agents
@@ -99,8 +109,9 @@ def _possibly(angle: float, s: str) -> bool:
 
 def _pose_questions(
     scene: Scene, room: Room, p: np.ndarray, yaw: float, rng: np.random.Generator
-) -> tuple[list[str], list[Candidate]] | None:
-    """The situation sentences (main first) and the question candidates of one pose, or None.
+) -> tuple[list[str], tuple[str, ...], list[Candidate]] | None:
+    """The situation sentences (main first), the two sectors they name (sorted) and the question
+    candidates of one pose, or None.
 
     Every object of the scene is placed around the agent; the situation and the questions name
     only objects of the agent's room whose class has no instance elsewhere in the scene (the room
@@ -161,13 +172,16 @@ def _pose_questions(
         ks = instances[name]
         if len(ks) > 20 or not all(k in seen for k in ks):
             continue
-        s = SECTORS[int(rng.integers(4))]
-        n = sum(seen[k] == s for k in ks)
-        cands.append(("how", f"How many {plural(name)} are {PHRASE[s]}?", NUMBER_WORDS[n]))
         colors = [scene.objects[k].color for k in ks]
-        if len(ks) >= 2 and n == 1 and all(colors) and len(set(colors)) > 1:  # one colour for all would not need the pose
-            (k,) = [k for k in ks if seen[k] == s]
-            cands.append(("what_color", f"What color is the {name} {PHRASE[s]}?", scene.objects[k].color))
+        painted = len(CATEGORIES[name].colors) if name in CATEGORIES else 0
+        for s in SECTORS:
+            n = sum(seen[k] == s for k in ks)
+            if NUMBER_WORDS[n] in CLOSED["how"]:
+                cands.append(("how", f"How many {plural(name)} are {PHRASE[s]}?", NUMBER_WORDS[n]))
+            # one colour for every instance would not need the pose; a class painted in few colours is guessed blind
+            if len(ks) >= 2 and n == 1 and all(colors) and len(set(colors)) > 1 and painted >= MIN_COLORS:
+                (k,) = [k for k in ks if seen[k] == s]
+                cands.append(("what_color", f"What color is the {name} {PHRASE[s]}?", scene.objects[k].color))
     for s in SECTORS:
         near = sorted((dist[k], k) for k in scene.objects if _possibly(angle[k], s))
         if not near or near[0][1] not in here or seen.get(near[0][1]) != s or label[near[0][1]] in mentioned:
@@ -175,20 +189,25 @@ def _pose_questions(
         if len(near) > 1 and near[1][0] - near[0][0] < NEAR_GAP:
             continue
         cands.append(("what", f"What is the closest object {PHRASE[s]}?", label[near[0][1]]))
-    return situations, cands
+    return situations, tuple(sorted((seen[a], seen[b]))), cands
 
 
 def balance(cands: list[tuple[Any, Candidate]], rng: np.random.Generator) -> list[tuple[Any, Candidate]]:
-    """Per kind, as many of each answer as the rarest one has when the answers are a closed set
-    (directions, yes / no, left / right), else at most the median answer's count (seeded picks)."""
-    groups: dict[tuple[str, str], list[tuple[Any, Candidate]]] = defaultdict(list)
+    """Seeded picks. A closed kind keeps, for each pair of sectors a situation names, as many of
+    each answer of its set as the rarest has (a situation-only reader learns nothing of the
+    answer from which sectors are described); an open kind (a class, a colour) keeps at most the
+    median answer's count of each answer."""
+    groups: dict[tuple[str, tuple[str, ...], str], list[tuple[Any, Candidate]]] = defaultdict(list)
     for item in cands:
-        groups[(item[1][0], normalize(item[1][2]))].append(item)
+        kind, answer = item[1][0], normalize(item[1][2])
+        groups[(kind, item[0][-1] if kind in CLOSED else (), answer)].append(item)
     kept: list[tuple[Any, Candidate]] = []
-    for kind in sorted({k for k, _ in groups}):
-        sizes = [len(g) for (k, _), g in groups.items() if k == kind]
-        cap = min(sizes) if kind in CLOSED else max(1, math.ceil(float(np.median(sizes))))
-        for key in sorted(g for g in groups if g[0] == kind):
+    for kind, sig in sorted({(k, g) for k, g, _ in groups}):
+        if kind in CLOSED:
+            cap = min(len(groups.get((kind, sig, a), [])) for a in CLOSED[kind])
+        else:
+            cap = max(1, math.ceil(float(np.median([len(v) for (k, _, _), v in groups.items() if k == kind]))))
+        for key in sorted(g for g in groups if g[:2] == (kind, sig)):
             g = groups[key]
             kept += [g[int(i)] for i in sorted(rng.permutation(len(g))[:cap])]
     return kept
@@ -214,9 +233,9 @@ def situated(scenes: list[Scene], rng: np.random.Generator) -> dict[str, list[di
                     made = _pose_questions(scene, room, p, yaw, rng)
                     if made is None:
                         continue
-                    situations, cands = made
+                    situations, named, cands = made
                     made_here += 1
-                    pose = (scene.scene_id, situations, (float(p[0]), float(p[1]), room.floor_z), yaw)
+                    pose = (scene.scene_id, situations, (float(p[0]), float(p[1]), room.floor_z), yaw, named)
                     by_kind: dict[str, list[Candidate]] = defaultdict(list)
                     for cand in cands:
                         by_kind[cand[0]].append(cand)
@@ -227,7 +246,7 @@ def situated(scenes: list[Scene], rng: np.random.Generator) -> dict[str, list[di
         kept = [kept[int(i)] for i in rng.permutation(len(kept))]
         ids = sorted(int(v) for v in rng.choice(10**6, size=len(kept), replace=False))
         recs = []
-        for qid, ((sid, situations, pos, yaw), (_kind, question, answer)) in zip(ids, kept):
+        for qid, ((sid, situations, pos, yaw, _), (_kind, question, answer)) in zip(ids, kept):
             recs.append(
                 {
                     "scene_id": sid,
