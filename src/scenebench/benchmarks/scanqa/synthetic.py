@@ -9,8 +9,11 @@ Questions, one ``qclass1`` type each (``docs/synth.md``), only where the answer 
   one object is nearest by at least 0.3 m;
 - Number: "How many <xs> are there?" -> a number word (also a class absent from the scene: "zero");
 - Color: "What color is the <x>?" / "What is the color of the <x>?" -> its palette colour;
-- Object nature: "What kind/type of object is on the <s>?" -> the one thing on the only <s>;
-- Object: "What is on the <s>?" (the same facts, another type) or "What is next to the <x>?";
+- Object nature: "What kind/type of object is on the <s>?" -> the one thing on the only <s>, or
+  "What kind/type of object is next to the <x>?" -> the clearly nearest object's class (the first
+  reference; its colour and class the second: a reference containing the first);
+- Object: "What is on the <s>?" / "What is next to the <x>?" (the same facts, the other wording: a
+  seeded coin decides which of the two types asks each), "What is the <x> placed on?";
 - Other: "Which is closer to the <a>: the <b> or the <c>?" (distances 0.75 m apart, order drawn).
 
 Every question has 1-3 references: the first is a fixed point of every lineage's cleaning (what the
@@ -83,6 +86,7 @@ def _candidates(scene: Scene, absent: list[str], rng: np.random.Generator) -> di
         if o.on is not None and len(CATEGORIES[label].supports if label in CATEGORIES else ()) >= MIN_SUPPORTS:
             s = objs[o.on].label
             out["Place"].append((f"Where is the {label}?", references(f"on the {s}", f"On the {s}.", f"on top of the {s}"), [k, o.on]))
+            out["Object"].append((f"What is the {label} placed on?", references(s, f"The {s}.", f"a {s}"), [k, o.on]))
         elif o.on is None:
             n = _nearest(scene, k)
             if n is not None:
@@ -94,7 +98,12 @@ def _candidates(scene: Scene, absent: list[str], rng: np.random.Generator) -> di
         n = _nearest(scene, k)
         if n is not None and objs[n].on != k and o.on != n:
             a = objs[n].label
-            out["Object"].append((f"What is next to the {label}?", references(a, f"The {a}.", f"a {a}"), [k, n]))
+            if rng.random() < 0.5:
+                out["Object"].append((f"What is next to the {label}?", references(a, f"The {a}.", f"a {a}"), [k, n]))
+            else:
+                ask = f"What {'kind' if rng.random() < 0.5 else 'type'} of object is next to the {label}?"
+                refs = references(a, f"{objs[n].color} {a}" if objs[n].color else f"The {a}.", f"The {a}.")
+                out["Object nature"].append((ask, refs, [k, n]))
         items = on.get(k, [])
         if len(items) == 1:
             x = objs[items[0]]
