@@ -126,15 +126,15 @@ def _candidates(scene: Scene, absent: list[str], rng: np.random.Generator) -> di
         if len(others) < 2:
             break
         pick = rng.choice(len(others), size=2, replace=False)
-        b, c = others[int(pick[0])], others[int(pick[1])]
-        ka, kb, kc = unique[a], unique[b], unique[c]
-        db = float(np.linalg.norm(objs[kb].centre - objs[ka].centre))
-        dc = float(np.linalg.norm(objs[kc].centre - objs[ka].centre))
-        if abs(db - dc) < WHICH_GAP:
+        one, two = others[int(pick[0])], others[int(pick[1])]
+        ka, k1, k2 = unique[a], unique[one], unique[two]
+        d1 = float(np.linalg.norm(objs[k1].centre - objs[ka].centre))
+        d2 = float(np.linalg.norm(objs[k2].centre - objs[ka].centre))
+        if abs(d1 - d2) < WHICH_GAP:
             continue
-        win = b if db < dc else c
+        win = one if d1 < d2 else two
         out["Other"].append(
-            (f"Which is closer to the {a}: the {b} or the {c}?", references(win, f"the {win}", f"The {win}."), [ka, kb, kc])
+            (f"Which is closer to the {a}: the {one} or the {two}?", references(win, f"the {win}", f"The {win}."), [ka, k1, k2])
         )
     return out
 
