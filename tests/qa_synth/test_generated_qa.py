@@ -174,3 +174,14 @@ def test_the_text_adapter_gives_situated_questions_their_situation_and_pose():
         "Your situation: I am facing the sofa.",
         "Your position [x, y, z]: [1.00, 2.00, 0.00]. Your orientation (quaternion x, y, z, w): [0.00, 0.00, 0.00, 1.00].",
     ]
+
+
+def test_report_views_show_the_question_objects_and_agent(generated, tmp_path):
+    from scenebench import cli
+
+    root, _ = generated
+    for bench, marks in (("scanqa", ("references: ", "(object ")), ("sqa3d", ("agent", "facing (1 m)", "reference: "))):
+        scenebench.run(bench, "oracle", out=tmp_path / bench, data=str(root / bench))
+        cli.main(["report", str(tmp_path / bench), "--html", str(tmp_path / f"{bench}.html")])
+        html = (tmp_path / f"{bench}.html").read_text()
+        assert all(m in html for m in marks), bench

@@ -11,6 +11,7 @@ SPEC = BenchmarkSpec(
     validate=f"{P}.scorer:validate_command",
     source=f"{P}.source:SQA3DSource",
     synthetic=f"{P}.synthetic:write_synthetic",
+    view=f"{P}.view:build_views",
     audit=f"{P}.audit:rows",
     audit_trained=f"{P}.audit:trained",
     inputs=(
