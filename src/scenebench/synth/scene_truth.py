@@ -1,20 +1,21 @@
 """The scene truth of a generated folder's ScanNet-shaped scenes, for the writers of question-answering
-data (``BenchmarkSpec.synthetic`` hooks that run after the ScanRefer export).
+data (``BenchmarkSpec.synthetic`` hooks that run after a ScanNet-layout export). The callers name
+the folders; nothing here names a benchmark.
 
 Read from files and house summaries only, never from a rebuilt house:
 
-- ``<root>/scanrefer/scannet_data/<scene>_aligned_bbox.npy``: the described objects' boxes (z up,
-  metres; box row ``object_id`` k is segment group k of the scene's ScanNet++ annotation);
-- ``<root>/surprise3d/scannetpp/<scene>/scans/segments_anno.json``: every group's label and written
-  instance id, structure included (one ``floor`` group per room);
-- ``<root>/scanrefer/scannet_data/<scene>_{aligned_vert,ins_label}.npy``: floor points per room;
-- the house summaries' ``surprise3d_objects``: each written id's colour name and what it stands on.
-
-A scene is in the ``val`` split when its house is a test house (ScanRefer's rule).
+- ``<export>/scannet_data/<scene>_aligned_bbox.npy``: the described objects' boxes (z up, metres;
+  box row ``object_id`` k is segment group k of the scene's ScanNet++ annotation);
+- the scene's ScanNet++ ``segments_anno.json``: every group's label and written instance id,
+  structure included (one ``floor`` group per room);
+- ``<export>/scannet_data/<scene>_{aligned_vert,ins_label}.npy``: floor points per room;
+- the object truth of the house summary: per written id, its colour name and the written id of what
+  it stands on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,7 @@ import numpy as np
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import read_json
 
-EXPORT, SCENES = "scanrefer", "scannet_data"
-OBJECTS_KEY = "surprise3d_objects"  # the surprise3d stage's per-house object truth
+SCENES = "scannet_data"
 CELL = 0.25  # metres: the floor grid of agent positions
 ROOM_REACH = 1.0  # metres: an object farther from every floor cell is in no room
 
@@ -94,25 +94,23 @@ def _rooms(src: Path, scene_id: str, labels: list[str], objects: dict[int, Scene
     return rooms
 
 
-def load_scenes(root: Path, summaries: list[dict[str, Any]]) -> list[Scene]:
-    """The generated scenes the ScanRefer export wrote, in summary order (empty without the export)."""
-    src = root / EXPORT
+def load_scenes(export: Path, segments: Callable[[str], Path], scenes: list[tuple[str, str, dict[str, Any]]]) -> list[Scene]:
+    """The scenes ``(scene_id, split, object truth)`` that the ScanNet-layout export folder ``export``
+    holds, in the given order; ``segments(scene_id)`` is the scene's ``segments_anno.json``."""
     out: list[Scene] = []
-    for sm in summaries:
-        truth = sm.get(OBJECTS_KEY, {})
-        for sid in sm.get("surprise3d_scenes", [sm["scene_id"]]):
-            anno = root / "surprise3d" / "scannetpp" / sid / "scans" / "segments_anno.json"
-            if not (src / SCENES / f"{sid}_aligned_bbox.npy").is_file() or not anno.is_file():
-                continue
-            groups = read_json(anno)["segGroups"]
-            labels = [str(g["label"]) for g in groups]
-            k_of = {int(g["id"]): k for k, g in enumerate(groups)}
-            objects: dict[int, SceneObject] = {}
-            for row in load_npy(src / SCENES / f"{sid}_aligned_bbox.npy"):
-                k = int(row[7])
-                t = truth.get(str(int(groups[k]["id"])), {})
-                on = k_of.get(int(t.get("on", 0))) if t.get("on") else None
-                objects[k] = SceneObject(k, labels[k], np.asarray(row[:3], float), np.asarray(row[3:6], float), str(t.get("color", "")), on)
-            objects = {k: o if o.on in objects else SceneObject(o.k, o.label, o.centre, o.size, o.color, None) for k, o in objects.items()}
-            out.append(Scene(sid, "val" if sm["split"] == "test" else "train", objects, _rooms(src, sid, labels, objects)))
+    for sid, split, truth in scenes:
+        anno = segments(sid)
+        if not (export / SCENES / f"{sid}_aligned_bbox.npy").is_file() or not anno.is_file():
+            continue
+        groups = read_json(anno)["segGroups"]
+        labels = [str(g["label"]) for g in groups]
+        k_of = {int(g["id"]): k for k, g in enumerate(groups)}
+        objects: dict[int, SceneObject] = {}
+        for row in load_npy(export / SCENES / f"{sid}_aligned_bbox.npy"):
+            k = int(row[7])
+            t = truth.get(str(int(groups[k]["id"])), {})
+            on = k_of.get(int(t.get("on", 0))) if t.get("on") else None
+            objects[k] = SceneObject(k, labels[k], np.asarray(row[:3], float), np.asarray(row[3:6], float), str(t.get("color", "")), on)
+        objects = {k: o if o.on in objects else SceneObject(o.k, o.label, o.centre, o.size, o.color, None) for k, o in objects.items()}
+        out.append(Scene(sid, split, objects, _rooms(export, sid, labels, objects)))
     return out

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import shutil
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,28 @@ import numpy as np
 from scenebench.io.files import atomic_write_json
 from scenebench.metrics.answers import NUMBER_WORDS, cleaned_fixed_point, normalize
 from scenebench.synth.categories import CATEGORIES
-from scenebench.synth.scene_truth import EXPORT, SCENES, Scene, load_scenes, plural
+from scenebench.synth.scannetpp import FOLDER as SCANNETPP
+from scenebench.synth.scannetpp import SEGMENTS_ANNO
+from scenebench.synth.scene_truth import SCENES, Scene, load_scenes, plural
 
 from .data import qclass1
+
+EXPORT = "scanrefer"  # the generator's ScanRefer export: the scenes these questions are about
+
+
+def scene_list(summaries: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(scene_id, split, object truth)`` of every generated scene: one-room scenes list their ids,
+    whole houses are the house's scene; ``val`` when the house is a test house (ScanRefer's rule)."""
+    return [
+        (sid, "val" if sm["split"] == "test" else "train", sm.get("surprise3d_objects", {}))
+        for sm in summaries
+        for sid in sm.get("surprise3d_scenes", [sm["scene_id"]])
+    ]
+
+
+def _segments(root: Path) -> Callable[[str], Path]:
+    return lambda sid: root / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO
+
 
 PER_SCENE_TYPE = 8  # questions of one type per scene at most (a house scene has ~50 objects)
 NEAR_GAP = 0.3  # metres: the nearest object is nearer than the second by at least this
@@ -197,7 +217,7 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
     src = root / EXPORT
     if not (src / "ScanRefer_filtered_val.json").is_file():
         return []  # derived from the ScanRefer export: without it, nothing to write
-    scenes = load_scenes(root, summaries)
+    scenes = load_scenes(root / EXPORT, _segments(root), scene_list(summaries))
     written: list[Path] = []
     (folder / SCENES).mkdir(parents=True, exist_ok=True)
     keys = ("question_id", "scene_id", "question", "answers", "object_ids", "object_names")

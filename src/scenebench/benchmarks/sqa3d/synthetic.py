@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import shutil
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,26 @@ import numpy as np
 from scenebench.io.files import atomic_write_json
 from scenebench.metrics.answers import NUMBER_WORDS, cleaned_fixed_point, normalize
 from scenebench.synth.categories import CATEGORIES
-from scenebench.synth.scene_truth import CELL, EXPORT, SCENES, Room, Scene, load_scenes, plural
+from scenebench.synth.scannetpp import FOLDER as SCANNETPP
+from scenebench.synth.scannetpp import SEGMENTS_ANNO
+from scenebench.synth.scene_truth import CELL, SCENES, Room, Scene, load_scenes, plural
+
+EXPORT = "scanrefer"  # the generator's ScanRefer export: the scenes these questions are about
+
+
+def scene_list(summaries: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(scene_id, split, object truth)`` of every generated scene: one-room scenes list their ids,
+    whole houses are the house's scene; ``val`` when the house is a test house (ScanRefer's rule)."""
+    return [
+        (sid, "val" if sm["split"] == "test" else "train", sm.get("surprise3d_objects", {}))
+        for sm in summaries
+        for sid in sm.get("surprise3d_scenes", [sm["scene_id"]])
+    ]
+
+
+def _segments(root: Path) -> Callable[[str], Path]:
+    return lambda sid: root / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO
+
 
 SPLITS = (("train", "train"), ("val", "test"))  # scene split -> SQA3D split
 POSES_PER_ROOM = 4
@@ -295,7 +315,7 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
     src = root / EXPORT
     if not (src / "ScanRefer_filtered_val.json").is_file():
         return []  # derived from the ScanRefer export: without it, nothing to write
-    splits = situated(load_scenes(root, summaries), rng)
+    splits = situated(load_scenes(root / EXPORT, _segments(root), scene_list(summaries)), rng)
     (folder / SCENES).mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for split, recs in splits.items():
