@@ -22,7 +22,7 @@ def data(tmp_path):
     [
         (
             ("scanrefer",),
-            r"field '--benchmarks': the audit does not support scanrefer \(it has no probes\) \(expected one or more of 3dbench, surprise3d, rio, multi3drefer, nr3d, sr3d\)",
+            r"field '--benchmarks': the audit does not support scanrefer \(it has no probes\) \(expected one or more of 3dbench, surprise3d, rio, multi3drefer, nr3d, sr3d, scanqa, sqa3d\)",
         ),
         (("scanreferr",), r"field '--benchmarks': unknown benchmark 'scanreferr'"),
         (("3dbench", "rio"), r"holds no 3rscan/ for rio"),

@@ -35,6 +35,9 @@ def test_demo_end_to_end_then_reuses_everything(shared_demo):
     assert first.scores[("rio", "oracle")]["RIO R@10"] == 100.0
     # ScanRefer from the generated scenes: no wall/floor rows, no zero-size targets (was 98.0, issue 41)
     assert first.scores[("scanrefer", "oracle")] == {"SR Acc@0.5": 100.0}
+    # ScanQA and SQA3D from the generated houses (generator 13): the oracle answers the canonical first reference
+    assert first.scores[("scanqa", "oracle")] == {"ScanQA EM@1": 100.0}
+    assert first.scores[("sqa3d", "oracle")] == {"SQA3D EM@1": 100.0}
     by_task = first.results[("3dbench", "oracle")].metrics["by_task"]
     prim = first.results[("3dbench", "oracle")].extra["primary_metric"]
     scored = {t: v[prim[t]] for t, v in by_task.items() if v.get(prim[t]) is not None}

@@ -156,3 +156,17 @@ def match_lenient(pred: str, ref: str) -> int:
 
 
 Matcher = Callable[[str, Sequence[str]], tuple[int, int]]
+
+
+def cleaned_fixed_point(phrase: str) -> str:
+    """``phrase`` cleaned as every lineage cleans an answer (:func:`chatscene_trim`, then
+    :func:`clean_answer`) until that changes nothing: an answer written so is equal to itself under
+    every lineage's rules (``"the TV."`` -> ``"TV"``, ``"2"`` -> ``"two"``). What generated data
+    gives as its first reference, the oracle's answer."""
+    s = phrase
+    for _ in range(4):
+        t = clean_answer(chatscene_trim(s))
+        if t == s:
+            break
+        s = t
+    return s

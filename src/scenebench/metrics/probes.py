@@ -277,3 +277,44 @@ def choice_rows(test: Sequence[ChoiceItem], chosen: Sequence[int], *, margin: fl
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+@dataclass(frozen=True)
+class AnswerItem:
+    """One short-answer question as a probe sees it: ``form`` (the question's wording without its
+    objects, e.g. its first two words) decides which answers are its options, ``answer`` is the
+    normalised right answer, ``context`` the probe's tokens."""
+
+    key: str
+    groups: tuple[str, ...]
+    form: str
+    answer: str
+    context: tuple[str, ...]
+    options: tuple[str, ...] = ()  # its own options when the question names them ("the sofa or the bed?")
+
+
+def answer_choice_items(train: Sequence[AnswerItem], test: Sequence[AnswerItem]) -> tuple[list[ChoiceItem], list[ChoiceItem]]:
+    """Short-answer questions as multiple choice for :func:`fit_choice_probe`: the options of a
+    question are every answer of its ``form`` in either split (sorted), each option's features its
+    words and its whole text; chance is then 1 / #options of the form. A question that names its
+    options (``AnswerItem.options``, holding the answer) chooses among those."""
+    options: dict[str, list[str]] = {}
+    for it in (*train, *test):
+        options.setdefault(it.form, [])
+        if it.answer not in options[it.form]:
+            options[it.form].append(it.answer)
+    for form in options:
+        options[form].sort()
+
+    def item(it: AnswerItem) -> ChoiceItem:
+        opts = sorted(set(it.options)) if it.answer in it.options else options[it.form]
+        feats = tuple((f"a:{a}", *(f"w:{w}" for w in a.split())) for a in opts)
+        return ChoiceItem(it.key, it.groups, it.context, feats, opts.index(it.answer))
+
+    return [item(it) for it in train], [item(it) for it in test]
+
+
+def word_tokens(text: str) -> tuple[str, ...]:
+    """Lower-cased words and word bigrams of ``text``: a question-only probe's view."""
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return tuple([f"q:{w}" for w in words] + [f"q:{a}_{b}" for a, b in zip(words, words[1:])])

@@ -10,6 +10,10 @@ SPEC = BenchmarkSpec(
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.validate:validate_command",
     source=f"{P}.source:ScanQASource",
+    synthetic=f"{P}.synthetic:write_synthetic",
+    view=f"{P}.view:build_views",
+    audit=f"{P}.audit:rows",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input(
             "annotations",
@@ -29,8 +33,8 @@ SPEC = BenchmarkSpec(
     options=(
         Option(
             "meteor",
-            "Compute METEOR (needs java and the METEOR 1.5 jar).",
-            True,
+            "Also METEOR (java and the METEOR 1.5 jar; adds about ten seconds a run: the jar loads its paraphrase table).",
+            False,
             "bool",
             ("--meteor/--no-meteor",),
             commands=("score", "run"),
@@ -42,5 +46,6 @@ SPEC = BenchmarkSpec(
     ),
     primary_metric="EM@1",
     headline=(Headline(("overall", "EM@1"), "ScanQA EM@1", "ScanQA top-1 exact match (%)"),),
+    data_folder="scanqa",
     lineages=("original", "leo", "chatscene", "video3dllm", "ll3da"),
 )

@@ -10,6 +10,10 @@ SPEC = BenchmarkSpec(
     scorer=f"{P}.scorer:prepare_scoring",
     validate=f"{P}.scorer:validate_command",
     source=f"{P}.source:SQA3DSource",
+    synthetic=f"{P}.synthetic:write_synthetic",
+    view=f"{P}.view:build_views",
+    audit=f"{P}.audit:rows",
+    audit_trained=f"{P}.audit:trained",
     inputs=(
         Input("questions", "truth", "file", "v1_balanced_questions_<split>_scannetv2.json.", ("--questions", "-q")),
         Input("annotations", "truth", "file", "v1_balanced_sqa_annotations_<split>_scannetv2.json.", ("--annotations", "-a")),
@@ -34,5 +38,6 @@ SPEC = BenchmarkSpec(
     ),
     primary_metric="EM@1",
     headline=(Headline(("overall", "EM@1"), "SQA3D EM@1", "SQA3D exact match (%)"),),
+    data_folder="sqa3d",
     lineages=("original", "leo", "chatscene", "video3dllm"),
 )

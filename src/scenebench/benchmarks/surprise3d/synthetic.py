@@ -23,6 +23,9 @@ from .writer import scene_arrays as official_arrays
 from .writer import write_annotations, write_scene
 
 SUMMARY_KEY = "surprise3d"  # a house summary's SURPRISE3D records
+# the scene truth the written files do not carry, by written instance id: each object's colour name and
+# the written id of what it stands on (0: floor, wall or structure); ScanQA's and SQA3D's writers read it
+OBJECTS_KEY = "surprise3d_objects"
 SPLIT_FILES = (("train", "surprise-3d-train.json"), ("test", "surprise-3d-val.json"))
 FOLDER = "surprise3d"  # its data folder (the declaration's data_folder)
 
@@ -54,6 +57,7 @@ def stage_house(ctx: HouseContext) -> dict[str, Any]:
         doc = segments_anno(scene_id, arr["coords"], arr["instance"], arr["superpoints"], lambda i: house.label_of(int(placement[i - 1])))
         save_json(ctx.stage / FOLDER / SCANNETPP / scene_id / "scans" / SEGMENTS_ANNO, doc)
     out: dict[str, Any] = {SUMMARY_KEY: relabel(recs, ids, id_rng)}
+    out[OBJECTS_KEY] = {str(int(ids[o.index])): {"color": o.color, "on": int(ids[o.support]) if o.support else 0} for o in house.objects}
     if s.surprise_scenes == "room":
         out[SUMMARY_KEY + "_scenes"] = written_scenes
     return out

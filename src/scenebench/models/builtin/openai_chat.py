@@ -14,6 +14,8 @@ reads a numbered list of the scene's objects with their axis-aligned boxes (the 
   which the scorer counts as missing (never a guess).
 - Top-k question answering (answer kind ``ranked_text``, ScanQA): the model is asked for up to ten
   short answers, one per line, best first; they become a ``RankedTextPrediction``.
+- Situated questions (SQA3D): the situation sentence and the agent's pose (position, quaternion)
+  follow the question.
 - RIO (poses) is not a text task: the model refuses it with a clear error.
 
 Requests use temperature 0 and the run's seed; the key comes from env ``OPENAI_API_KEY`` (``EMPTY``
@@ -39,7 +41,7 @@ from scenebench.models.builtin.openai_server import RESUME, ModelUnavailable, ch
 from scenebench.models.predictions import LETTERS, MaskPrediction, Prediction, RankedTextPrediction, TextPrediction
 from scenebench.redact import redact_url
 
-PROMPT_VERSION = "sg-text-1"
+PROMPT_VERSION = "sg-text-2"  # 2: situated questions (SQA3D) carry the situation and the agent's pose
 SYSTEM = (
     "You are a 3D scene understanding assistant. You are given a list of the objects in a 3D scene, each "
     "with its axis-aligned bounding box [cx, cy, cz, dx, dy, dz] in metres (centre, then full size), and a "
@@ -105,6 +107,11 @@ def build_prompt(s: ModelSample, scene_text: str) -> str:
         parts.extend(f"({LETTERS[i]}) {o}" for i, o in enumerate(s.options))
     if "start" in s.inputs:
         parts.append(f"Start position [x, z]: [{', '.join(_fmt(v) for v in s.inputs['start'])}]")
+    if "situation" in s.inputs:
+        parts.append(f"Your situation: {s.inputs['situation']}")
+    if "position" in s.inputs and "rotation" in s.inputs:
+        position, rotation = (", ".join(_fmt(v) for v in s.inputs[k]) for k in ("position", "rotation"))
+        parts.append(f"Your position [x, y, z]: [{position}]. Your orientation (quaternion x, y, z, w): [{rotation}].")
     parts.append(FORMATS.get(s.answer_kind, FORMATS["text"]))
     return "\n".join(parts)
 

@@ -13,6 +13,9 @@ question: one chat request with the question and the K views as base64 PNG ``ima
 - 3DBench detection (``boxes``): ``label: Mark N`` entries -> labelled boxes of those segments;
 - multiple choice, room detection, captions, QA (``option``, ``text``): the reply verbatim as
   :class:`TextPrediction`, read by the benchmark's own parser like any 3D LLM's answer;
+- top-k question answering (``ranked_text``, ScanQA): up to ten short answers, one per line, best
+  first, as ``openai:`` asks for them -> :class:`RankedTextPrediction` (EM@10 is then real);
+- situated questions (SQA3D): the situation sentence and the agent's pose go with the question;
 - navigation (``waypoints``): the model reads floor positions off the top view's grid; the reply
   text (``[x, z]`` lists) goes through the same parser;
 - RIO (poses): not supported, a clear error.
@@ -44,8 +47,17 @@ import numpy as np
 
 from scenebench.errors import ScenebenchError
 from scenebench.models.base import ModelSample, SceneBatch
+from scenebench.models.builtin.openai_chat import ranked_answers
 from scenebench.models.builtin.openai_server import chat, make_client
-from scenebench.models.predictions import BoxesPrediction, BoxPrediction, LabelledBox, MaskPrediction, Prediction, TextPrediction
+from scenebench.models.predictions import (
+    BoxesPrediction,
+    BoxPrediction,
+    LabelledBox,
+    MaskPrediction,
+    Prediction,
+    RankedTextPrediction,
+    TextPrediction,
+)
 from scenebench.models.vision.marks import SegmentSettings, parse_labelled_marks, parse_marks
 from scenebench.models.vision.prompts import VERSION as PROMPT_VERSION
 from scenebench.models.vision.prompts import build_messages, question_text, scene_text
@@ -212,4 +224,6 @@ class OpenAIVisionModel:
                 return BoxesPrediction(
                     s.sample_id, boxes=[LabelledBox(lab, list(imgs.segmentation.boxes[k - 1])) for lab, k in entries], extra=extra
                 )
+        if s.answer_kind == "ranked_text":
+            return RankedTextPrediction(s.sample_id, answers=ranked_answers(reply), extra=extra)
         return TextPrediction(s.sample_id, text=reply, extra=extra)

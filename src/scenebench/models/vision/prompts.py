@@ -29,6 +29,8 @@ class VisionPrompt:
     corner: str
     top: str
     formats: tuple[tuple[str, str], ...]
+    situation: str = ""  # situated questions (SQA3D): the situation sentence, then the agent's pose
+    pose: str = ""
 
     def digest(self) -> str:
         """sha256 of everything that reaches the model (the snapshot test pins it per version)."""
@@ -40,7 +42,7 @@ class VisionPrompt:
 
 
 PROMPT = VisionPrompt(
-    version="vision-v1",
+    version="vision-v2",  # v2: ranked_text (ScanQA's top-10) and SQA3D's situation lines
     system=(
         "You are a 3D scene understanding assistant. You see rendered views of a 3D point cloud of an indoor "
         "scene or object. Candidate objects are marked with numbers in yellow boxes; the same number marks the "
@@ -66,7 +68,11 @@ PROMPT = VisionPrompt(
             "Read positions off the grid of the top view. Answer with the path as a list of floor points [x, z] in metres, for example: [0.0, 0.0], [1.5, 2.0].",
         ),
         ("text", "Answer in one or two sentences."),
+        # top-k question answering (ScanQA's answer_top10): short answers, best first
+        ("ranked_text", "Answer with up to 10 short answers of a few words each, the most likely first, one per line."),
     ),
+    situation="Your situation: {situation}",
+    pose="Your position [x, y, z]: [{position}]. Your orientation (quaternion x, y, z, w): [{rotation}].",
 )
 VERSION = PROMPT.version
 
@@ -101,6 +107,11 @@ def question_text(query: str, options: tuple[str, ...], inputs: dict[str, Any], 
         parts.extend(f"({LETTERS[i]}) {o}" for i, o in enumerate(options))
     if "start" in inputs:
         parts.append(f"Start position [x, z]: [{', '.join(_fmt(v) for v in inputs['start'])}]")
+    if "situation" in inputs:
+        parts.append(PROMPT.situation.format(situation=inputs["situation"]))
+    if "position" in inputs and "rotation" in inputs:
+        position, rotation = (", ".join(_fmt(v) for v in inputs[k]) for k in ("position", "rotation"))
+        parts.append(PROMPT.pose.format(position=position, rotation=rotation))
     parts.append(PROMPT.format_for(answer_kind))
     return "\n".join(parts)
 
