@@ -310,7 +310,7 @@ def make_job(
     predictions: Path,
     protocol: str,
     *,
-    meteor: bool = False,
+    meteor: bool = True,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> ScoringJob:
@@ -351,7 +351,7 @@ def truth_files(annotations: str | Path) -> tuple[list[Question], dict[str, Any]
 
 
 def prepare_scoring(
-    *, annotations: Path, predictions: Path, protocol: str = "strict", meteor: bool = False, n_resamples: int = 1000, seed: int = 0
+    *, annotations: Path, predictions: Path, protocol: str = "strict", meteor: bool = True, n_resamples: int = 1000, seed: int = 0
 ) -> ScoringJob:
     rules_for(protocol)  # a bad lineage fails before anything is read
     questions, inputs = truth_files(annotations)

@@ -84,5 +84,5 @@ class ScanQASource:
         chosen = {m.sample_id for m in samples}
         qs = [q for q in self.questions if q.question_id in chosen]
         return make_job(
-            qs, {"annotations": file_fingerprint(self.ann)}, predictions_path, protocol, meteor=bool(options.get("meteor", False))
+            qs, {"annotations": file_fingerprint(self.ann)}, predictions_path, protocol, meteor=bool(options.get("meteor", True))
         )

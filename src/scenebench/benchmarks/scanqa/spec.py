@@ -33,8 +33,8 @@ SPEC = BenchmarkSpec(
     options=(
         Option(
             "meteor",
-            "Also METEOR (java and the METEOR 1.5 jar; adds about ten seconds a run: the jar loads its paraphrase table).",
-            False,
+            "METEOR, as ScanQA tables report it (java and the METEOR 1.5 jar; one jar start a process; --no-meteor skips it).",
+            True,
             "bool",
             ("--meteor/--no-meteor",),
             commands=("score", "run"),

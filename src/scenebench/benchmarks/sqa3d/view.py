@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 
 from scenebench.io.arrays import load_npy
-from scenebench.io.scannet import SCENES
+from scenebench.io.scannet import SCENES, by_scene
 from scenebench.report import viewer as vw
 from scenebench.report.runs import LoadedRun
 from scenebench.report.views import ViewOptions, ViewSet, checked_input, run_inputs
 
-from .data import by_scene, load_questions
+from .data import load_questions
 from .predictions import read_predictions
 
 AGENT = 0.3  # metres: the side of the agent's box
