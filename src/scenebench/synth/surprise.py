@@ -307,6 +307,8 @@ PER_TYPE = {"cs": 60, "hi": 60, "rel_pos": 45, "abs": 40, "first_view": 50, "cam
 MAX_SHARE = 0.5  # a target's category: no instance holds more than this share of the category's points in the scene
 PER_TARGET = 12  # questions per target and type at most
 PHRASINGS = 6  # sentence frames one fact is asked in
+DRAW_ROUNDS = PER_TARGET  # rounds of visits (one per instance of each askable category; a uniform instance drawn at each)
+FALLBACK_QUOTA = 1 / 6  # share of the quotas a scene gets when no category passes MAX_SHARE
 
 
 @dataclass(frozen=True)
@@ -412,10 +414,9 @@ class SurpriseGenerator:
         return self._cat_points
 
     def _eligible(self, category: str) -> bool:
-        """A category whose instances may be targets: none holds more than ``MAX_SHARE`` of the
-        category's points in the scene, so the union of its instances (what a reader of labels
-        alone can mark) overlaps any one of them by at most that much. The rule is on the category,
-        never on the instance: every instance of an eligible category may be asked about."""
+        """A category that passes the share rule: none of its instances holds more than
+        ``MAX_SHARE`` of the category's points in the scene, so the union of its instances (what a
+        reader of labels alone can mark) overlaps any one of them by at most that much."""
         if not hasattr(self, "_cat_max"):
             self._cat_max: dict[str, int] = {}
             for o in self.all:
@@ -423,49 +424,69 @@ class SurpriseGenerator:
                 self._cat_max[o.category] = max(self._cat_max.get(o.category, 0), n)
         return self._cat_max.get(category, 0) <= MAX_SHARE * max(1, self._category_points().get(category, 0))
 
-    def _emit_some(self, cands: list[tuple[Any, str]], qtype: str) -> None:
-        """Emit up to the type's quota, targets drawn uniformly from those of eligible categories.
+    def _pools(self) -> dict[str, list[Any]]:
+        """Category -> its visible instances (placement order): the instances a target is drawn
+        among. Only categories with at least two visible instances (a unique one would be found
+        from the labels alone) that pass :meth:`_eligible`; a scene where none passes (most
+        two-room houses: until generator 12 they got no question) falls back to every category
+        with two or more visible instances, at ``FALLBACK_QUOTA`` of the quotas, so that such
+        scenes, whose categories hold few instances, weigh little in what a labels reader scores."""
+        if not hasattr(self, "_pool"):
+            by_cat: dict[str, list[Any]] = {}
+            for o in self.things:
+                by_cat.setdefault(o.category, []).append(o)
+            repeated = {c: v for c, v in by_cat.items() if len(v) >= 2}
+            passing = {c: v for c, v in repeated.items() if self._eligible(c)}
+            self._fallback = not passing
+            self._pool = passing or repeated
+        return self._pool
 
-        A target whose category is unique in the scene is found from the scene's labels and the
-        question's hint words alone (a labels-only probe scored 18 mIoU on version 7 data with a
-        third of them), so only categories passing :meth:`_eligible` are asked about. Within them the
-        draw ignores size and visibility: until generator 10 only instances holding at most half
-        their category's points were asked, the smallest first, and "the smallest instance of the
-        guessed category" scored 30.7 mIoU blind (issue 42). Targets are visited in a seeded
-        random order, one question each per round (a uniform text of the target's), so a target
-        with many candidate texts is not likelier asked; at most ``PER_TARGET`` per target and
-        type, one question per text."""
+    def _emit_some(self, cands: list[tuple[Any, str]], qtype: str) -> None:
+        """Emit up to the type's quota; each question's target is an instance of its category drawn
+        uniformly, without regard to size, point count or visibility rank.
+
+        A draw: categories of :meth:`_pools` that have a candidate text are visited in a seeded
+        random order, each once per visible instance of it, ``DRAW_ROUNDS`` rounds; at each visit
+        one of the category's visible instances is drawn uniformly and asked about (its next unused text, at most ``PER_TARGET`` per
+        target and type) when the answer rule made it unambiguous; when it did not, the visit is
+        **skipped, never redrawn**: drawing again until an askable instance turns up would ask
+        the instances that more often have an unambiguous question (the larger ones: a larger
+        instance more often carries a thing, has a clear neighbour or fills a camera's view), and
+        on generator 11 "the instance of the guessed category with the most points" beat a random
+        one (18.3 against 13.8 mIoU, issue 42). Until generator 10 the smallest instances were
+        asked first and "the fewest points" scored 30.7."""
         n = self.s.per_type.get(qtype, 0)
+        pools = self._pools()
+        if self._fallback:
+            n = int(n * FALLBACK_QUOTA)
         if not cands or n <= 0:
             return
         texts: dict[int, list[str]] = {}
         target_of: dict[int, Any] = {}
         for t, text in cands:
-            if self._eligible(t.category):
+            if t.category in pools:
                 texts.setdefault(t.index, []).append(text)
                 target_of[t.index] = t
-        keys = sorted(texts)
-        queues = {k: [texts[k][i] for i in self.rng.permutation(len(texts[k]))] for k in keys}
-        order = [keys[i] for i in self.rng.permutation(len(keys))]
+        queues = {k: [v[i] for i in self.rng.permutation(len(v))] for k, v in sorted(texts.items())}
+        # one slot per instance: a category is visited as often as it has instances, so questions
+        # spread over instances as before and the labels reader's 1 / (instances) does not grow
+        slots = [c for c, inst in sorted(pools.items()) if any(o.index in queues for o in inst) for _ in inst]
         made, seen, per = 0, set(), Counter()
-        while made < n and order:
-            left = []
-            for k in order:
+        for _ in range(DRAW_ROUNDS):
+            for c in [slots[i] for i in self.rng.permutation(len(slots))]:
                 if made >= n:
-                    break
-                q = queues[k]
+                    return
+                k = pools[c][int(self.rng.integers(len(pools[c])))].index
+                q = queues.get(k)
                 while q and q[0] in seen:
                     q.pop(0)
-                if not q:
-                    continue
+                if not q or per[k] >= PER_TARGET:
+                    continue  # no question for the drawn instance: skip, do not redraw
                 text = q.pop(0)
                 seen.add(text)
                 if self._emit(target_of[k], text, qtype):
                     made += 1
                     per[k] += 1
-                if q and per[k] < PER_TARGET:
-                    left.append(k)
-            order = left
 
     def knowledge(self) -> None:
         """Use + spatial part; exactly one object of the house has the use and fits the part."""
