@@ -116,3 +116,32 @@ def test_surprise_mean_iou_rows_resample_scenes_and_flag_above_the_labels_goal()
     assert low["score"] == pytest.approx(5.0) and 0.0 <= low["low"] <= 5.0 <= low["high"] <= 10.0 and low["flag"] is False
     # sighted rows are never flagged: a model that looks should score high
     assert _mean_iou_row("sighted", "all", [1.0], ["a"], 1.0, seed=0)["flag"] is False
+
+
+def _cube(lo, hi, n=4):
+    """(n^3, 6) y-up points filling the box lo..hi, grey."""
+    axes = [np.linspace(a, b, n) for a, b in zip(lo, hi)]
+    xyz = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
+    return np.concatenate([xyz, np.full_like(xyz, 0.5)], 1)
+
+
+def test_sighted_count_reads_floor_standing_things_per_room():
+    from scenebench.benchmarks.bench3d.sighted_count import count_answer, floor_standing, room_of
+
+    clouds = [
+        _cube((0.0, 0.0, 0.0), (1.0, 0.7, 1.0)),  # table, room A
+        _cube((0.4, 0.7, 0.4), (0.5, 0.8, 0.5)),  # mug on the table: held up
+        _cube((0.0, 1.2, 0.0), (0.05, 1.8, 0.8)),  # painting on the wall: nothing under it up to its bottom
+        _cube((1.5, 0.0, 1.5), (2.0, 0.9, 2.0)),  # chair, room A
+        _cube((3.5, 0.0, 0.5), (4.0, 0.9, 1.0)),  # chair in room B (inside A's L-shaped box too)
+        _cube((2.0, 0.0, 3.0), (2.5, 2.0, 3.2)),  # doorway of room A: never furniture
+    ]
+    assert floor_standing(clouds).tolist() == [True, False, True, True, True, True]
+    rooms = [("living room", np.array([0.0, 5.0, 0.0, 4.0])), ("kitchen", np.array([3.0, 5.0, 0.0, 2.0]))]
+    centres = np.array([c[:, [0, 2]].mean(0) for c in clouds])
+    assert room_of(centres, rooms).tolist() == [0, 0, 0, 0, 1, 0]
+    predicted = ["sidetable", "mug", "painting", "chair", "chair", "doorway"]
+    q = "How many pieces of furniture standing on the floor of the living room does the house have?"
+    assert count_answer(q, "furniture", predicted, clouds, rooms) == 3.0  # table, painting, chair
+    assert count_answer("How many chairs?", "chair", predicted, clouds, rooms) == 2.0
+    assert count_answer("... on the floor of the garage?", "furniture", predicted, clouds, rooms) is None

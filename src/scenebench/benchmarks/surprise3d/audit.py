@@ -104,6 +104,10 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
     instances' points and the question's relation words, what looking adds. Mean IoU per
     question type with a scene-bootstrap interval; chance: a uniformly random instance of the scene."""
     import numpy as np
+
+    from scenebench.extras import require
+
+    require("sklearn", "audit", "the trained SURPRISE3D probes of scenebench audit")
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
