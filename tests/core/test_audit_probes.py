@@ -145,3 +145,28 @@ def test_sighted_count_reads_floor_standing_things_per_room():
     assert count_answer(q, "furniture", predicted, clouds, rooms) == 3.0  # table, painting, chair
     assert count_answer("How many chairs?", "chair", predicted, clouds, rooms) == 2.0
     assert count_answer("... on the floor of the garage?", "furniture", predicted, clouds, rooms) is None
+
+
+def test_sighted_count_reads_instances_from_the_surprise_export(tmp_path):
+    """house_instances: the house's scene id from manifest.json, its points (z up -> y up) and
+    instance ids from the SURPRISE3D npz, labels from segments_anno.json; walls and tiny instances
+    left out."""
+    import json
+
+    from scenebench.benchmarks.bench3d.sighted_count import house_instances
+
+    (tmp_path / "manifest.json").write_text(json.dumps({"per_house": [{"house_id": "house_000001", "scene_id": "abc"}]}))
+    scenes = tmp_path / "surprise3d" / "scenes"
+    scenes.mkdir(parents=True)
+    coords = np.array([[1.0, 2.0, 0.5]] * 12 + [[0.0, 0.0, 0.0]] * 12 + [[5.0, 5.0, 5.0]] * 3)
+    inst = np.array([7] * 12 + [3] * 12 + [9] * 3)
+    np.savez(scenes / "abc.npz", sampled_coords=coords, sampled_colors=np.full((27, 3), 0.5), sampled_instance_anno_id=inst)
+    anno = tmp_path / "surprise3d" / "scannetpp" / "abc" / "scans"
+    anno.mkdir(parents=True)
+    groups = [{"objectId": 7, "label": "chair"}, {"objectId": 3, "label": "wall"}, {"objectId": 9, "label": "mug"}]
+    (anno / "segments_anno.json").write_text(json.dumps({"segGroups": groups}))
+    got = house_instances(tmp_path, "house_000001")
+    assert [label for label, _ in got] == ["chair"]  # the wall is structure, the mug has 3 points
+    assert got[0][1].shape == (12, 6)
+    assert np.allclose(got[0][1][0], [1.0, 0.5, -2.0, 0.5, 0.5, 0.5])  # (x, y, z) z-up -> (x, z, -y) y-up
+    assert house_instances(tmp_path, "house_000002") is None

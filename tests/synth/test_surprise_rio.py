@@ -8,14 +8,23 @@ import numpy as np
 import pytest
 
 from scenebench.io.arrays import load_npz
-from scenebench.synth.categories import CATEGORIES
+from scenebench.synth.categories import CATEGORIES, spoken_names
 from scenebench.synth.frames import YUP_TO_ZUP, points_to_zup, transform_to_zup
 from scenebench.synth.house import build_house
 from scenebench.synth.pipeline import npz_bytes
 from scenebench.synth.relations import SceneFacts, words
 from scenebench.synth.rescans import RescanSettings, rescan_scene, yaw_about
 from scenebench.synth.sensing import SensorSettings, capture
-from scenebench.synth.surprise import AFFORDANCES, NEXT_WORDS, QUESTION_TYPES, SurpriseSettings, leaks_name, scene_arrays, surprise_house
+from scenebench.synth.surprise import (
+    AFFORDANCES,
+    NEXT_WORDS,
+    QUESTION_TYPES,
+    SurpriseSettings,
+    leaks_name,
+    say_as,
+    scene_arrays,
+    surprise_house,
+)
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +105,8 @@ def test_first_view_targets_keep_clear_of_sector_edges(surprise_samples):
                     if (
                         x.room == y.room == t.room
                         and x.index != y.index
-                        and words(x.category) in r["description"]
-                        and words(y.category) in r["description"]
+                        and any(name in r["description"] for name in spoken_names(x.category))
+                        and any(name in r["description"] for name in spoken_names(y.category))
                     ):
                         cands.append((x, y))
             assert cands
@@ -138,7 +147,11 @@ def test_answers_are_unambiguous_by_a_plain_recomputation(surprise_samples):
                     for a in things
                     if a.room == t.room
                     and facts.describe(a)
-                    and any(re.search(rf"{w} the {re.escape(facts.describe(a))}\b", r["description"]) for w in NEXT_WORDS)
+                    and any(
+                        re.search(rf"\b{w} the {re.escape(say_as(facts.describe(a), a.category, name))}\b", r["description"])
+                        for w in NEXT_WORDS
+                        for name in spoken_names(a.category)
+                    )
                 ]
                 if near:
                     a = max(near, key=lambda a: len(facts.describe(a)))

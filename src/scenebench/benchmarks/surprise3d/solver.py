@@ -34,8 +34,8 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _UNDER = re.compile(
     r"standing on\?|holds up the|underneath|rests on\.|placed on something|below the|set down on\.|lying on\?|look under|on which the"
 )
-_NEAR = re.compile(r"closest|nearest|next to|neighbour|right by|beside")
-_SECTORS = (("left", 90.0), ("right", -90.0), ("behind", 180.0), ("back", 180.0), ("ahead", 0.0), ("front", 0.0))
+_NEAR = re.compile(r"closest|nearest|next to|neighbour|right by|beside|\bnear\b|close to|\bby the\b")
+_SECTORS = (("left", 90.0), ("right", -90.0), ("behind", 180.0), ("back", 180.0), ("rear", 180.0), ("ahead", 0.0), ("front", 0.0))
 SECTOR_HALF = 30.0  # degrees, as the generator's narrative sectors
 RAY_DEGREES = 3.0  # the camera's central pixels subtend about this much
 NAME_WORDS = 3  # the longest label spelled by a run of words
