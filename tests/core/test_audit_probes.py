@@ -116,3 +116,57 @@ def test_surprise_mean_iou_rows_resample_scenes_and_flag_above_the_labels_goal()
     assert low["score"] == pytest.approx(5.0) and 0.0 <= low["low"] <= 5.0 <= low["high"] <= 10.0 and low["flag"] is False
     # sighted rows are never flagged: a model that looks should score high
     assert _mean_iou_row("sighted", "all", [1.0], ["a"], 1.0, seed=0)["flag"] is False
+
+
+def _cube(lo, hi, n=4):
+    """(n^3, 6) y-up points filling the box lo..hi, grey."""
+    axes = [np.linspace(a, b, n) for a, b in zip(lo, hi)]
+    xyz = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
+    return np.concatenate([xyz, np.full_like(xyz, 0.5)], 1)
+
+
+def test_sighted_count_reads_floor_standing_things_per_room():
+    from scenebench.benchmarks.bench3d.sighted_count import count_answer, floor_standing, room_of
+
+    clouds = [
+        _cube((0.0, 0.0, 0.0), (1.0, 0.7, 1.0)),  # table, room A
+        _cube((0.4, 0.7, 0.4), (0.5, 0.8, 0.5)),  # mug on the table: held up
+        _cube((0.0, 1.2, 0.0), (0.05, 1.8, 0.8)),  # painting on the wall: nothing under it up to its bottom
+        _cube((1.5, 0.0, 1.5), (2.0, 0.9, 2.0)),  # chair, room A
+        _cube((3.5, 0.0, 0.5), (4.0, 0.9, 1.0)),  # chair in room B (inside A's L-shaped box too)
+        _cube((2.0, 0.0, 3.0), (2.5, 2.0, 3.2)),  # doorway of room A: never furniture
+    ]
+    assert floor_standing(clouds).tolist() == [True, False, True, True, True, True]
+    rooms = [("living room", np.array([0.0, 5.0, 0.0, 4.0])), ("kitchen", np.array([3.0, 5.0, 0.0, 2.0]))]
+    centres = np.array([c[:, [0, 2]].mean(0) for c in clouds])
+    assert room_of(centres, rooms).tolist() == [0, 0, 0, 0, 1, 0]
+    predicted = ["sidetable", "mug", "painting", "chair", "chair", "doorway"]
+    q = "How many pieces of furniture standing on the floor of the living room does the house have?"
+    assert count_answer(q, "furniture", predicted, clouds, rooms) == 3.0  # table, painting, chair
+    assert count_answer("How many chairs?", "chair", predicted, clouds, rooms) == 2.0
+    assert count_answer("... on the floor of the garage?", "furniture", predicted, clouds, rooms) is None
+
+
+def test_sighted_count_reads_instances_from_the_surprise_export(tmp_path):
+    """house_instances: the house's scene id from manifest.json, its points (z up -> y up) and
+    instance ids from the SURPRISE3D npz, labels from segments_anno.json; walls and tiny instances
+    left out."""
+    import json
+
+    from scenebench.benchmarks.bench3d.sighted_count import house_instances
+
+    (tmp_path / "manifest.json").write_text(json.dumps({"per_house": [{"house_id": "house_000001", "scene_id": "abc"}]}))
+    scenes = tmp_path / "surprise3d" / "scenes"
+    scenes.mkdir(parents=True)
+    coords = np.array([[1.0, 2.0, 0.5]] * 12 + [[0.0, 0.0, 0.0]] * 12 + [[5.0, 5.0, 5.0]] * 3)
+    inst = np.array([7] * 12 + [3] * 12 + [9] * 3)
+    np.savez(scenes / "abc.npz", sampled_coords=coords, sampled_colors=np.full((27, 3), 0.5), sampled_instance_anno_id=inst)
+    anno = tmp_path / "surprise3d" / "scannetpp" / "abc" / "scans"
+    anno.mkdir(parents=True)
+    groups = [{"objectId": 7, "label": "chair"}, {"objectId": 3, "label": "wall"}, {"objectId": 9, "label": "mug"}]
+    (anno / "segments_anno.json").write_text(json.dumps({"segGroups": groups}))
+    got = house_instances(tmp_path, "house_000001")
+    assert [label for label, _ in got] == ["chair"]  # the wall is structure, the mug has 3 points
+    assert got[0][1].shape == (12, 6)
+    assert np.allclose(got[0][1][0], [1.0, 0.5, -2.0, 0.5, 0.5, 0.5])  # (x, y, z) z-up -> (x, z, -y) y-up
+    assert house_instances(tmp_path, "house_000002") is None

@@ -52,7 +52,7 @@ def _generated_formats() -> tuple[str, ...]:
 
 FORMATS = _generated_formats()
 SURPRISE_SCENES = ("house", "room")
-GENERATOR_VERSION = "13"  # 13: Sr3D allocentric (view-dependent) relations, SweetHome3D door and window models fill the wall openings (with --assets), ScanQA and SQA3D data, the surprise3d stage records object colours and supports; 12: Scan2Cap token lists with punctuation tokens, Multi3DRefer mt a subset of its class and zt_w_d worded as a relation; 11: world placement, shuffled file order, SURPRISE3D/navigation targets (issue 42), ScanRefer tables without structure rows, no zero-size targets. Bump when the same seed and settings would produce different data
+GENERATOR_VERSION = "13"  # 13: SURPRISE3D targets a uniform instance of their category per draw (skipped, not redrawn), two-room houses asked at a sixth of the quotas, wider 3DBench/SURPRISE3D wording (issue 42), Sr3D allocentric (view-dependent) relations, SweetHome3D door and window models fill the wall openings (with --assets), ScanQA and SQA3D data, the surprise3d stage records object colours and supports; 12: Scan2Cap token lists with punctuation tokens, Multi3DRefer mt a subset of its class and zt_w_d worded as a relation; 11: world placement, shuffled file order, SURPRISE3D/navigation targets (issue 42), ScanRefer tables without structure rows, no zero-size targets. Bump when the same seed and settings would produce different data
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from scenebench.synth.categories import ALIASES, spoken_names
 from scenebench.synth.floorplan import CELL
 from scenebench.synth.frames import IDENTITY, WorldFrame, points_to_zup
 from scenebench.synth.house import House
@@ -124,7 +125,7 @@ _SYNONYMS = {
     "countertop": ("counter",),
     "tabletopdecor": ("decoration", "decor"),
 }
-_STOP = {"of", "a", "the", "pair", "bar", "unit", "roll"}
+_STOP = {"of", "a", "the", "pair", "bar", "unit", "roll", "set"}
 _TOKEN = re.compile(r"[a-z]+")
 
 
@@ -132,6 +133,7 @@ def name_stems(category: str) -> set[str]:
     """Lower-case words (and compound parts) that name ``category``: its display words, the parts of
     its compound name and synonyms."""
     out = set(_TOKEN.findall(words(category).lower())) | set(_SYNONYMS.get(category, ()))
+    out |= {_TOKEN.findall(a.lower())[-1] for a in ALIASES.get(category, ())}  # an alias's head noun names it too
     name = category.lower()
     for w in list(out):
         name = name.replace(w, " ")
@@ -176,6 +178,10 @@ _CS = (
     "Which of the objects {where} is useful to {u}?",
     "Locate what {where} one would choose to {u}.",
     "Mark the object {where} that a person could use to {u}.",
+    "Which item {where} would you grab to {u}?",
+    "Name the object {where} that is handy when you want to {u}.",
+    "Segment whatever {where} a person would turn to in order to {u}.",
+    "Someone needs to {u}; which object {where} fits the purpose?",
 )
 _HI = (
     "I want to {u}. Which object {where} should I go to?",
@@ -192,6 +198,10 @@ _HI = (
     "Somebody asked me to {u}. Which item {where} would I use?",
     "Let me {u}: point out the object {where} I can use.",
     "What {where} would you hand me so I can {u}?",
+    "I'm hoping to {u}. Is there something {where} for that? Segment it.",
+    "Time to {u}. Which object {where} do I head for?",
+    "Later on I want to {u}. What {where} lets me do it?",
+    "Can you find me something {where} to {u} with?",
 )
 _ON = (
     "Which object is resting on top of the {d}?",
@@ -204,6 +214,8 @@ _ON = (
     "What object has been put down on the {d}?",
     "Look at the {d}: what is resting on it?",
     "Find the object that the {d} is holding up.",
+    "Which object sits directly on the {d}?",
+    "Segment the item that rests on the {d}.",
 )
 _UNDER = (
     "What is the {d} standing on?",
@@ -216,6 +228,8 @@ _UNDER = (
     "What surface is the {d} lying on?",
     "Look under the {d}: which object supports it?",
     "Find the thing on which the {d} stands.",
+    "What is supporting the {d} from below?",
+    "Segment the object carrying the {d}.",
 )
 _NEAR = (
     "Which object is closest to the {d}?",
@@ -228,6 +242,8 @@ _NEAR = (
     "What stands closest of all to the {d}?",
     "Among everything around the {d}, which object is nearest?",
     "Look next to the {d}: which object is the closest one?",
+    "Which object would you bump into first near the {d}?",
+    "Segment the nearest neighbour of the {d}.",
 )
 _ABS = (
     "Which object is about {g} m away from the {d}, measured between their closest surfaces?",
@@ -240,6 +256,8 @@ _ABS = (
     "Measured edge to edge, what is about {g} m from the {d}?",
     "What object is separated from the {d} by a gap of roughly {g} m?",
     "Find what stands about {g} metres from the {d}, counting from the nearest surfaces.",
+    "Which thing is roughly {g} m clear of the {d}, surface to surface?",
+    "Segment the object about {g} metres from the {d} at its closest point.",
 )
 _FIRST = (
     "Standing at the {x} and facing the {y}, which object is the closest one {s}?",
@@ -252,6 +270,8 @@ _FIRST = (
     "Positioned beside the {x} and facing the {y}, which object do you find nearest {s}?",
     "Stand by the {x} with the {y} in front of you. Which object is closest {s}?",
     "Standing at the {x}, turned to face the {y}: which object is nearest {s}?",
+    "Say you wait beside the {x} with your face towards the {y}. What is closest {s}?",
+    "Picture standing at the {x}, eyes on the {y}. What is the closest object {s}?",
 )
 _CAMERA = (
     (
@@ -291,13 +311,13 @@ _CAMERA = (
         "pointing {h} degrees counter-clockwise from the +x axis and {p} degrees down."
     ),
 )
-NEXT_WORDS = ("next to", "nearest", "closest to", "right by", "beside")
+NEXT_WORDS = ("next to", "nearest", "closest to", "right by", "beside", "near", "close to", "by")
 _SECTORS = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
 _SECTOR_TEXT = {
-    "ahead": ("straight ahead of you", "in front of you", "ahead"),
-    "left": ("on your left", "to your left", "at your left-hand side"),
-    "behind": ("behind you", "at your back", "behind your back"),
-    "right": ("on your right", "to your right", "at your right-hand side"),
+    "ahead": ("straight ahead of you", "in front of you", "ahead", "directly in front", "dead ahead"),
+    "left": ("on your left", "to your left", "at your left-hand side", "off to the left", "on the left side"),
+    "behind": ("behind you", "at your back", "behind your back", "back behind you", "to your rear"),
+    "right": ("on your right", "to your right", "at your right-hand side", "off to the right", "on the right side"),
 }
 SECTOR_HALF = 30.0  # degrees: half-width of a narrative sector
 SECTOR_MARGIN = 15.0  # degrees: the target within SECTOR_HALF - MARGIN of the centre, no rival within MARGIN of an edge
@@ -307,6 +327,8 @@ PER_TYPE = {"cs": 60, "hi": 60, "rel_pos": 45, "abs": 40, "first_view": 50, "cam
 MAX_SHARE = 0.5  # a target's category: no instance holds more than this share of the category's points in the scene
 PER_TARGET = 12  # questions per target and type at most
 PHRASINGS = 6  # sentence frames one fact is asked in
+DRAW_ROUNDS = PER_TARGET  # rounds of visits (one per instance of each askable category; a uniform instance drawn at each)
+FALLBACK_QUOTA = 1 / 6  # share of the quotas a scene gets when no category passes MAX_SHARE
 
 
 @dataclass(frozen=True)
@@ -392,6 +414,13 @@ class SurpriseGenerator:
         )
         return True
 
+    def _say(self, d: str, o: Any) -> str:
+        """``d`` (the unique description of ``o``) with the category's name drawn among its spoken
+        names (:func:`~scenebench.synth.categories.spoken_names`): "the couch" as often as "the
+        sofa". Each alias names that category only, so the description stays unique."""
+        names = spoken_names(o.category)
+        return say_as(d, o.category, names[int(self.rng.integers(len(names)))])
+
     def _pick(self, items: list, n: int) -> list:
         return [items[i] for i in sorted(self.rng.permutation(len(items))[:n])] if items else []
 
@@ -412,10 +441,9 @@ class SurpriseGenerator:
         return self._cat_points
 
     def _eligible(self, category: str) -> bool:
-        """A category whose instances may be targets: none holds more than ``MAX_SHARE`` of the
-        category's points in the scene, so the union of its instances (what a reader of labels
-        alone can mark) overlaps any one of them by at most that much. The rule is on the category,
-        never on the instance: every instance of an eligible category may be asked about."""
+        """A category that passes the share rule: none of its instances holds more than
+        ``MAX_SHARE`` of the category's points in the scene, so the union of its instances (what a
+        reader of labels alone can mark) overlaps any one of them by at most that much."""
         if not hasattr(self, "_cat_max"):
             self._cat_max: dict[str, int] = {}
             for o in self.all:
@@ -423,49 +451,69 @@ class SurpriseGenerator:
                 self._cat_max[o.category] = max(self._cat_max.get(o.category, 0), n)
         return self._cat_max.get(category, 0) <= MAX_SHARE * max(1, self._category_points().get(category, 0))
 
-    def _emit_some(self, cands: list[tuple[Any, str]], qtype: str) -> None:
-        """Emit up to the type's quota, targets drawn uniformly from those of eligible categories.
+    def _pools(self) -> dict[str, list[Any]]:
+        """Category -> its visible instances (placement order): the instances a target is drawn
+        among. Only categories with at least two visible instances (a unique one would be found
+        from the labels alone) that pass :meth:`_eligible`; a scene where none passes (most
+        two-room houses: until generator 12 they got no question) falls back to every category
+        with two or more visible instances, at ``FALLBACK_QUOTA`` of the quotas, so that such
+        scenes, whose categories hold few instances, weigh little in what a labels reader scores."""
+        if not hasattr(self, "_pool"):
+            by_cat: dict[str, list[Any]] = {}
+            for o in self.things:
+                by_cat.setdefault(o.category, []).append(o)
+            repeated = {c: v for c, v in by_cat.items() if len(v) >= 2}
+            passing = {c: v for c, v in repeated.items() if self._eligible(c)}
+            self._fallback = not passing
+            self._pool = passing or repeated
+        return self._pool
 
-        A target whose category is unique in the scene is found from the scene's labels and the
-        question's hint words alone (a labels-only probe scored 18 mIoU on version 7 data with a
-        third of them), so only categories passing :meth:`_eligible` are asked about. Within them the
-        draw ignores size and visibility: until generator 10 only instances holding at most half
-        their category's points were asked, the smallest first, and "the smallest instance of the
-        guessed category" scored 30.7 mIoU blind (issue 42). Targets are visited in a seeded
-        random order, one question each per round (a uniform text of the target's), so a target
-        with many candidate texts is not likelier asked; at most ``PER_TARGET`` per target and
-        type, one question per text."""
+    def _emit_some(self, cands: list[tuple[Any, str]], qtype: str) -> None:
+        """Emit up to the type's quota; each question's target is an instance of its category drawn
+        uniformly, without regard to size, point count or visibility rank.
+
+        A draw: categories of :meth:`_pools` that have a candidate text are visited in a seeded
+        random order, each once per visible instance of it, ``DRAW_ROUNDS`` rounds; at each visit
+        one of the category's visible instances is drawn uniformly and asked about (its next unused text, at most ``PER_TARGET`` per
+        target and type) when the answer rule made it unambiguous; when it did not, the visit is
+        **skipped, never redrawn**: drawing again until an askable instance turns up would ask
+        the instances that more often have an unambiguous question (the larger ones: a larger
+        instance more often carries a thing, has a clear neighbour or fills a camera's view), and
+        on generator 11 "the instance of the guessed category with the most points" beat a random
+        one (18.3 against 13.8 mIoU, issue 42). Until generator 10 the smallest instances were
+        asked first and "the fewest points" scored 30.7."""
         n = self.s.per_type.get(qtype, 0)
+        pools = self._pools()
+        if self._fallback:
+            n = int(n * FALLBACK_QUOTA)
         if not cands or n <= 0:
             return
         texts: dict[int, list[str]] = {}
         target_of: dict[int, Any] = {}
         for t, text in cands:
-            if self._eligible(t.category):
+            if t.category in pools:
                 texts.setdefault(t.index, []).append(text)
                 target_of[t.index] = t
-        keys = sorted(texts)
-        queues = {k: [texts[k][i] for i in self.rng.permutation(len(texts[k]))] for k in keys}
-        order = [keys[i] for i in self.rng.permutation(len(keys))]
+        queues = {k: [v[i] for i in self.rng.permutation(len(v))] for k, v in sorted(texts.items())}
+        # one slot per instance: a category is visited as often as it has instances, so questions
+        # spread over instances as before and the labels reader's 1 / (instances) does not grow
+        slots = [c for c, inst in sorted(pools.items()) if any(o.index in queues for o in inst) for _ in inst]
         made, seen, per = 0, set(), Counter()
-        while made < n and order:
-            left = []
-            for k in order:
+        for _ in range(DRAW_ROUNDS):
+            for c in [slots[i] for i in self.rng.permutation(len(slots))]:
                 if made >= n:
-                    break
-                q = queues[k]
+                    return
+                k = pools[c][int(self.rng.integers(len(pools[c])))].index
+                q = queues.get(k)
                 while q and q[0] in seen:
                     q.pop(0)
-                if not q:
-                    continue
+                if not q or per[k] >= PER_TARGET:
+                    continue  # no question for the drawn instance: skip, do not redraw
                 text = q.pop(0)
                 seen.add(text)
                 if self._emit(target_of[k], text, qtype):
                     made += 1
                     per[k] += 1
-                if q and per[k] < PER_TARGET:
-                    left.append(k)
-            order = left
 
     def knowledge(self) -> None:
         """Use + spatial part; exactly one object of the house has the use and fits the part."""
@@ -485,7 +533,9 @@ class SurpriseGenerator:
                     if o.support and self.h.object(o.support).category not in _STRUCT:
                         d = self.f.describe(self.h.object(o.support))
                         if d:
-                            wheres.append((f"on the {d}", [p for p in fit if sup_of[p.index] == o.support]))
+                            wheres.append(
+                                (f"on the {self._say(d, self.h.object(o.support))}", [p for p in fit if sup_of[p.index] == o.support])
+                            )
                     wheres += self._nearest_parts(o, fit)
                     for where, sat in wheres:
                         if len(sat) == 1 and sat[0].index == o.index:
@@ -509,7 +559,7 @@ class SurpriseGenerator:
                 continue
             if len(fi) and G[ai, fi].min() - G[ai, oi] < 0.3:
                 continue
-            out.append((f"{self._one(NEXT_WORDS)} the {d}", [o]))
+            out.append((f"{self._one(NEXT_WORDS)} the {self._say(d, a)}", [o]))
         return out
 
     def _geometry(self):
@@ -534,15 +584,15 @@ class SurpriseGenerator:
                 continue
             on = [p for p in self.all if p.support == o.index]
             if len(on) == 1 and on[0].index in vis:
-                out += [(on[0], f.format(d=d)) for f in self._frames(_ON)]
+                out += [(on[0], f.format(d=self._say(d, o))) for f in self._frames(_ON)]
             if o.support and o.support in vis and self.h.object(o.support).category not in _STRUCT:
-                out += [(self.h.object(o.support), f.format(d=d)) for f in self._frames(_UNDER)]
+                out += [(self.h.object(o.support), f.format(d=self._say(d, o))) for f in self._frames(_UNDER)]
             same = np.flatnonzero((self._room == o.room) & (np.arange(len(self.all)) != i))
             if len(same) >= 2:
                 g = G[i, same]
                 order = np.argsort(g, kind="stable")
                 if g[order[1]] - g[order[0]] >= 0.3 and self._vis[same[order[0]]]:
-                    out += [(self.all[same[order[0]]], f.format(d=d)) for f in self._frames(_NEAR)]
+                    out += [(self.all[same[order[0]]], f.format(d=self._say(d, o))) for f in self._frames(_NEAR)]
         self._emit_some(out, "rel_pos")
 
     def absolute(self) -> None:
@@ -559,7 +609,7 @@ class SurpriseGenerator:
                 g1 = round(float(G[i, t]), 1)
                 sat = np.flatnonzero(others & (np.abs(G[i] - g1) < 0.3))
                 if len(sat) == 1 and sat[0] == t:
-                    cands += [(self.all[t], f.format(g=f"{g1:.1f}", d=d)) for f in self._frames(_ABS)]
+                    cands += [(self.all[t], f.format(g=f"{g1:.1f}", d=self._say(d, a))) for f in self._frames(_ABS)]
         self._emit_some(cands, "abs")
 
     def narrative(self) -> None:
@@ -597,7 +647,10 @@ class SurpriseGenerator:
                     band[best] = False
                     if band.any():
                         continue
-                    cands += [(self.all[best], f.format(x=dx, y=dy, s=self._one(_SECTOR_TEXT[sector]))) for f in self._frames(_FIRST)]
+                    cands += [
+                        (self.all[best], f.format(x=self._say(dx, x), y=self._say(dy, y), s=self._one(_SECTOR_TEXT[sector])))
+                        for f in self._frames(_FIRST)
+                    ]
         self._emit_some(cands, "first_view")
 
     def camera(self) -> None:
@@ -625,6 +678,12 @@ class SurpriseGenerator:
             num = dict(x=f"{eye[0]:.2f}", y=f"{eye[1]:.2f}", z=f"{eye[2]:.2f}", h=f"{heading:.0f}", p=f"{abs(pitch):.0f}")
             cands += [(self.h.object(cid), f.format(**num)) for f in self._frames(_CAMERA)]
         self._emit_some(cands, "camera_view")
+
+
+def say_as(d: str, category: str, name: str) -> str:
+    """The description ``d`` of an object of ``category`` with its display name (first whole-word
+    occurrence) replaced by ``name``."""
+    return re.sub(rf"\b{re.escape(words(category))}\b", lambda _m: name, d, count=1)
 
 
 def room_at(house: House, xyz: np.ndarray) -> np.ndarray:

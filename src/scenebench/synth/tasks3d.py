@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from scenebench.synth import templates as T
-from scenebench.synth.categories import CATEGORIES, CATEGORY_NAMES, DETECTION_NAME
+from scenebench.synth.categories import ALIASES, CATEGORIES, CATEGORY_NAMES, DETECTION_NAME
 from scenebench.synth.choice_tables import COUNT_FORMS, REL_SHARE
 from scenebench.synth.house import House
 from scenebench.synth.navigation import GOAL_REACH_M, NavGrid
@@ -105,6 +105,7 @@ def _fmt_box(b: list[float]) -> str:
 # it are measured on the generator's own houses (choice_tables.py, scripts/fit_choice_tables.py).
 COUNT_WINDOW = 6
 MAX_COUNT = max(lo for lo, _share in COUNT_FORMS.values()) + COUNT_WINDOW - 1  # the largest count offered
+FURNITURE_NAMES = ("piece of furniture", "item of furniture", "furnishing")  # what counting calls a room's floor-standing things
 NAV_MIN_START_GOAL_M = 2.0  # straight-line start-to-goal distance of every navigation path: 2x the strict success radius
 _NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 _VIEW = (
@@ -559,9 +560,17 @@ class Generator:
             gi = self._right_position("Counting", len(others) + 1)
             choices.insert(gi, n)
             plural = f"{T.plural(noun)} {scope}"
-            q = T.question("Counting", self.rng, plural=plural) + _options(choices)
+            asked = f"{T.plural(self._spoken(key, noun))} {scope}"  # the question may use another name; the answer keeps the display name
+            q = T.question("Counting", self.rng, plural=asked) + _options(choices)
             a = T.answer("Counting", self.rng, n=n, plural=plural, plural_n=f"{T.counted(n, noun)} {scope}", letter=LETTERS[gi])
             self._add("Counting", {"query": q, "gt_choices": choices, "gt_choice": gi, "object": key}, a)
+
+    def _spoken(self, key: str, noun: str) -> str:
+        """A name for the category ``key`` (or the furniture of a room) drawn uniformly among its
+        display name ``noun`` and its :data:`~scenebench.synth.categories.ALIASES`: each names that
+        category only, so the question stays unambiguous while its wording varies (issue 42)."""
+        names = FURNITURE_NAMES if key == "furniture" else (noun, *ALIASES.get(key, ()))
+        return names[int(self.rng.integers(len(names)))]
 
     def detection(self) -> None:
         classes = sorted({DETECTION_NAME[o.category] for o in self.f.visible if o.category in DETECTION_NAME})
@@ -757,7 +766,9 @@ class Generator:
             xs, zs = self.h.world.xz(np.array([p[0] for p in local]), np.array([p[1] for p in local]))
             path = [[round(float(x), 2), round(float(z), 2)] for x, z in zip(xs, zs)]
             start_xz = path[0]
-            q = T.question("Navigation", self.rng, start=f"[{start_xz[0]:.2f}, {start_xz[1]:.2f}]", target=words(o.category))
+            q = T.question(
+                "Navigation", self.rng, start=f"[{start_xz[0]:.2f}, {start_xz[1]:.2f}]", target=self._spoken(o.category, words(o.category))
+            )
             a = T.answer("Navigation", self.rng, path="[" + ", ".join(f"[{x:.2f}, {z:.2f}]" for x, z in path) + "]")
             self._add("Navigation", {"query": q, "positions": path, "start": start_xz, "target": o.category}, a)
             made += 1

@@ -18,6 +18,14 @@ _SCENE_Q = (
     "In this scene, ",
     "Consider the whole house. ",
     "Looking at the 3D scan, ",
+    "Take a look around the house. ",
+    "Going by the scanned rooms, ",
+    "From what the scan shows, ",
+    "Walk through this home in your mind. ",
+    "Using the reconstructed scene, ",
+    "Study the whole home. ",
+    "With the full scan in view, ",
+    "Have a look at this home. ",
 )
 _OBJ_Q = (
     "",
@@ -26,6 +34,12 @@ _OBJ_Q = (
     "Consider the following object. ",
     "Examine this 3D scan. ",
     "This is a scanned object. ",
+    "Have a look at this item. ",
+    "Here is a scanned item. ",
+    "Study these points. ",
+    "Consider this single object. ",
+    "The points below belong to one thing. ",
+    "Take this captured object. ",
 )
 _A = ("", "From the point cloud, ", "Looking carefully, ", "Based on the scene, ", "After checking the scan, ", "As far as I can tell, ")
 _A_OBJ = ("", "From its shape, ", "Looking at the points, ", "Judging by the geometry, ", "Based on the scan, ", "As far as I can tell, ")
@@ -40,6 +54,9 @@ QUESTIONS: dict[str, Bank] = {
             "identify this object.",
             "what object does this point cloud represent?",
             "can you tell me what this object is?",
+            "what would you call this thing?",
+            "name the item these points belong to.",
+            "what household item is this?",
         ),
     ),
     "Counting": (
@@ -51,6 +68,9 @@ QUESTIONS: dict[str, Bank] = {
             "how many {plural} can you find?",
             "tell me how many {plural} this house has.",
             "how many {plural} do you see?",
+            "what is the total of {plural}?",
+            "give the count of {plural}.",
+            "how many {plural} does this home hold?",
         ),
     ),
     "Detection": (
@@ -62,6 +82,8 @@ QUESTIONS: dict[str, Bank] = {
             "locate each {names} with a 3D bounding box.",
             "output the bounding boxes of all {names} in the scene.",
             "please list the boxes of every {names}.",
+            "mark each {names} in the house with a box.",
+            "box every {names} you can spot.",
         ),
     ),
     "VisualGrounding": (
@@ -73,6 +95,8 @@ QUESTIONS: dict[str, Bank] = {
             "give me the 3D box of the {desc}.",
             "which box contains the {desc}?",
             "point out the {desc} with a bounding box.",
+            "mark the {desc} with a box.",
+            "show me where the {desc} sits, as a 3D box.",
         ),
     ),
     "VisualGrounding_plus": (
@@ -106,6 +130,8 @@ QUESTIONS: dict[str, Bank] = {
             "describe where the {a} is compared with the {b}.",
             "which sentence describes the {a} and the {b} correctly?",
             "what is the spatial relation between the {a} and the {b}?",
+            "how do the {a} and the {b} sit relative to each other?",
+            "pick the statement that fits the {a} and the {b}.",
         ),
     ),
     "Navigation": (
@@ -117,6 +143,9 @@ QUESTIONS: dict[str, Bank] = {
             "navigate from {start} to the {target}.",
             "find a walkable route from {start} to the {target}.",
             "starting at {start}, lead me to the {target}.",
+            "I am standing at {start}. How do I reach the {target}?",
+            "chart a route from {start} that ends at the {target}.",
+            "guide me from {start} over to the {target}.",
         ),
     ),
     "DescriptionObj": (

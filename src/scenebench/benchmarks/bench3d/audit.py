@@ -329,6 +329,10 @@ def sighted_classification(root: Path, train: list[Any], test: list[Any], *, see
     finds likeliest. What a model that looks at the cloud learns, beside the blind probes. None when
     a cloud is missing or the train split has fewer than two categories."""
     import numpy as np
+
+    from scenebench.extras import require
+
+    require("sklearn", "audit", "the sighted classification probe of scenebench audit")
     from sklearn.ensemble import RandomForestClassifier
 
     def features(recs: list[Any]) -> Any:
@@ -477,6 +481,14 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
                 test = choice_items(test_bench.records[task], "question")
                 for r in choice_rows(test, sighted):
                     rows.append({"benchmark": "3dbench", "task": task, "probe": "sighted-cloud", **r, "flag": False})
+        if task == "counting":
+            from scenebench.benchmarks.bench3d.sighted_count import sighted_counting
+
+            counted = sighted_counting(root, train_bench.records[task], test_bench.records[task], seed=seed, features=cloud_features)
+            if counted is not None:
+                test = choice_items(test_bench.records[task], "question")
+                for r in choice_rows(test, counted):
+                    rows.append({"benchmark": "3dbench", "task": task, "probe": "sighted-count", **r, "flag": False})
     nav_test = [r for r in test_bench.records.get("navigation", []) if "start" in r.gt]
     nav_train = [r for r in train_bench.records.get("navigation", []) if "start" in r.gt and len(r.gt["positions"])]
     if nav_test and nav_train:

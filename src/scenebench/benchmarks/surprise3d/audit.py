@@ -50,6 +50,7 @@ def rows(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> lis
 
 # --- trained probes (scikit-learn, the audit extra): fitted on the train annotations, scored on val ---
 
+SIGHTED = "sighted-geometry"  # the question's words, labelled instances and their points (solver.py); never flagged
 LABELS_GOAL = 15.0  # mIoU a labels-without-coordinates probe may reach (docs/synth.md); flagged above
 BOOTSTRAP = 1000  # scene-level resamples for the 95% interval of a mean IoU
 
@@ -98,14 +99,21 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
     category guessed from the question by a TF-IDF linear model fitted on the train annotations,
     restricted to the labels the scene holds, then **labels-fewest-points** (the instance of that
     label with the fewest points: a size rule), **labels-most-points** and **labels-random-instance**
-    (one drawn uniformly). They read labels and point counts, never coordinates. Mean IoU per
+    (one drawn uniformly). They read labels and point counts, never coordinates. Beside them
+    **sighted-geometry** (:mod:`.solver`): the same category guess, then geometric rules on the
+    instances' points and the question's relation words, what looking adds. Mean IoU per
     question type with a scene-bootstrap interval; chance: a uniformly random instance of the scene."""
     import numpy as np
+
+    from scenebench.extras import require
+
+    require("sklearn", "audit", "the trained SURPRISE3D probes of scenebench audit")
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
     from scenebench.benchmarks.surprise3d.annotations import load_annotations
     from scenebench.benchmarks.surprise3d.scenes import load_scene
+    from scenebench.benchmarks.surprise3d.solver import SceneBoxes, scene_boxes, solve
 
     tr_path, te_path = root / "surprise-3d-train.json", root / "surprise-3d-val.json"
     if not tr_path.is_file() or not te_path.is_file():
@@ -124,13 +132,17 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
     chance: list[float] = []
     groups: list[str] = []
     scenes: list[str] = []
-    cache: dict[str, tuple[dict[int, int], dict[int, str]]] = {}
+    cache: dict[str, tuple[dict[int, int], dict[int, str], SceneBoxes]] = {}
+    ious[SIGHTED] = []
+    solver_rng = np.random.default_rng([seed, 1])  # its own stream: the labels probes draw as before
     for s, sc in zip(test, scores):
         if s.scene_id not in cache:
-            inst = load_scene(root / "scenes", s.scene_id).instance_ids
+            scene = load_scene(root / "scenes", s.scene_id)
+            inst = scene.instance_ids
             ids, counts = np.unique(inst[inst >= 0], return_counts=True)
-            cache[s.scene_id] = ({int(i): int(c) for i, c in zip(ids, counts)}, _instance_labels(root, s.scene_id))
-        sizes, labels = cache[s.scene_id]
+            labels_of = _instance_labels(root, s.scene_id)
+            cache[s.scene_id] = ({int(i): int(c) for i, c in zip(ids, counts)}, labels_of, scene_boxes(scene, labels_of))
+        sizes, labels, boxes = cache[s.scene_id]
         target = set(s.object_ids)
         n_target = sum(sizes.get(i, 0) for i in target)
         present = {labels.get(i) for i in sizes}
@@ -141,6 +153,7 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
             "labels-fewest-points": min(cands, key=lambda i: (sizes[i], i)) if cands else None,
             "labels-most-points": max(cands, key=lambda i: (sizes[i], -i)) if cands else None,
             "labels-random-instance": cands[int(rng.integers(len(cands)))] if cands else None,
+            SIGHTED: solve(s.description, s.question_type, guess, boxes, solver_rng),
         }
         for p, i in picks.items():
             inter = sizes[i] if i is not None and i in target else 0
@@ -154,6 +167,6 @@ def trained(root: Path, out: Path, *, seed: int, split: str, progress: bool) -> 
     for group in ["all", *sorted(set(groups))]:
         keep = [k for k, g in enumerate(groups) if group == "all" or g == group]
         ch = float(np.mean([chance[k] for k in keep]))
-        for p in probes:
+        for p in (*probes, SIGHTED):
             rows.append(_mean_iou_row(p, group, [ious[p][k] for k in keep], [scenes[k] for k in keep], ch, seed))
     return rows
