@@ -258,7 +258,9 @@ def _prepare(
     if video3dllm.is_result_file(Path(predictions)):
         return _result_file_job(benchmark, annotations, Path(predictions), checked, n_resamples, seed)
     if annotations is None:
-        raise InputError(None, f"score {benchmark} needs --annotations (only Video-3D-LLM's result JSONL carries its own truth)", field="--annotations")
+        raise InputError(
+            None, f"score {benchmark} needs --annotations (only Video-3D-LLM's result JSONL carries its own truth)", field="--annotations"
+        )
     utterances, inputs = truth(Path(annotations), None if scans is None else Path(scans))
     return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed, None if boxes is None else Path(boxes))
 
@@ -268,7 +270,8 @@ def _result_file_job(benchmark: str, annotations: Path | None, predictions: Path
     from the file alone, under its own protocol only (:mod:`.video3dllm`)."""
     if protocol != "official:video3dllm":
         raise InputError(
-            predictions, f"is Video-3D-LLM's result JSONL (gt_response, pred_response): score it with --protocol official:video3dllm, not {protocol}"
+            predictions,
+            f"is Video-3D-LLM's result JSONL (gt_response, pred_response): score it with --protocol official:video3dllm, not {protocol}",
         )
     inputs: dict[str, Any] = {}
     warnings = []

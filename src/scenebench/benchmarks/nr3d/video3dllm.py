@@ -63,11 +63,12 @@ class ResultLine:
 
 
 def _box(value: object, p: Path, where: str, field: str) -> tuple[float, ...]:
-    ok = isinstance(value, list) and len(value) == 6
-    ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)  # type: ignore[union-attr]
-    if not ok:
+    def number(v: object) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    if not (isinstance(value, list) and len(value) == 6 and all(number(v) for v in value)):
         raise InputError(p, f"{value!r} is not a list of 6 finite numbers", where=where, field=field, expected="[cx, cy, cz, dx, dy, dz]")
-    return tuple(float(v) for v in value)  # type: ignore[union-attr]
+    return tuple(float(v) for v in value)
 
 
 def read_result_file(path: str | Path) -> list[ResultLine]:
