@@ -57,6 +57,10 @@ def test_the_golden_result_file_by_hand(tmp_path):
     assert res.counts.n_samples == 7 and res.counts.n_scored == 7 and "accuracy" not in m["overall"]
     assert res.extra["predictions_format"] == "video3dllm_jsonl" and "gt_response" in res.extra["ground_truth"]
     assert res.warnings == []
+    sr3d = scenebench.score(
+        "sr3d", protocol="official:video3dllm", predictions=tmp_path / "nr3d_result.jsonl", out=tmp_path / "s", bootstrap=0
+    )
+    assert sr3d.metrics == res.metrics  # the same package declares Sr3D: the same reader and rules
     job = make_result_file_job("nr3d", tmp_path / "nr3d_result.jsonl", BOX_SPECS, IOU_THRESHOLDS, {}, {}, 0, 0, [])
     ious = [r.detail["iou"] for batch in job.scorer.iter_scores(set()) for r in batch]
     assert ious[1] == 0.25 and ious[3] == 0.5 and 0.2499999 < ious[0] < 0.25 and ious[6] == 0.0
