@@ -21,7 +21,8 @@ distractor at most); view-dependent: a token of :data:`.data.VIEW_WORDS`. What d
   identity, under its own metric names: **Acc@0.25 / Acc@0.5** = the share of answered utterances
   whose box (``aabb``, else the box-table box of the answered id) has IoU ``inter / (V1 + V2 - inter
   + 1e-8)`` (float64) **>=** k with the target's box; every utterance with a record (its JSONL is the
-  test set: an utterance without one is ``excluded``), neither filter; no ``accuracy``;
+  test set: an utterance without one is ``excluded``), neither filter; no ``accuracy``; Video-3D-LLM's
+  own result JSONL (``gt_response``, ``pred_response``) is scored from the file alone (:mod:`.video3dllm`);
 - ``strict``: utterances that name the target class, every length (a model hyper-parameter does not
   shrink the test set).
 
