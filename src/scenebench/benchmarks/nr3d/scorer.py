@@ -21,7 +21,8 @@ distractor at most); view-dependent: a token of :data:`.data.VIEW_WORDS`. What d
   identity, under its own metric names: **Acc@0.25 / Acc@0.5** = the share of answered utterances
   whose box (``aabb``, else the box-table box of the answered id) has IoU ``inter / (V1 + V2 - inter
   + 1e-8)`` (float64) **>=** k with the target's box; every utterance with a record (its JSONL is the
-  test set: an utterance without one is ``excluded``), neither filter; no ``accuracy``;
+  test set: an utterance without one is ``excluded``), neither filter; no ``accuracy``; Video-3D-LLM's
+  own result JSONL (``gt_response``, ``pred_response``) is scored from the file alone (:mod:`.video3dllm`);
 - ``strict``: utterances that name the target class, every length (a model hyper-parameter does not
   shrink the test set).
 
@@ -46,6 +47,7 @@ from scenebench.metrics.jobs import ScoringJob, summarize_listing_excluded
 from scenebench.metrics.records import SampleScore, Status
 from scenebench.protocol import resolve_protocol
 
+from . import video3dllm
 from .data import MAX_TOKENS, VIEW_WORDS, Utterance, load_scan_list, load_utterances
 from .predictions import read_predictions
 from .spec import LINEAGES
@@ -250,23 +252,46 @@ def truth(annotations: Path, scans: Path | None) -> tuple[list[Utterance], dict[
 
 
 def _prepare(
-    benchmark: str, annotations: Path, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int,
+    benchmark: str, annotations: Path | None, predictions: Path, scans: Path | None, protocol: str, n_resamples: int, seed: int,
     boxes: Path | None,
 ) -> ScoringJob:  # fmt: skip
     checked = resolve_protocol(protocol, LINEAGES)
+    if video3dllm.is_result_file(Path(predictions)):
+        return _result_file_job(benchmark, annotations, Path(predictions), checked, n_resamples, seed)
+    if annotations is None:
+        raise InputError(
+            None, f"score {benchmark} needs --annotations (only Video-3D-LLM's result JSONL carries its own truth)", field="--annotations"
+        )
     utterances, inputs = truth(Path(annotations), None if scans is None else Path(scans))
     return make_job(benchmark, utterances, inputs, Path(predictions), checked, n_resamples, seed, None if boxes is None else Path(boxes))
 
 
+def _result_file_job(benchmark: str, annotations: Path | None, predictions: Path, protocol: str, n_resamples: int, seed: int) -> ScoringJob:
+    """Video-3D-LLM's own result JSONL (``gt_response``, ``pred_response``, ``question_type``): scored
+    from the file alone, under its own protocol only (:mod:`.video3dllm`)."""
+    if protocol != "official:video3dllm":
+        raise InputError(
+            predictions,
+            f"is Video-3D-LLM's result JSONL (gt_response, pred_response): score it with --protocol official:video3dllm, not {protocol}",
+        )
+    inputs: dict[str, Any] = {}
+    warnings = []
+    if annotations is not None:  # not needed: the file's gt_response is the truth, as in eval_nr3d.py
+        inputs["annotations"] = file_fingerprint(Path(annotations))
+        warnings.append(f"{Path(annotations).name} is not read: Video-3D-LLM's result file carries its own ground truth (gt_response)")
+    settings: dict[str, Any] = {"protocols": RULES}
+    return video3dllm.make_result_file_job(benchmark, predictions, BOX_SPECS, IOU_THRESHOLDS, settings, inputs, n_resamples, seed, warnings)
+
+
 def prepare_nr3d(
-    *, annotations: Path, predictions: Path, scans: Path | None = None, boxes: Path | None = None, protocol: str = "strict",
+    *, annotations: Path | None = None, predictions: Path, scans: Path | None = None, boxes: Path | None = None, protocol: str = "strict",
     n_resamples: int = 1000, seed: int = 0,
 ) -> ScoringJob:  # fmt: skip
     return _prepare("nr3d", annotations, predictions, scans, protocol, n_resamples, seed, boxes)
 
 
 def prepare_sr3d(
-    *, annotations: Path, predictions: Path, scans: Path | None = None, boxes: Path | None = None, protocol: str = "strict",
+    *, annotations: Path | None = None, predictions: Path, scans: Path | None = None, boxes: Path | None = None, protocol: str = "strict",
     n_resamples: int = 1000, seed: int = 0,
 ) -> ScoringJob:  # fmt: skip
     return _prepare("sr3d", annotations, predictions, scans, protocol, n_resamples, seed, boxes)
@@ -281,7 +306,9 @@ def validate_command(annotations: Path, predictions: Path | None = None, scans: 
     out["not_naming_the_target_class"] = sum(not u.mentions_target_class for u in utterances)
     out[f"longer_than_{MAX_TOKENS}_tokens"] = sum(len(u.tokens) > MAX_TOKENS for u in utterances)
     out["easy"], out["view_dependent"] = sum(u.easy for u in utterances), sum(u.view_dependent for u in utterances)
-    if predictions is not None:
+    if predictions is not None and video3dllm.is_result_file(Path(predictions)):
+        out["video3dllm_result_lines"] = len(video3dllm.read_result_file(predictions))
+    elif predictions is not None:
         pred_boxes: dict[str, np.ndarray] = {}
         out["predictions"] = len(read_predictions(predictions, utterances, pred_boxes))
         out["predictions_with_a_box"] = len(pred_boxes)

@@ -10,9 +10,9 @@ LINEAGES = ("original", "chatscene", "m3drefclip", "video3dllm")
 
 def _inputs(csv: str) -> tuple[Input, ...]:
     return (
-        Input("annotations", "truth", "file", f"{csv} (ReferIt3D's utterance table).", ("--annotations", "-a")),
+        Input("annotations", "truth", "file", f"{csv} (ReferIt3D's utterance table; not needed for Video-3D-LLM's result JSONL, which carries its own truth).", ("--annotations", "-a"), optional_for=("score",)),
         Input("scans", "truth", "file", "Test scans: ReferIt3D's test_scans.txt (JSON list) or one id per line (default: every row).", optional_for=("score", "validate")),
-        Input("predictions", "predictions", "file", "Predictions: JSON list / JSONL of {sample_id | scan_id, target_id, ann_id; pred_id | pred | aabb}.", ("--predictions", "-p")),
+        Input("predictions", "predictions", "file", "Predictions: JSON list / JSONL of {sample_id | scan_id, target_id, ann_id; pred_id | pred | aabb}, or Video-3D-LLM's result JSONL {gt_response, pred_response, question_type} (official:video3dllm).", ("--predictions", "-p")),
         Input("boxes", "truth", "folder", "Folder of <scan_id>_aligned_bbox.npy box tables (read by official:m3drefclip and official:video3dllm only).", optional_for=("score", "validate")),
     )  # fmt: skip
 
