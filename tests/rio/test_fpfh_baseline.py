@@ -145,7 +145,8 @@ def test_the_model_falls_back_to_identity_and_says_so_in_its_predictions():
     preds = FPFHModel().predict(SceneBatch(scene, samples))
     assert preds[0].extra["status"] == "ok" and preds[0].extra["fitness"] > 0.8
     assert preds[1].extra["status"] == "fallback_identity" and np.array_equal(np.asarray(preds[1].pose), np.eye(4))
-    assert set(preds[1].extra) == {"status", "method", "fitness", "rmse", "n_points"}
+    assert set(preds[1].extra) == {"status", "method", "fitness", "rmse", "n_points", "voxel"}
+    assert preds[0].extra["voxel"] == 0.03  # a chair (longest side ~0.9 m): 0.9 / 20 = 4.5 cm, capped at 3 cm
     json.dumps([p.to_json() for p in preds])  # JSON-able, as the run store needs
 
 
@@ -175,3 +176,54 @@ def test_the_search_is_seeded_and_single_threaded_so_a_seed_gives_one_answer(mon
     again = relocalize_instances({1: src}, target, FpfhSettings(seed=5))
     assert threads_seen and set(threads_seen) == {1} and o3d.utility.get_max_threads() == before
     assert np.array_equal(first[1]["pose"], again[1]["pose"]) and first[1]["status"] == again[1]["status"]
+
+
+def test_each_object_is_described_on_a_grid_of_a_twentieth_of_its_size():
+    """extent / 20, clamped to [0.5 cm, 3 cm], in 2.5 mm steps: a 10 cm cup 0.5 cm, a 30 cm lamp
+    1.5 cm, a 25 cm book 1.25 cm, a 46 cm bin 2.3 cm -> 2.25 cm, a 2 m sofa 10 cm -> 3 cm, a 4 cm
+    spoon 0.2 cm -> 0.5 cm; ``voxel_per_extent=0`` is the single grid of old."""
+    from scenebench.benchmarks.rio.fpfh_baseline import object_voxel
+
+    s = FpfhSettings()
+    assert [object_voxel(e, s) for e in (0.10, 0.30, 0.25, 0.46, 2.0, 0.04)] == [0.005, 0.015, 0.0125, 0.0225, 0.03, 0.005]
+    assert object_voxel(0.10, FpfhSettings(voxel_per_extent=0.0)) == 0.03
+    assert object_voxel(0.10, FpfhSettings(voxel=0.02, min_voxel=0.01)) == 0.01
+
+
+def test_the_global_search_looks_near_what_changed():
+    """A rescan point farther than 5 cm from every reference point is new; the search region is every
+    rescan point within 10 cm of a new one. Reference at x = 0, 1, 2 m; rescan at x = 0.02 (2 cm
+    from 0: old, far from new ones: out), 1.5 (new), 2.1 (10 cm from 2: new), 2.04 (4 cm from 2:
+    old, but 6 cm from the new 2.1: in), 1.97 (old, 13 cm from 2.1: out), 3.0 (new)."""
+    from scenebench.benchmarks.rio.fpfh_baseline import changed_region
+
+    ref = np.c_[[0.0, 1.0, 2.0], np.zeros(3), np.zeros(3)]
+    tgt = np.c_[[0.02, 1.5, 2.1, 2.04, 1.97, 3.0], np.zeros(6), np.zeros(6)]
+    assert changed_region(tgt, ref, FpfhSettings()).tolist() == [False, True, True, True, False, True]
+    assert changed_region(tgt, None, FpfhSettings()) is None  # no reference: search everywhere
+    assert changed_region(tgt, ref, FpfhSettings(change_margin=0.0)) is None
+
+
+def test_a_small_moved_object_is_found_on_its_own_fine_grid():
+    """A 12 cm box-with-handle (a mug-sized object) moved 0.6 m and turned 70 degrees on a table: at
+    one 3 cm grid it has a dozen cells and no features; on its own 0.6 cm grid it is found."""
+    rng = np.random.default_rng(4)
+
+    def mug(n):
+        body = rng.random((n, 3)) * [0.08, 0.08, 0.12]
+        body[: n // 2, 0] = np.round(body[: n // 2, 0] / 0.08) * 0.08  # two walls, so it has sides
+        handle = np.c_[0.08 + 0.03 * np.sin(np.linspace(0, np.pi, n // 4)), np.full(n // 4, 0.04), 0.03 + 0.06 * np.linspace(0, 1, n // 4)]
+        return np.vstack([body, handle]) + [0.0, 0.0, 0.75]
+
+    move = compose(np.eye(3), [0.6, 0.1, 0.0]) @ about_pivot(rotation_z(np.deg2rad(70)), [0.04, 0.04, 0.8])
+    table = np.c_[rng.random((6000, 2)) * 1.6 - 0.3, np.full(6000, 0.75)]
+    src = mug(1500)
+    target = np.vstack([mug(1500) @ move[:3, :3].T + move[:3, 3], table])
+    reference = np.vstack([src, table])
+    out = relocalize_instances({1: src}, target, FpfhSettings(), reference_points=reference)
+    T = out[1]["pose"]
+    assert out[1]["status"] == "ok" and out[1]["voxel"] == 0.005  # longest side 0.12 m / 20 = 6 mm, in 2.5 mm steps
+    centre = src.mean(axis=0)
+    assert np.linalg.norm((T[:3, :3] @ centre + T[:3, 3]) - (move[:3, :3] @ centre + move[:3, 3])) < 0.05
+    coarse = relocalize_instances({1: src}, target, FpfhSettings(voxel_per_extent=0.0), reference_points=reference)
+    assert coarse[1]["status"] != "ok" or not np.allclose(coarse[1]["pose"], T, atol=0.05)  # the single 3 cm grid misses it

@@ -50,11 +50,18 @@ from .loader import Rescan, ThreeRScan
 
 @dataclass(frozen=True)
 class FpfhSettings:
-    voxel: float = 0.03  # metres; features and ICP run on this voxel grid
+    voxel: float = 0.03  # metres; the coarsest grid (large objects); features and ICP run on the object's grid
+    min_voxel: float = 0.005  # the finest grid (a 10 cm cup)
+    voxel_per_extent: float = 0.05  # an object's grid is this fraction of its longest side (1/20); 0: ``voxel`` for all
+    voxel_step: float = 0.0025  # grids are multiples of this, so the rescan's clouds and features are shared
+    min_distance: float = 0.01  # metres; RANSAC and ICP distances never go below the sensor's noise
     normal_radius_voxels: float = 2.0
     feature_radius_voxels: float = 5.0
     ransac_distance_voxels: float = 1.5
     icp_distance_voxels: float = 1.5
+    static_capture: float = 0.05  # metres; the static hypothesis' first ICP pass pulls in moves this small
+    change_distance: float = 0.05  # metres; a rescan point this far from every reference point is new
+    change_margin: float = 0.1  # metres; the global search looks this far around new points (0: everywhere)
     ransac_max_iterations: int = 200_000
     ransac_confidence: float = 0.999
     static_fitness: float = 0.8
@@ -65,6 +72,24 @@ class FpfhSettings:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def object_voxel(extent: float, s: FpfhSettings) -> float:
+    """The grid an object of longest side ``extent`` (m) is described on: ``extent * voxel_per_extent``
+    clamped to [``min_voxel``, ``voxel``], rounded to a multiple of ``voxel_step``.
+
+    One grid for all (the baseline before 0.3) leaves a 10 cm cup with a handful of 3 cm cells and
+    nothing for FPFH to describe; 1/20 of the extent gives every object about the same number of
+    cells across, and the rounding lets objects of similar size share the rescan's features."""
+    if s.voxel_per_extent <= 0:
+        return s.voxel
+    v = min(max(float(extent) * s.voxel_per_extent, s.min_voxel), s.voxel)
+    steps = max(1, int(round(v / s.voxel_step)))
+    return round(steps * s.voxel_step, 6)
+
+
+def _distance(voxels: float, voxel: float, s: FpfhSettings) -> float:
+    return max(voxels * voxel, s.min_distance)
 
 
 def _o3d():
@@ -89,38 +114,48 @@ def seeded_single_thread(seed: int) -> Iterator[None]:
             o3d.utility.set_max_threads(before)
 
 
-def _cloud(points: np.ndarray, s: FpfhSettings):
+def _cloud(points: np.ndarray, voxel: float, s: FpfhSettings):
     o3d = _o3d()
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(np.ascontiguousarray(points, dtype=np.float64)))
-    pc = pc.voxel_down_sample(s.voxel)
-    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=s.normal_radius_voxels * s.voxel, max_nn=30))
+    pc = pc.voxel_down_sample(voxel)
+    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=s.normal_radius_voxels * voxel, max_nn=30))
     return pc
 
 
-def _features(pc, s: FpfhSettings):
+def _features(pc, voxel: float, s: FpfhSettings):
     o3d = _o3d()
     return o3d.pipelines.registration.compute_fpfh_feature(
-        pc, o3d.geometry.KDTreeSearchParamHybrid(radius=s.feature_radius_voxels * s.voxel, max_nn=100)
+        pc, o3d.geometry.KDTreeSearchParamHybrid(radius=s.feature_radius_voxels * voxel, max_nn=100)
     )
 
 
-def _icp(src, tgt, init: np.ndarray, s: FpfhSettings):
+def _icp(src, tgt, init: np.ndarray, distance: float):
     o3d = _o3d()
     reg = o3d.pipelines.registration
     return reg.registration_icp(
         src,
         tgt,
-        s.icp_distance_voxels * s.voxel,
+        distance,
         init,
         reg.TransformationEstimationPointToPlane(),
         reg.ICPConvergenceCriteria(max_iteration=50),
     )
 
 
-def _global_hypothesis(src, src_f, target, target_f, s: FpfhSettings):
+def _static_icp(src, tgt, voxel: float, s: FpfhSettings):
+    """ICP from the identity, coarse to fine: a first pass with ``static_capture`` pulls in small
+    moves that the fine distance alone would not see, the fine pass judges the fit."""
+    fine = _distance(s.icp_distance_voxels, voxel, s)
+    init = np.eye(4)
+    if s.static_capture > fine:
+        init = np.asarray(_icp(src, tgt, init, s.static_capture).transformation)
+    return _icp(src, tgt, init, fine)
+
+
+def _global_hypothesis(src, src_f, target, target_f, voxel: float, s: FpfhSettings):
     """RANSAC on FPFH correspondences, then point-to-plane ICP (returns the ICP result)."""
     reg = _o3d().pipelines.registration
-    d = s.ransac_distance_voxels * s.voxel
+    d = _distance(s.ransac_distance_voxels, voxel, s)
     ransac = reg.registration_ransac_based_on_feature_matching(
         src,
         target,
@@ -133,7 +168,7 @@ def _global_hypothesis(src, src_f, target, target_f, s: FpfhSettings):
         [reg.CorrespondenceCheckerBasedOnEdgeLength(0.9), reg.CorrespondenceCheckerBasedOnDistance(d)],
         reg.RANSACConvergenceCriteria(s.ransac_max_iterations, s.ransac_confidence),
     )
-    return _icp(src, target, np.asarray(ransac.transformation), s)
+    return _icp(src, target, np.asarray(ransac.transformation), _distance(s.icp_distance_voxels, voxel, s))
 
 
 def _subset(target, target_f, keep: np.ndarray):
@@ -145,33 +180,89 @@ def _subset(target, target_f, keep: np.ndarray):
     return sub, f
 
 
-def relocalize_instances(instances: dict[int, np.ndarray], target_points: np.ndarray, s: FpfhSettings) -> dict[int, dict[str, Any]]:
+def relocalize_instances(
+    instances: dict[int, np.ndarray], target_points: np.ndarray, s: FpfhSettings, reference_points: np.ndarray | None = None
+) -> dict[int, dict[str, Any]]:
     """Poses of reference instances (id -> (N, 3) points) in a target cloud (both reference frame).
 
-    Pass 1 tries every instance where it was (ICP from the identity) and accepts those explained to
-    ``static_fitness``; their target points are then *used up*, so pass 2 -- the global FPFH search
-    for the rest, largest first -- cannot land a moved chair on its unmoved identical twin.
+    Each object is described on its own grid (:func:`object_voxel`); the target is downsampled and
+    described once per grid in use. Pass 1 tries every instance where it was (ICP from the
+    identity, :func:`_static_icp`) and accepts those explained to ``static_fitness``; their target
+    points are then *used up*, so pass 2 -- the global FPFH search for the rest, largest first --
+    cannot land a moved chair on its unmoved identical twin.
     Deterministic for a given ``s.seed`` (:func:`seeded_single_thread`).
     """
     with seeded_single_thread(s.seed):
-        return _relocalize(instances, target_points, s)
+        return _relocalize(instances, target_points, s, reference_points)
 
 
-def _relocalize(instances: dict[int, np.ndarray], target_points: np.ndarray, s: FpfhSettings) -> dict[int, dict[str, Any]]:
+def changed_region(target_points: np.ndarray, reference_points: np.ndarray | None, s: FpfhSettings) -> np.ndarray | None:
+    """Target points within ``change_margin`` of a *new* point (farther than ``change_distance`` from
+    every reference point), or None (search everywhere) without a reference or margin.
+
+    A moved object stands where the reference had nothing (or something else): its points are new,
+    bar those touching old geometry (a cup's base on the table), which the margin takes back. Searching
+    only there spares RANSAC the unchanged rest of the scene, where a cup's few features find look-alikes
+    in every corner."""
+    if reference_points is None or s.change_margin <= 0 or len(target_points) == 0 or len(reference_points) == 0:
+        return None
     from scipy.spatial import cKDTree
 
-    target = _cloud(target_points, s)
-    target_f = _features(target, s)
-    tgt_xyz = np.asarray(target.points)
-    tree = cKDTree(tgt_xyz)
-    free = np.ones(len(tgt_xyz), dtype=bool)
-    radius = s.icp_distance_voxels * s.voxel
+    d, _ = cKDTree(np.asarray(reference_points, float)).query(np.asarray(target_points, float), distance_upper_bound=s.change_distance)
+    new = np.asarray(target_points, float)[~np.isfinite(d)]
+    if len(new) == 0:
+        return np.zeros(len(target_points), dtype=bool)
+    d2, _ = cKDTree(new).query(np.asarray(target_points, float), distance_upper_bound=s.change_margin)
+    return np.isfinite(d2)
 
-    def use_up(src, pose: np.ndarray) -> None:
-        pts = np.asarray(src.points) @ pose[:3, :3].T + pose[:3, 3]
-        hit = tree.query_ball_point(pts, r=radius, return_sorted=False)
-        if len(hit):
-            free[np.unique(np.concatenate([np.asarray(h, dtype=np.int64) for h in hit]))] = False
+
+class _Target:
+    """The target on one grid: the whole cloud (static ICP, judging) and the part the global search
+    looks in (near changes), with its features (made on first use) and a KD-tree."""
+
+    def __init__(self, points: np.ndarray, voxel: float, s: FpfhSettings, near_change: np.ndarray | None = None) -> None:
+        from scipy.spatial import cKDTree
+
+        self.voxel, self.s = voxel, s
+        self.cloud = _cloud(points, voxel, s)
+        self.search = _cloud(points if near_change is None else points[near_change], voxel, s)
+        self.xyz = np.asarray(self.search.points)
+        self.tree = cKDTree(self.xyz)
+        self._features = None
+
+    @property
+    def features(self):
+        if self._features is None:
+            self._features = _features(self.search, self.voxel, self.s)
+        return self._features
+
+    def free(self, used: list[tuple[np.ndarray, float]]) -> np.ndarray:
+        """Target points not within the used-up objects' ICP distance of their found poses."""
+        keep = np.ones(len(self.xyz), dtype=bool)
+        for pts, radius in used:
+            hit = self.tree.query_ball_point(pts, r=radius, return_sorted=False)
+            if len(hit):
+                idx = [np.asarray(h, dtype=np.int64) for h in hit if len(h)]
+                if idx:
+                    keep[np.unique(np.concatenate(idx))] = False
+        return keep
+
+
+def _relocalize(
+    instances: dict[int, np.ndarray], target_points: np.ndarray, s: FpfhSettings, reference_points: np.ndarray | None = None
+) -> dict[int, dict[str, Any]]:
+    near_change = changed_region(target_points, reference_points, s)
+    targets: dict[float, _Target] = {}
+
+    def target(voxel: float) -> _Target:
+        if voxel not in targets:
+            targets[voxel] = _Target(target_points, voxel, s, near_change)
+        return targets[voxel]
+
+    used: list[tuple[np.ndarray, float]] = []
+
+    def use_up(src, pose: np.ndarray, voxel: float) -> None:
+        used.append((np.asarray(src.points) @ pose[:3, :3].T + pose[:3, 3], _distance(s.icp_distance_voxels, voxel, s)))
 
     out: dict[int, dict[str, Any]] = {}
     clouds = {}
@@ -179,30 +270,43 @@ def _relocalize(instances: dict[int, np.ndarray], target_points: np.ndarray, s: 
         if len(pts) == 0:
             out[iid] = {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "no_points", "n_points": 0}
             continue
-        src = _cloud(pts, s)
+        pts = np.asarray(pts, float)
+        voxel = object_voxel(float((pts.max(axis=0) - pts.min(axis=0)).max()), s)
+        src = _cloud(pts, voxel, s)
         n = len(src.points)
         if n < s.min_points:
-            out[iid] = {"pose": np.eye(4), "fitness": 0.0, "rmse": None, "method": "none", "status": "too_few_points", "n_points": n}
+            out[iid] = {
+                "pose": np.eye(4),
+                "fitness": 0.0,
+                "rmse": None,
+                "method": "none",
+                "status": "too_few_points",
+                "n_points": n,
+                "voxel": voxel,
+            }
             continue
-        static = _icp(src, target, np.eye(4), s)
+        static = _static_icp(src, target(voxel).cloud, voxel, s)
         out[iid] = {
             "pose": np.asarray(static.transformation),
             "fitness": float(static.fitness),
             "rmse": float(static.inlier_rmse),
             "method": "static_icp",
             "n_points": n,
+            "voxel": voxel,
         }
         if static.fitness >= s.static_fitness:
-            use_up(src, out[iid]["pose"])
+            use_up(src, out[iid]["pose"], voxel)
         else:
-            clouds[iid] = src
-    for iid in sorted(clouds, key=lambda i: -len(clouds[i].points)):
-        src = clouds[iid]
+            clouds[iid] = (src, voxel)
+    for iid in sorted(clouds, key=lambda i: -len(clouds[i][0].points)):
+        src, voxel = clouds[iid]
+        tgt = target(voxel)
+        free = tgt.free(used)
         if free.sum() >= s.min_points:
-            sub, sub_f = _subset(target, target_f, free)
-            refined = _global_hypothesis(src, _features(src, s), sub, sub_f, s)
+            sub, sub_f = _subset(tgt.search, tgt.features, free)
+            refined = _global_hypothesis(src, _features(src, voxel, s), sub, sub_f, voxel, s)
             # judge both hypotheses on the same (full) target so their fitness is comparable
-            full = _icp(src, target, np.asarray(refined.transformation), s)
+            full = _icp(src, tgt.cloud, np.asarray(refined.transformation), _distance(s.icp_distance_voxels, voxel, s))
             if full.fitness > out[iid]["fitness"]:
                 out[iid].update(
                     pose=np.asarray(full.transformation),
@@ -210,7 +314,7 @@ def _relocalize(instances: dict[int, np.ndarray], target_points: np.ndarray, s: 
                     rmse=float(full.inlier_rmse),
                     method="fpfh_ransac_icp",
                 )
-        use_up(src, out[iid]["pose"])
+        use_up(src, out[iid]["pose"], voxel)
     centres = {iid: np.asarray(pts, float).mean(axis=0) for iid, pts in instances.items() if len(pts)}
     for iid, r in out.items():
         if "status" in r:
@@ -252,6 +356,6 @@ def relocalize_rescan(data: ThreeRScan, rescan: Rescan, s: FpfhSettings = FpfhSe
     T = rescan.transform
     res_in_ref = res_xyz @ T[:3, :3].T + T[:3, 3]
     ids = data.instance_ids(rescan.scene_id) or set(np.unique(ref_ids[ref_ids > 0]).tolist())
-    found = relocalize_instances({int(i): ref_xyz[ref_ids == i] for i in sorted(ids)}, res_in_ref, s)
+    found = relocalize_instances({int(i): ref_xyz[ref_ids == i] for i in sorted(ids)}, res_in_ref, s, reference_points=ref_xyz)
     rows = [{"rescan": rescan.scan_id, "instance": iid, **found[iid]} for iid in sorted(found)]
     return rows, time.perf_counter() - t0

@@ -11,7 +11,7 @@ their rescan points, so a moved object is not matched onto an unmoved twin). Onl
 
 Every prediction carries the baseline's own account in ``extra``: ``status`` (``ok``,
 ``fallback_identity``, ``too_few_points``, ``no_points``: the last three predict the identity),
-``method``, ``fitness``, ``rmse`` and ``n_points``. The runner counts the statuses and lists the
+``method``, ``fitness``, ``rmse``, ``n_points`` and ``voxel`` (the object's grid, m). The runner counts the statuses and lists the
 failures in ``results.json`` ``extra.model_diagnostics``, next to the seconds each rescan took.
 """
 
@@ -48,7 +48,9 @@ class FPFHModel:
         ref_xyz = np.asarray(scene.get("reference_points"), float)
         ref_ids = np.asarray(scene.get("reference_instance_ids"))
         wanted = {int(s.inputs["instance"]) for s in batch.samples}
-        found = relocalize_instances({i: ref_xyz[ref_ids == i] for i in sorted(wanted)}, np.asarray(scene.points, float), self.settings_)
+        targets = {i: ref_xyz[ref_ids == i] for i in sorted(wanted)}
+        # the whole reference tells where the rescan changed, where the global search looks
+        found = relocalize_instances(targets, np.asarray(scene.points, float), self.settings_, reference_points=ref_xyz)
         out: list[Prediction] = []
         for s in batch.samples:
             r = found[int(s.inputs["instance"])]
@@ -63,4 +65,5 @@ def diagnostics(row: dict[str, Any]) -> dict[str, Any]:
         v = row.get(key)
         out[key] = None if v is None or not np.isfinite(v) else round(float(v), digits)
     out["n_points"] = int(row.get("n_points", 0))
+    out["voxel"] = None if row.get("voxel") is None else float(row["voxel"])
     return out
