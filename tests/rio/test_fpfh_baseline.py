@@ -181,13 +181,13 @@ def test_the_search_is_seeded_and_single_threaded_so_a_seed_gives_one_answer(mon
 def test_each_object_is_described_on_a_grid_of_a_twentieth_of_its_size():
     """extent / 20, clamped to [0.5 cm, 3 cm], in 2.5 mm steps: a 10 cm cup 0.5 cm, a 30 cm lamp
     1.5 cm, a 25 cm book 1.25 cm, a 46 cm bin 2.3 cm -> 2.25 cm, a 2 m sofa 10 cm -> 3 cm, a 4 cm
-    spoon 0.2 cm -> 0.5 cm; ``voxel_per_extent=0`` is the single grid of old."""
+    spoon 0.2 cm -> 0.5 cm; ``voxel_per_extent=0`` (the default) is the single 3 cm grid."""
     from scenebench.benchmarks.rio.fpfh_baseline import object_voxel
 
-    s = FpfhSettings()
+    s = FpfhSettings(voxel_per_extent=0.05)
     assert [object_voxel(e, s) for e in (0.10, 0.30, 0.25, 0.46, 2.0, 0.04)] == [0.005, 0.015, 0.0125, 0.0225, 0.03, 0.005]
-    assert object_voxel(0.10, FpfhSettings(voxel_per_extent=0.0)) == 0.03
-    assert object_voxel(0.10, FpfhSettings(voxel=0.02, min_voxel=0.01)) == 0.01
+    assert object_voxel(0.10, FpfhSettings()) == 0.03
+    assert object_voxel(0.10, FpfhSettings(voxel=0.02, min_voxel=0.01, voxel_per_extent=0.05)) == 0.01
 
 
 def test_the_global_search_looks_near_what_changed():
@@ -199,8 +199,10 @@ def test_the_global_search_looks_near_what_changed():
 
     ref = np.c_[[0.0, 1.0, 2.0], np.zeros(3), np.zeros(3)]
     tgt = np.c_[[0.02, 1.5, 2.1, 2.04, 1.97, 3.0], np.zeros(6), np.zeros(6)]
-    assert changed_region(tgt, ref, FpfhSettings()).tolist() == [False, True, True, True, False, True]
-    assert changed_region(tgt, None, FpfhSettings()) is None  # no reference: search everywhere
+    on = FpfhSettings(change_margin=0.1)  # opt-in: on 75 changed objects it found fewer than searching everywhere
+    assert changed_region(tgt, ref, on).tolist() == [False, True, True, True, False, True]
+    assert changed_region(tgt, None, on) is None  # no reference: search everywhere
+    assert changed_region(tgt, ref, FpfhSettings()) is None  # the default
     assert changed_region(tgt, ref, FpfhSettings(change_margin=0.0)) is None
 
 
@@ -220,10 +222,10 @@ def test_a_small_moved_object_is_found_on_its_own_fine_grid():
     src = mug(1500)
     target = np.vstack([mug(1500) @ move[:3, :3].T + move[:3, 3], table])
     reference = np.vstack([src, table])
-    out = relocalize_instances({1: src}, target, FpfhSettings(), reference_points=reference)
+    out = relocalize_instances({1: src}, target, FpfhSettings(voxel_per_extent=0.05), reference_points=reference)
     T = out[1]["pose"]
     assert out[1]["status"] == "ok" and out[1]["voxel"] == 0.005  # longest side 0.12 m / 20 = 6 mm, in 2.5 mm steps
     centre = src.mean(axis=0)
     assert np.linalg.norm((T[:3, :3] @ centre + T[:3, 3]) - (move[:3, :3] @ centre + move[:3, 3])) < 0.05
-    coarse = relocalize_instances({1: src}, target, FpfhSettings(voxel_per_extent=0.0), reference_points=reference)
+    coarse = relocalize_instances({1: src}, target, FpfhSettings(), reference_points=reference)
     assert coarse[1]["status"] != "ok" or not np.allclose(coarse[1]["pose"], T, atol=0.05)  # the single 3 cm grid misses it

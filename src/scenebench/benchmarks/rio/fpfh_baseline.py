@@ -4,11 +4,21 @@ For every instance of the reference scan, find it in the rescan point cloud (bro
 reference frame with the rescan's ``transform``, which the task provides) and predict the pose that
 maps its reference points there:
 
-1. *Static hypothesis*: point-to-plane ICP starting at the identity. Most objects do not move; if
+0. *Each object on its own grid* (:func:`object_voxel`; opt-in, ``voxel_per_extent=0.05``): a
+   twentieth of its longest side, clamped to [0.5 cm, 3 cm], so a 10 cm cup has as many cells
+   across as a sofa (at one 3 cm grid it has a dozen cells and nothing for FPFH to describe).
+   Measured on generated data (docs/synth.md, *FPFH on small objects*) it found barely more and took
+   about 3x longer, so the default stays one 3 cm grid. Feature, normal, RANSAC and ICP radii scale with
+   the grid, with a 1 cm floor on the distances (sensor noise). The rescan is downsampled and
+   described once per grid in use.
+1. *Static hypothesis*: point-to-plane ICP starting at the identity (with ``static_capture`` > 0
+   also coarse to fine from that capture distance; the better fit wins). Most objects do not move; if
    the refined fit explains at least ``static_fitness`` of the instance's points, it is kept and
    the rescan points it explains are used up.
 2. *Global search* for the others (largest first): FPFH features of the instance and of the
-   rescan's points not yet used up, RANSAC on feature correspondences (distance and edge-length
+   rescan's points not yet used up (opt-in, ``change_margin`` > 0 and the whole reference cloud
+   given: only those near a change, :func:`changed_region`; on 75 changed objects it found fewer
+   than searching everywhere, so it is off by default) -- RANSAC on feature correspondences (distance and edge-length
    checkers), then point-to-plane ICP; the found points are used up in turn.
 3. The hypothesis with the larger ICP fitness on the full rescan wins (ties go to the static one).
 
@@ -52,16 +62,16 @@ from .loader import Rescan, ThreeRScan
 class FpfhSettings:
     voxel: float = 0.03  # metres; the coarsest grid (large objects); features and ICP run on the object's grid
     min_voxel: float = 0.005  # the finest grid (a 10 cm cup)
-    voxel_per_extent: float = 0.05  # an object's grid is this fraction of its longest side (1/20); 0: ``voxel`` for all
+    voxel_per_extent: float = 0.0  # an object's grid is this fraction of its longest side (1/20); 0: ``voxel`` for all
     voxel_step: float = 0.0025  # grids are multiples of this, so the rescan's clouds and features are shared
     min_distance: float = 0.01  # metres; RANSAC and ICP distances never go below the sensor's noise
     normal_radius_voxels: float = 2.0
     feature_radius_voxels: float = 5.0
     ransac_distance_voxels: float = 1.5
     icp_distance_voxels: float = 1.5
-    static_capture: float = 0.05  # metres; the static hypothesis' first ICP pass pulls in moves this small
+    static_capture: float = 0.0  # metres; the static hypothesis' first ICP pass pulls in moves this small
     change_distance: float = 0.05  # metres; a rescan point this far from every reference point is new
-    change_margin: float = 0.1  # metres; the global search looks this far around new points (0: everywhere)
+    change_margin: float = 0.0  # metres; the global search looks this far around new points (0, default: everywhere)
     ransac_max_iterations: int = 200_000
     ransac_confidence: float = 0.999
     static_fitness: float = 0.8
@@ -143,13 +153,16 @@ def _icp(src, tgt, init: np.ndarray, distance: float):
 
 
 def _static_icp(src, tgt, voxel: float, s: FpfhSettings):
-    """ICP from the identity, coarse to fine: a first pass with ``static_capture`` pulls in small
-    moves that the fine distance alone would not see, the fine pass judges the fit."""
+    """ICP from the identity at the fine distance and, from a first pass with ``static_capture``
+    (which pulls in small moves the fine distance alone misses), coarse to fine; the better fit
+    wins (a coarse pass can also slide a small object off its place onto a nearby plane)."""
     fine = _distance(s.icp_distance_voxels, voxel, s)
-    init = np.eye(4)
+    best = _icp(src, tgt, np.eye(4), fine)
     if s.static_capture > fine:
-        init = np.asarray(_icp(src, tgt, init, s.static_capture).transformation)
-    return _icp(src, tgt, init, fine)
+        pulled = _icp(src, tgt, np.asarray(_icp(src, tgt, np.eye(4), s.static_capture).transformation), fine)
+        if pulled.fitness > best.fitness:
+            best = pulled
+    return best
 
 
 def _global_hypothesis(src, src_f, target, target_f, voxel: float, s: FpfhSettings):
