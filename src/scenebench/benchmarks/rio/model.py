@@ -30,13 +30,21 @@ from scenebench.models.predictions import PosePrediction, Prediction
 class FPFHModel:
     name = "baseline:fpfh"
 
-    def __init__(self, seed: int = 0, voxel: float = 0.03, voxel_per_extent: float = 0.0, change_margin: float = 0.0) -> None:
+    def __init__(
+        self, seed: int = 0, voxel: float = 0.03, voxel_per_extent: float = 0.0, change_margin: float = 0.0, static_capture: float = 0.0
+    ) -> None:
         from .fpfh_baseline import FpfhSettings
 
-        # voxel_per_extent=0.05 (each object on a grid of 1/20 of its size) and change_margin=0.1 (search
-        # near changes) are opt-in: on generated data neither beat the single grid clearly (docs/synth.md)
+        # voxel_per_extent=0.05 (each object on a grid of 1/20 of its size), static_capture=0.05 (coarse-to-fine
+        # static ICP) and change_margin=0.1 (search near changes) are opt-in: on generated data none
+        # beat the single grid clearly (docs/synth.md, *FPFH on small objects*)
         self.settings_ = replace(
-            FpfhSettings(), voxel=float(voxel), seed=int(seed), voxel_per_extent=float(voxel_per_extent), change_margin=float(change_margin)
+            FpfhSettings(),
+            voxel=float(voxel),
+            seed=int(seed),
+            voxel_per_extent=float(voxel_per_extent),
+            change_margin=float(change_margin),
+            static_capture=float(static_capture),
         )
 
     def settings(self) -> dict[str, Any]:

@@ -9,7 +9,7 @@ SCOPE = (
     "all: also every unlisted instance as static with the identity pose (a diagnostic, marked in results)."
 )
 RUN_MODEL = (
-    "oracle, random, baseline:prior (identity pose), baseline:fpfh (FPFH + RANSAC + ICP, open3d extra; --model-arg voxel=0.03), "
+    "oracle, random, baseline:prior (identity pose), baseline:fpfh (FPFH + RANSAC + ICP, open3d extra; --model-arg voxel=0.03, voxel_per_extent=0.05 for a grid per object size, change_margin=0.1 to search near changes), "
     "plugin:package.module:Class or an entry-point name."
 )
 IDENTITY = (
