@@ -312,6 +312,28 @@ def test_no_library_means_primitives_and_one_line(monkeypatch, tmp_path, capsys)
     assert not any(o.asset for o in build_house(4, 1, min_rooms=3, max_rooms=3).objects)
 
 
+@pytest.mark.parametrize("env", [None, "none"])
+def test_the_demo_furnishes_its_houses_as_generate_does(monkeypatch, tmp_path, env):
+    # The README's first command shows the default: models when the package is installed, and
+    # SCENEBENCH_ASSETS=none (the test suite's setting) gives primitives.
+    import scenebench.synth.assets.library as library
+    import scenebench.synth.pipeline as pipeline
+    from scenebench.commands.demo import generate_data
+
+    lib = tmp_path / "furniture"
+    lib.mkdir()
+    make_sh3f(lib / "tiny.sh3f")
+    monkeypatch.setattr(library, "DEBIAN_FOLDER", lib)
+    if env is None:
+        monkeypatch.delenv("SCENEBENCH_ASSETS", raising=False)
+    else:
+        monkeypatch.setenv("SCENEBENCH_ASSETS", env)
+    seen = []
+    monkeypatch.setattr(pipeline, "run", lambda data, settings, **kw: seen.append(settings))
+    generate_data(tmp_path / "demo", progress=False)
+    assert seen[0].assets == ((str(lib),) if env is None else ())
+
+
 def test_decimate_merges_vertices_of_one_cell_and_drops_collapsed_faces():
     from scenebench.synth.assets.furnish import decimate
 
