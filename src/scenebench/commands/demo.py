@@ -18,9 +18,9 @@ everywhere: it checks the evaluators end to end on fresh data.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -77,9 +77,7 @@ def generate_data(root: Path, progress: bool, say: Callable[[str], object] = pri
     libraries = asset_paths(os.environ.get("SCENEBENCH_ASSETS", "auto").split(), say=say)
     # three rooms a house: SURPRISE3D asks only about categories none of whose instances holds half
     # their points (generator 11), and two-room houses rarely have one (seed 0 gave no train query)
-    settings = GenerateSettings(
-        seed=DEMO_SEED, houses=DEMO_HOUSES, test_every=2, min_rooms=3, max_rooms=3, assets=libraries
-    )
+    settings = GenerateSettings(seed=DEMO_SEED, houses=DEMO_HOUSES, test_every=2, min_rooms=3, max_rooms=3, assets=libraries)
     # The folder is the demo's own: data made by another scenebench version is regenerated, not refused.
     run(data, settings, progress=progress, overwrite=True)
     return data

@@ -22,9 +22,9 @@ Models whose licence forbids derivatives or redistribution are never used (:func
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
