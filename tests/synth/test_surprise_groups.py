@@ -25,6 +25,7 @@ OBJECTS = {
     4: ("sofa", 1, (12.0, 0.0, 0.0), (14.0, 0.8, 1.0)),
     5: ("stool", 0, (6.0, 0.0, 0.0), (6.4, 0.7, 0.4)),
     6: ("desk", 0, (0.7, 0.0, 0.0), (1.9, 0.75, 0.8)),
+    7: ("chair", 1, (10.0, 0.0, 3.0), (10.5, 0.9, 3.5)),
 }
 
 
@@ -47,12 +48,12 @@ def _generator(seed: int) -> SurpriseGenerator:
 
 
 def test_a_use_question_admits_no_second_instance_of_any_category_of_its_use():
-    """Worked by hand. "sit down" fits chairs 1-3, the sofa and the stool (desk: no seat):
-    - "in the kitchen": chairs 1, 2 and the stool; "in the bedroom": chair 3 and the sofa. Neither
-      is asked, though chair 3 is the only chair in the bedroom (a check over chairs alone would
-      ask "sit down in the bedroom" about it, and the sofa would be a second answer).
+    """Worked by hand. "sit down" fits chairs 1-3 and 7, the sofa and the stool (desk: no seat):
+    - "in the kitchen": chairs 1, 2 and the stool; "in the bedroom": chairs 3, 7 and the sofa.
+      Neither is asked (a check over chairs alone would ask "sit down in the bedroom" about a
+      lone bedroom chair, and the sofa would be a second answer).
     - "next to the desk": chair 1 (gap 0.2 m), then chair 2 (1.1 m): one answer, margin 0.9 m.
-      Chair 2's and chair 3's places name no anchor that singles them out.
+      Chairs 2, 3 and 7's places name no anchor that singles them out.
     - the sofa and the stool are unique in the scene (fewer than MIN_INSTANCES): never targets.
     Every other use is served by fewer than MIN_GROUP instances: no question. So every question
     asks "sit down" next to the desk, about chair 1."""
@@ -64,7 +65,22 @@ def test_a_use_question_admits_no_second_instance_of_any_category_of_its_use():
             text = r["description"]
             assert r["object_id"] == 1 and use_in(text) == "sit down", text
             assert "desk" in text and not re.search(r"kitchen|bedroom", text), text
-    assert MIN_INSTANCES == 3
+    assert MIN_INSTANCES == 4
+
+
+def test_the_largest_and_smallest_instances_are_asked_no_more_than_a_uniform_draw_would():
+    """Worked by hand: four chairs with 50, 100, 150 and 200 points (1, 2, 3, 7). Twelve questions,
+    eight on chair 1 (the smallest), four on chair 2. A uniform target is the smallest one time in
+    four: 12 / 4 = 3 expected, so 5 of the 8 on chair 1 are dropped; none is on the largest
+    (chair 7), so nothing is dropped there: 3 on chair 1 and the 4 on chair 2 remain."""
+    g = _generator(0)
+    g.cap.coverage.update({1: 50, 2: 100, 3: 150, 7: 200})
+    g.records = [{"object_id": k, "object_name": ["chair"], "description": f"q{i}"} for i, k in enumerate([1] * 8 + [2] * 4)]
+    g._balance_ranks(0)
+    assert Counter(r["object_id"] for r in g.records) == {1: 3, 2: 4}
+    # the questions kept are a subset, in their order
+    kept = [int(r["description"][1:]) for r in g.records]
+    assert kept == sorted(kept) and set(range(8, 12)) <= set(kept)
 
 
 def test_vocabulary_is_what_the_generator_uses():
