@@ -57,3 +57,15 @@ def test_rules_per_question_type():
     text = "A camera stands at x = 0.25 m, y = -2 m, 0.75 m above the floor, heading 90 degrees counter-clockwise from the +x axis and tilted 0 degrees down."
     assert solve(text, "camera_view", None, s, rng) == 2
     assert solve("Which object is closest to the piano?", "rel_pos", None, s, rng) is None
+
+
+def test_aliases_and_use_groups():
+    """Generator 14 words cs / hi questions by a use several categories serve and names objects by
+    their aliases: "the couch" is the sofa, and "sit down" makes every chair and the sofa a
+    candidate (the guessed category, here a wrong one, is not needed)."""
+    s, rng = _scene(), np.random.default_rng(0)
+    assert named_labels("Which object is closest to the couch?", set(s.labels)) == ["sofa"]
+    # sofa -> chair 5: 1.12 m, -> chair 4: 2.5 m; the sofa itself (gap 0) is the anchor, never the answer
+    assert solve("Which object next to the couch can be used to sit down?", "cs", "mug", s, rng) == 5
+    # chair 4 is 0.4 m from side table 1; the mug on it is not a seat
+    assert solve("I want to sit down. Which object beside the end table should I go to?", "hi", None, s, rng) == 4

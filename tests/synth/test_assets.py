@@ -312,6 +312,28 @@ def test_no_library_means_primitives_and_one_line(monkeypatch, tmp_path, capsys)
     assert not any(o.asset for o in build_house(4, 1, min_rooms=3, max_rooms=3).objects)
 
 
+@pytest.mark.parametrize("env", [None, "none"])
+def test_the_demo_furnishes_its_houses_as_generate_does(monkeypatch, tmp_path, env):
+    # The README's first command shows the default: models when the package is installed, and
+    # SCENEBENCH_ASSETS=none (the test suite's setting) gives primitives.
+    import scenebench.synth.assets.library as library
+    import scenebench.synth.pipeline as pipeline
+    from scenebench.commands.demo import generate_data
+
+    lib = tmp_path / "furniture"
+    lib.mkdir()
+    make_sh3f(lib / "tiny.sh3f")
+    monkeypatch.setattr(library, "DEBIAN_FOLDER", lib)
+    if env is None:
+        monkeypatch.delenv("SCENEBENCH_ASSETS", raising=False)
+    else:
+        monkeypatch.setenv("SCENEBENCH_ASSETS", env)
+    seen = []
+    monkeypatch.setattr(pipeline, "run", lambda data, settings, **kw: seen.append(settings))
+    generate_data(tmp_path / "demo", progress=False)
+    assert seen[0].assets == ((str(lib),) if env is None else ())
+
+
 def test_decimate_merges_vertices_of_one_cell_and_drops_collapsed_faces():
     from scenebench.synth.assets.furnish import decimate
 
@@ -550,3 +572,45 @@ def test_the_reviewed_door_models_of_the_debian_libraries_are_open_frames():
         # the frame alone keeps the catalog's bounds, so stretching it to an opening fills the opening
         lo, hi = mesh.vertices.min(0), mesh.vertices.max(0)
         assert hi - lo == pytest.approx(f.dims(m), rel=1e-6), m.key
+
+
+def test_generator_14_rows_fitted_on_the_axes_their_shapes_share_with_the_category():
+    from scenebench.synth.assets.furnish import FIT_AXES
+
+    # Scopia's keys (catalog 11.5 x 2.9 x 11.4 cm: a bunch on a leather tag) as a sampled 0.06 x 0.01 x 0.08 m
+    # keychain: on all three axes the bunch's 2.9 cm is off by more than 1.3x; on the footprint the scale is
+    # sqrt(0.06/0.115 * 0.08/0.114) = 0.60509 (width 6.96 cm, 1.16x the sample; depth 6.90 cm, 1/1.16x)
+    keys, keychain = (0.115, 0.029, 0.114), (0.06, 0.01, 0.08)
+    assert fit_scale(keys, keychain) is None
+    assert fit_scale(keys, keychain, FIT_AXES["keychain"]) == pytest.approx(0.60509, abs=1e-5)
+    # Blend Swap's deer figurine (4.6 x 20 x 10 cm) as a 0.18 x 0.4 x 0.18 m statue: its width is 3.9x off
+    # the box's; on height and depth the scale is sqrt(0.4/0.2 * 0.18/0.1) = sqrt(3.6) = 1.89737
+    deer, statue = (0.046, 0.2, 0.1), (0.18, 0.4, 0.18)
+    assert fit_scale(deer, statue) is None
+    assert FIT_AXES["statue"] == (1, 2)
+    assert fit_scale(deer, statue, FIT_AXES["statue"]) == pytest.approx(1.89737, abs=1e-5)
+    # a wall tap (4.96 x 15.5 x 20 cm) on a 0.06 x 0.3 x 0.2 m faucet: the tap's height is 1.94x off at
+    # any scale that keeps its reach; on the footprint sqrt(0.06/0.0496 * 0.2/0.2) = 1.09985
+    tap, faucet = (0.0496, 0.155, 0.2), (0.06, 0.3, 0.2)
+    assert fit_scale(tap, faucet) is None
+    assert fit_scale(tap, faucet, FIT_AXES["faucet"]) == pytest.approx(1.09985, abs=1e-5)
+    assert FIT_AXES["boots"] == FIT_AXES["ladle"] == FIT_AXES["remotecontrol"] == (0, 2)
+    rows = reviewed_mapping()
+    assert rows["Scopia#keys"] == ("keychain", "+z", 1.0, "")
+    assert rows["Scopia#garden-faucet"] == ("faucet", "+z", 1.0, "")
+    assert rows["Scopia#table_lamp"] == rows["Scopia#livingroom_lamp1"] == ("desklamp", "+z", 1.0, "continuous")
+    assert rows["Blend Swap CC-0#bootie"] == ("boots", "+z", 1.0, "")
+    assert rows["Scopia#kitchen_tool2"] == ("ladle", "+z", 1.0, "")
+    assert rows["Blend Swap CC-0#deer"] == ("statue", "+z", 1.0, "")
+
+
+@pytest.mark.skipif(not any(DEBIAN_FOLDER.glob("*.sh3f")), reason="the sweethome3d-furniture package is not installed")
+def test_the_wall_tap_of_the_debian_libraries_points_its_spout_to_the_front():
+    f = Furnisher(load_assets([DEBIAN_FOLDER]))
+    (tap,) = f.by_category["faucet"]
+    v = f.normalised(tap).vertices
+    # the primitive faucet's spout ends at +z over the basin: the model's lowest point (the spout's mouth)
+    # lies in the front half, its wall flange (the full height behind) at the back
+    mouth = v[v[:, 1] < v[:, 1].min() + 0.01]
+    assert mouth[:, 2].mean() > 0.05
+    assert v[:, 2].min() == pytest.approx(-0.1, abs=1e-3)

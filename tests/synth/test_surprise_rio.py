@@ -350,7 +350,7 @@ def test_a_drawn_instance_without_a_question_is_skipped_not_redrawn():
         g._pool, g._fallback = {"chair": objs}, False
         g.records = []
         g._emit = lambda t, text, qt, g=g: g.records.append(t.index) is None
-        g._emit_some([(objs[0], f"text {k}") for k in range(1000)], "cs")
+        g._draw([(objs[0], f"text {k}") for k in range(1000)], "cs", None)  # the draw alone, before the rank balance
         assert set(g.records) <= {1}
         made.append(len(g.records))
     # 4 slots a round, each hits instance 1 with chance 1/4: Binomial(4 x DRAW_ROUNDS, 1/4) questions,

@@ -1,7 +1,9 @@
 """``scenebench demo``: the whole toolkit in one offline command, on a small synthetic benchmark set.
 
 1. generate (or reuse) 4 small procedural houses in every benchmark's format
-   (``ROOT/data/<its data_folder>``, 2 test houses, 2 train houses for the blind prior);
+   (``ROOT/data/<its data_folder>``, 2 test houses, 2 train houses for the blind prior), furnished
+   as ``scenebench generate`` furnishes them (the sweethome3d-furniture models when installed;
+   ``SCENEBENCH_ASSETS=none`` for primitives);
 2. run every built-in baseline on every declared benchmark with a run source through ``scenebench
    run``'s engine (resumable run folders in ``ROOT/runs/<benchmark>-<model>``): oracle, random,
    baseline:prior, baseline:nearest, baseline:cluster, and the models a benchmark declares for
@@ -16,6 +18,7 @@ everywhere: it checks the evaluators end to end on fresh data.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,14 +64,20 @@ def models_for(benchmark: str) -> list[str]:
     return MODELS + [m for m, extra, _ in get_spec(benchmark).extra_models if available(extra)]
 
 
-def generate_data(root: Path, progress: bool) -> Path:
+def generate_data(root: Path, progress: bool, say: Callable[[str], object] = print) -> Path:
     """The demo's synthetic data (reused when already there with the same settings)."""
+    import os
+
+    from scenebench.synth.assets.library import asset_paths
     from scenebench.synth.pipeline import GenerateSettings, run
 
     data = root / "data"
+    # furnished as `scenebench generate` furnishes by default: the sweethome3d-furniture package's
+    # models when it is installed, SCENEBENCH_ASSETS (paths, or none for primitives) when set
+    libraries = asset_paths(os.environ.get("SCENEBENCH_ASSETS", "auto").split(), say=say)
     # three rooms a house: SURPRISE3D asks only about categories none of whose instances holds half
     # their points (generator 11), and two-room houses rarely have one (seed 0 gave no train query)
-    settings = GenerateSettings(seed=DEMO_SEED, houses=DEMO_HOUSES, test_every=2, min_rooms=3, max_rooms=3)
+    settings = GenerateSettings(seed=DEMO_SEED, houses=DEMO_HOUSES, test_every=2, min_rooms=3, max_rooms=3, assets=libraries)
     # The folder is the demo's own: data made by another scenebench version is regenerated, not refused.
     run(data, settings, progress=progress, overwrite=True)
     return data
@@ -98,7 +107,7 @@ def run_demo(root: Path = DEFAULT_ROOT, *, progress: bool = True, console: Any =
     console.print(
         Text.assemble(("scenebench demo", "bold"), f": synthetic houses -> every benchmark -> built-in baselines (folder {root})")
     )
-    data = generate_data(root, progress)
+    data = generate_data(root, progress, say=lambda line: console.print(Text(line)))
     for spec in demo_benchmarks():
         bench = spec.name
         source = make_source(bench, data=str(data / spec.data_folder))

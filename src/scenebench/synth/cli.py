@@ -116,25 +116,10 @@ def generate_command(
 
 
 def _asset_paths(values: list[str]) -> tuple[str, ...]:
-    """``--assets`` values to library paths: ``auto`` (the Debian package's folder if present), ``none``."""
-    from scenebench.errors import InputError
+    """``--assets`` values to library paths (:func:`scenebench.synth.assets.library.asset_paths`)."""
+    from scenebench.synth.assets.library import asset_paths
 
-    vals = [v for v in values if v.strip()] or ["auto"]
-    if len(vals) == 1 and vals[0] == "none":
-        return ()
-    if len(vals) == 1 and vals[0] == "auto":
-        from scenebench.synth.assets.library import DEBIAN_FOLDER, default_assets
-
-        found = default_assets()
-        if not found:
-            typer.echo(f"no furniture library at {DEBIAN_FOLDER} (apt-get install sweethome3d-furniture): objects are primitives")
-        return tuple(str(p) for p in found)
-    if "auto" in vals or "none" in vals:
-        raise InputError(None, "--assets auto and none stand alone", field="--assets", expected="paths, or one of auto / none")
-    missing = [v for v in vals if not Path(v).exists()]
-    if missing:
-        raise InputError(missing[0], "no such file or folder", field="--assets")
-    return tuple(str(Path(v).resolve()) for v in vals)
+    return asset_paths(values, say=typer.echo)
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

@@ -3,10 +3,12 @@ points**, and a few geometric rules (``scenebench audit``, beside the labels-onl
 
 It shows what a model that looks at the scene reaches with no learning beyond the category guess:
 the target's category from the question (the audit's TF-IDF model), the objects the question names
-(runs of its words that spell a label of the scene, "side table" -> ``sidetable``), then a rule per
+(runs of its words that spell a label of the scene or name one, "side table" -> ``sidetable``,
+"couch" -> ``sofa``: :data:`scenebench.vocabulary.NAME_LABELS`), then a rule per
 question type on the instances' boxes (z up, metres):
 
-- ``cs`` / ``hi``: among instances of the guessed category, the one on the named object ("on the
+- ``cs`` / ``hi``: among instances of every category that serves the stated use
+  (:data:`scenebench.vocabulary.AFFORDANCES`; the guessed category when no use is found), the one on the named object ("on the
   ..."), else the one nearest it (surface gap); with no object named (a room), a seeded pick;
 - ``rel_pos``: the object resting on the named one, the one it rests on ("standing on", "holds up",
   "underneath" ...), or the one nearest it;
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from scenebench.vocabulary import AFFORDANCES, NAME_LABELS, use_in
 
 STRUCTURE = frozenset({"wall", "floor", "ceiling", "doorway", "window"})
 _WORD = re.compile(r"[a-z]+")
@@ -87,6 +91,7 @@ def named_labels(text: str, labels: set[str]) -> list[str]:
     while i < len(words):
         for k in range(min(NAME_WORDS, len(words) - i), 0, -1):
             name = "".join(words[i : i + k])
+            name = name if name in labels else NAME_LABELS.get(name, name)  # "the couch" names ``sofa``
             if name in labels:
                 out.append(name)
                 i += k
@@ -140,6 +145,9 @@ def solve(text: str, qtype: str, guess: str | None, s: SceneBoxes, rng: np.rando
         return None
     names = named_labels(text, set(s.labels))
     cands = s.of(guess) if guess else []
+    use = use_in(text) if qtype in ("cs", "hi") else None
+    if use:  # the use's words fit several categories: every instance of them is a candidate
+        cands = [k for k, lab in enumerate(s.labels) if lab in AFFORDANCES[use]]
     anchors = [n for n in names if n != guess] or names
     k: int | None = None
     if qtype in ("cs", "hi"):
@@ -152,6 +160,8 @@ def solve(text: str, qtype: str, guess: str | None, s: SceneBoxes, rng: np.rando
             mask = np.full(len(s.ids), -np.inf)
             mask[cands] = 0.0
             tried = [(_resting_on(s, a) if on else -s.gap(a)) + mask for a in a_inst]
+            for a, sc in zip(a_inst, tried):
+                sc[a] = -np.inf  # the named object is not its own answer (a group may hold its category)
             k = _best(tried)
         if k is None:
             k = cands[int(rng.integers(len(cands)))]

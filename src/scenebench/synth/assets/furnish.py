@@ -29,12 +29,16 @@ TOLERANCE = 0.3  # each fitted axis within x/÷ 1.3 of the sampled size after th
 # on width and height (an arc lamp's reach is its own depth, wider than a column lamp's shade), and so
 # a spray bottle (its nozzle's reach); cutlery, bread and a book on their footprint (a blade's 3 mm,
 # a loaf's rise and an open book's 2 cm are the model's own: the primitives' boxes are thicker, and
-# no model fitted them)
+# no model fitted them); so too keys on their tag, a ladle lying flat, a wall tap, ankle boots and a
+# remote (the primitives' heights are a flat tag's 1 cm, a ladle's raised handle, a pillar tap's, a tall
+# boot's and a thicker remote's); a figurine on height and depth (a deer is narrower than its box)
 FIT_AXES: dict[str, tuple[int, ...]] = {
     "bed": (0, 2),
     "floorlamp": (0, 1),
     "spraybottle": (0, 1),
     **dict.fromkeys(("fork", "knife", "butterknife", "spoon", "bread", "book"), (0, 2)),
+    **dict.fromkeys(("keychain", "ladle", "faucet", "boots", "remotecontrol"), (0, 2)),
+    "statue": (1, 2),
 }
 # SweetHome3D names the parts of a door or window that swing or slide "sweethome3d_opening_on_..."
 # and the glass they carry "sweethome3d_window_pane_on_...": a doorway is an open frame, so they go

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -314,3 +315,24 @@ def default_assets() -> list[Path]:
     if DEBIAN_FOLDER.is_dir() and any(DEBIAN_FOLDER.glob("*.sh3f")):
         return [DEBIAN_FOLDER]
     return []
+
+
+def asset_paths(values: Sequence[str], say: Callable[[str], object] = print) -> tuple[str, ...]:
+    """``--assets`` / ``SCENEBENCH_ASSETS`` values to library paths: ``auto`` (the Debian package's
+    folder if present, else primitives with one line through ``say``), ``none`` (primitives) or
+    paths of libraries. ``generate`` and ``demo`` both read it, so the demo furnishes its houses as
+    ``generate`` does."""
+    vals = [v for v in values if v.strip()] or ["auto"]
+    if len(vals) == 1 and vals[0] == "none":
+        return ()
+    if len(vals) == 1 and vals[0] == "auto":
+        found = default_assets()
+        if not found:
+            say(f"no furniture library at {DEBIAN_FOLDER} (apt-get install sweethome3d-furniture): objects are primitives")
+        return tuple(str(p) for p in found)
+    if "auto" in vals or "none" in vals:
+        raise InputError(None, "--assets auto and none stand alone", field="--assets", expected="paths, or one of auto / none")
+    missing = [v for v in vals if not Path(v).exists()]
+    if missing:
+        raise InputError(missing[0], "no such file or folder", field="--assets")
+    return tuple(str(Path(v).resolve()) for v in vals)
