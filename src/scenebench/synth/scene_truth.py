@@ -24,6 +24,8 @@ import numpy as np
 
 from scenebench.io.arrays import load_npy
 from scenebench.io.files import read_json
+from scenebench.synth.scannetpp import FOLDER as SCANNETPP
+from scenebench.synth.scannetpp import SEGMENTS_ANNO
 
 SCENES = "scannet_data"
 CELL = 0.25  # metres: the floor grid of agent positions
@@ -114,3 +116,18 @@ def load_scenes(export: Path, segments: Callable[[str], Path], scenes: list[tupl
         objects = {k: o if o.on in objects else SceneObject(o.k, o.label, o.centre, o.size, o.color, None) for k, o in objects.items()}
         out.append(Scene(sid, split, objects, _rooms(export, sid, labels, objects)))
     return out
+
+
+def load_generated(export: Path, segmentation: Path, summaries: list[dict[str, Any]], scenes_key: str, objects_key: str) -> list[Scene]:
+    """The scenes of a generated folder, from its house summaries: ``export`` is the ScanNet-layout
+    export, ``segmentation`` the ScanNet++-layout export whose ``segments_anno.json`` name the
+    instances; a house summary lists its one-room scenes under ``scenes_key`` (else the house is
+    the scene) and their object truth under ``objects_key``. A scene is ``val`` when its house is a
+    test house (ScanRefer's rule). The callers name the folders and keys: this module names no
+    benchmark."""
+    scenes = [
+        (sid, "val" if sm["split"] == "test" else "train", sm.get(objects_key, {}))
+        for sm in summaries
+        for sid in sm.get(scenes_key, [sm["scene_id"]])
+    ]
+    return load_scenes(export, lambda sid: segmentation / SCANNETPP / sid / "scans" / SEGMENTS_ANNO, scenes)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 import shutil
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,27 +41,12 @@ import numpy as np
 from scenebench.io.files import atomic_write_json
 from scenebench.metrics.answers import NUMBER_WORDS, cleaned_fixed_point, normalize
 from scenebench.synth.categories import CATEGORIES
-from scenebench.synth.scannetpp import FOLDER as SCANNETPP
-from scenebench.synth.scannetpp import SEGMENTS_ANNO
-from scenebench.synth.scene_truth import SCENES, Scene, load_scenes, plural
+from scenebench.synth.scene_truth import SCENES, Scene, load_generated, plural
 
 from .data import qclass1
 
 EXPORT = "scanrefer"  # the generator's ScanRefer export: the scenes these questions are about
-
-
-def scene_list(summaries: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
-    """``(scene_id, split, object truth)`` of every generated scene: one-room scenes list their ids,
-    whole houses are the house's scene; ``val`` when the house is a test house (ScanRefer's rule)."""
-    return [
-        (sid, "val" if sm["split"] == "test" else "train", sm.get("surprise3d_objects", {}))
-        for sm in summaries
-        for sid in sm.get("surprise3d_scenes", [sm["scene_id"]])
-    ]
-
-
-def _segments(root: Path) -> Callable[[str], Path]:
-    return lambda sid: root / "surprise3d" / SCANNETPP / sid / "scans" / SEGMENTS_ANNO
+SEGMENTATION = "surprise3d"  # the export whose segment annotations name the scenes' instances
 
 
 PER_SCENE_TYPE = 8  # questions of one type per scene at most (a house scene has ~50 objects)
@@ -217,7 +201,7 @@ def write_synthetic(folder: Path, root: Path, summaries: list[dict[str, Any]], r
     src = root / EXPORT
     if not (src / "ScanRefer_filtered_val.json").is_file():
         return []  # derived from the ScanRefer export: without it, nothing to write
-    scenes = load_scenes(root / EXPORT, _segments(root), scene_list(summaries))
+    scenes = load_generated(root / EXPORT, root / SEGMENTATION, summaries, "surprise3d_scenes", "surprise3d_objects")
     written: list[Path] = []
     (folder / SCENES).mkdir(parents=True, exist_ok=True)
     keys = ("question_id", "scene_id", "question", "answers", "object_ids", "object_names")
